@@ -1,0 +1,19 @@
+//go:build !windows
+
+package provider
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// signalGroup signals the child's whole process group (negative pid).
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}

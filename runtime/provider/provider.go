@@ -1,0 +1,90 @@
+// Package provider runs agent backends. An adapter knows how to find its
+// executable, how to start a first and a resumed turn, how to read its
+// output into normalized events, and how to report availability. Core owns
+// sessions and turns; an adapter owns one turn's process (or loop).
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
+)
+
+// Provider is one agent backend (codex, claude, openai, script).
+type Provider interface {
+	// Name is the code a page passes as createSession({provider}).
+	Name() string
+	// Check reports whether the provider can run here, and why not.
+	// It must be cheap enough to call on every list_providers.
+	Check(ctx context.Context) wire.ProviderInfo
+	// RunTurn runs one turn to completion and returns its outcome: nil when
+	// the turn completed, a *wire.Error (PROVIDER_ERROR, PROVIDER_TIMEOUT, ...)
+	// when it failed. It sends events through emit as they happen. When ctx is
+	// cancelled (session ended, Core stopping) it stops the process (group)
+	// and returns promptly; it never leaves a process behind.
+	RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error
+}
+
+// Turn is everything an adapter needs to run one turn.
+type Turn struct {
+	SessionID string
+	TurnID    string
+	// Prompt is the text to give the agent: on a first turn the runtime
+	// rules, guidance and tool index followed by the user's message; on a
+	// resumed turn only the user's message.
+	Prompt string
+	// ResumeID is the provider's own thread id from an earlier turn of this
+	// session (Event.ProviderThreadID); empty on the first turn.
+	ResumeID string
+	Model    string
+	// WorkDir is the session's private working directory; it exists.
+	WorkDir string
+	// Env is the complete environment for a child process: the user's
+	// environment plus PEDELEC_THREAD_ID, PEDELEC_CORE_URL,
+	// PEDELEC_AGENT_SECRET and a PATH whose first entry holds `pedelec` and
+	// `pedelec-cli`.
+	Env []string
+	// Tools are the session's tool definitions, for adapters that give them
+	// to the model natively (openai).
+	Tools []schema.Tool
+	// Calls runs a tool call through Core's broker, exactly as the agent
+	// endpoint does (validation, timeout, status). For in-process adapters.
+	Calls ToolCaller
+	// Warmup is true for prepare(): the adapter starts the provider thread;
+	// Core discards its chat output.
+	Warmup bool
+}
+
+// ToolCaller is Core's broker as an in-process adapter sees it. The result is
+// the handler's JSON result; a Pedelec-level failure is a *wire.Error.
+type ToolCaller interface {
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error)
+}
+
+// Event is one normalized thing an adapter observed during a turn.
+type Event struct {
+	// ChatDelta is assistant text to append to this turn's message.
+	ChatDelta string
+	// ProviderThreadID is the provider's own id for resuming (Codex's
+	// thread_id, Claude's session_id). Core stores the latest one.
+	ProviderThreadID string
+	// Warning is a non-fatal problem worth logging (Codex error items, retries).
+	Warning string
+}
+
+// Settings are a user's per-provider settings from the config file.
+type Settings struct {
+	// Executable overrides how the provider's program is found.
+	Executable string `json:"executable,omitempty" toml:"executable"`
+	// Args are extra arguments added to every invocation.
+	Args []string `json:"args,omitempty" toml:"args"`
+	// Env are extra KEY=VALUE environment entries for the provider process.
+	Env map[string]string `json:"env,omitempty" toml:"env"`
+	// DefaultModel is used when createSession names no model.
+	DefaultModel string `json:"defaultModel,omitempty" toml:"default_model"`
+	// BaseURL and APIKey configure model endpoints (openai provider).
+	BaseURL string `json:"baseURL,omitempty" toml:"base_url"`
+	APIKey  string `json:"apiKey,omitempty" toml:"api_key"`
+}

@@ -1,0 +1,101 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error is the one failure shape Pedelec puts on any wire: the SDK's
+// WebSocket, the agent endpoint, the CLI's stdout. Code is stable and
+// upper-snake; Message is for a person or a model; Details is JSON data.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithDetails returns e with Details set, for chaining at construction.
+func (e *Error) WithDetails(details any) *Error {
+	e.Details = details
+	return e
+}
+
+// AsError converts any error into the wire shape. An *Error anywhere in the
+// chain keeps its code; anything else is an INTERNAL error with its text, so
+// nothing is lost on the way to the wire. This is the one place that decides
+// how a Go error looks to a client.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// The table of codes. docs/errors.md explains each one; a test keeps the two
+// in step, and the SDK's TypeScript union is generated from the same list.
+const (
+	// Definitions and requests.
+	CodeInvalidInput     = "INVALID_INPUT"     // a manifest, request or flag is malformed; details lists every problem
+	CodeUnknownMethod    = "UNKNOWN_METHOD"    // a WebSocket request names a method Core does not have
+	CodeMessageTooLarge  = "MESSAGE_TOO_LARGE" // a frame, argument or result is over its size limit
+	CodeOriginNotAllowed = "ORIGIN_NOT_ALLOWED"
+	CodeHostNotAllowed   = "HOST_NOT_ALLOWED"
+
+	// Sessions and turns.
+	CodeSessionBusy        = "SESSION_BUSY"  // a turn is already running
+	CodeSessionEnded       = "SESSION_ENDED" // the session has ended; pending work fails with this
+	CodeThreadNotFound     = "THREAD_NOT_FOUND"
+	CodeThreadAccessDenied = "THREAD_ACCESS_DENIED"
+
+	// Providers.
+	CodeProviderNotFound    = "PROVIDER_NOT_FOUND"   // no provider by that name
+	CodeProviderUnavailable = "PROVIDER_UNAVAILABLE" // known, but not installed or not configured
+	CodeProviderError       = "PROVIDER_ERROR"       // the provider reported a failed turn
+	CodeProviderTimeout     = "PROVIDER_TIMEOUT"     // Core's own turn deadline passed
+	CodeModelRequired       = "MODEL_REQUIRED"       // the provider needs a model name and none was given or configured
+	CodeModelNotFound       = "MODEL_NOT_FOUND"      // the model server does not know the model
+	CodeEndpointUnreachable = "ENDPOINT_UNREACHABLE" // the model server could not be reached
+	CodeAuthFailed          = "AUTH_FAILED"          // the model server refused the credentials
+	CodeBadModelResponse    = "BAD_MODEL_RESPONSE"   // the model server answered with something malformed
+	CodeStepLimit           = "STEP_LIMIT_REACHED"   // the built-in agent loop hit its per-turn step cap
+
+	// Tool calls.
+	CodeToolNotFound           = "TOOL_NOT_FOUND"
+	CodeToolArgsInvalid        = "TOOL_ARGS_INVALID"
+	CodeToolTimeout            = "TOOL_TIMEOUT"
+	CodeToolRequestNotPending  = "TOOL_REQUEST_NOT_PENDING" // a result for a call that timed out, was already answered, or never existed
+	CodeTooManyPendingCalls    = "TOO_MANY_PENDING_CALLS"
+	CodeToolHandlerNotFound    = "TOOL_HANDLER_NOT_FOUND"    // produced by the SDK as a result
+	CodeToolHandlerError       = "TOOL_HANDLER_ERROR"        // produced by the SDK as a result
+	CodeToolResultInvalid      = "TOOL_RESULT_INVALID"       // produced by the SDK: the handler returned a non-JSON value
+	CodeSubmitToolResultFailed = "SUBMIT_TOOL_RESULT_FAILED" // produced by the SDK when Core refuses a result
+
+	// The agent's commands.
+	CodeCoreUnreachable = "CORE_UNREACHABLE" // tool-call / tool-spec could not reach Core
+	CodeNotInSession    = "NOT_IN_SESSION"   // tool-call / tool-spec ran without a thread id or secret
+
+	CodeInternal = "INTERNAL"
+)
+
+// Codes lists every code, in the order of the table above.
+var Codes = []string{
+	CodeInvalidInput, CodeUnknownMethod, CodeMessageTooLarge, CodeOriginNotAllowed, CodeHostNotAllowed,
+	CodeSessionBusy, CodeSessionEnded, CodeThreadNotFound, CodeThreadAccessDenied,
+	CodeProviderNotFound, CodeProviderUnavailable, CodeProviderError, CodeProviderTimeout,
+	CodeModelRequired, CodeModelNotFound, CodeEndpointUnreachable, CodeAuthFailed, CodeBadModelResponse, CodeStepLimit,
+	CodeToolNotFound, CodeToolArgsInvalid, CodeToolTimeout, CodeToolRequestNotPending, CodeTooManyPendingCalls,
+	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
+	CodeCoreUnreachable, CodeNotInSession,
+	CodeInternal,
+}

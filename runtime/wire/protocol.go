@@ -1,0 +1,223 @@
+// Package wire holds every type that crosses a process boundary: the SDK's
+// WebSocket frames, the agent endpoint's requests and answers, and the error
+// shape. Core, the agent commands, the conformance tests and the SDK's
+// TypeScript types all read this one file; docs/protocol.md describes it.
+package wire
+
+import "encoding/json"
+
+// Frame kinds on the SDK WebSocket.
+const (
+	FrameRequest  = "request"  // page → Core
+	FrameResponse = "response" // Core → page, answers one request by id
+	FrameEvent    = "event"    // Core → page, unsolicited, ordered by seq per session
+)
+
+// Methods a page may call. Every request is checked once (size, shape,
+// method) before its handler runs.
+const (
+	MethodListProviders    = "list_providers"
+	MethodCreateSession    = "create_session"
+	MethodResumeSession    = "resume_session"
+	MethodPrepare          = "prepare"
+	MethodSendText         = "send_text"
+	MethodSubmitToolResult = "submit_tool_result"
+	MethodEndSession       = "end_session"
+)
+
+// Event types Core sends to a page.
+const (
+	EventStatusChanged   = "status_changed"
+	EventChatDelta       = "chat_delta"
+	EventToolCall        = "tool_call"
+	EventToolCallSettled = "tool_call_settled"
+	EventError           = "error"
+	EventDone            = "done"
+	EventEnded           = "ended"
+)
+
+// Session statuses.
+const (
+	StatusIdle              = "idle"
+	StatusRunning           = "running"
+	StatusWaitingToolResult = "waiting_tool_result"
+	StatusEnded             = "ended"
+	StatusError             = "error"
+)
+
+// Request is a page → Core frame: {"type":"request","id":1,"method":"...","params":{...}}.
+type Request struct {
+	Type   string          `json:"type"`
+	ID     int64           `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Response answers one Request: {"type":"response","id":1,"ok":true,"result":{...}}
+// or {"type":"response","id":1,"ok":false,"error":{...}}.
+type Response struct {
+	Type   string `json:"type"`
+	ID     int64  `json:"id"`
+	OK     bool   `json:"ok"`
+	Result any    `json:"result,omitempty"`
+	Error  *Error `json:"error,omitempty"`
+}
+
+// Event is a Core → page frame. Seq starts at 1 and only goes up within a
+// session, across reconnects; a page drops any event whose seq it has seen.
+type Event struct {
+	Type      string `json:"type"`
+	Event     string `json:"event"`
+	SessionID string `json:"sessionId"`
+	Seq       int64  `json:"seq"`
+	TurnID    string `json:"turnId,omitempty"`
+	Data      any    `json:"data"`
+}
+
+// ---- request params and results ----
+
+// ProviderInfo describes one provider for list_providers and `pedelec providers`.
+type ProviderInfo struct {
+	Name         string `json:"name"`
+	Available    bool   `json:"available"`
+	Version      string `json:"version,omitempty"`
+	Path         string `json:"path,omitempty"`
+	Reason       string `json:"reason,omitempty"` // why it is unavailable
+	DefaultModel string `json:"defaultModel,omitempty"`
+	Description  string `json:"description,omitempty"`
+}
+
+type ListProvidersResult struct {
+	Providers       []ProviderInfo `json:"providers"`
+	DefaultProvider string         `json:"defaultProvider"`
+}
+
+// CreateSessionParams: skills is kept raw so the schema package sees exactly
+// what the page sent (legacy fields, wrong types) and can name every problem.
+type CreateSessionParams struct {
+	Provider            string          `json:"provider,omitempty"`
+	Model               string          `json:"model,omitempty"`
+	Skills              json.RawMessage `json:"skills"`
+	AutoEndOnDisconnect *bool           `json:"autoEndOnDisconnect,omitempty"` // default true
+}
+
+// SessionInfo is the result of create_session and resume_session.
+type SessionInfo struct {
+	SessionID           string   `json:"sessionId"`
+	Provider            string   `json:"provider"`
+	Model               string   `json:"model,omitempty"`
+	Status              string   `json:"status"`
+	Seq                 int64    `json:"seq"` // the last seq already sent; the next event has a larger one
+	Tools               []string `json:"tools"`
+	AutoEndOnDisconnect bool     `json:"autoEndOnDisconnect"`
+}
+
+type SessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+type SendTextParams struct {
+	SessionID string `json:"sessionId"`
+	Text      string `json:"text"`
+}
+
+// TurnStarted is the result of send_text and prepare: the turn was accepted.
+// The turn's outcome arrives later as a done event with the same turnId.
+type TurnStarted struct {
+	TurnID    string `json:"turnId"`
+	StartedAt int64  `json:"startedAt"` // unix ms
+}
+
+type SubmitToolResultParams struct {
+	SessionID     string          `json:"sessionId"`
+	ToolRequestID string          `json:"toolRequestId"`
+	Result        json.RawMessage `json:"result"`
+}
+
+// ---- event payloads ----
+
+type StatusChangedData struct {
+	Status         string `json:"status"`
+	PreviousStatus string `json:"previousStatus"`
+	// While waiting_tool_result: the tools still pending, oldest first.
+	WaitingOn []PendingTool `json:"waitingOn,omitempty"`
+}
+
+type PendingTool struct {
+	ToolRequestID string `json:"toolRequestId"`
+	Tool          string `json:"tool"`
+}
+
+type ChatDeltaData struct {
+	Text string `json:"text"`
+}
+
+// ToolCallData asks the page to run one handler. Deadline is unix ms.
+type ToolCallData struct {
+	ToolRequestID string          `json:"toolRequestId"`
+	Tool          string          `json:"tool"`
+	Args          json.RawMessage `json:"args"`
+	TimeoutMs     int64           `json:"timeoutMs"`
+	Deadline      int64           `json:"deadline"`
+	TurnStartedAt int64           `json:"turnStartedAt"`
+	Redelivered   bool            `json:"redelivered,omitempty"`
+}
+
+// ToolCallSettledData tells the page a call no longer waits for it, so an
+// interactive handler (a modal) can close. Outcome is "result", "timeout"
+// or "session_ended".
+type ToolCallSettledData struct {
+	ToolRequestID string `json:"toolRequestId"`
+	Tool          string `json:"tool"`
+	Outcome       string `json:"outcome"`
+}
+
+type ErrorData struct {
+	Error *Error `json:"error"`
+}
+
+// DoneData ends a turn. OK false carries the turn's error.
+type DoneData struct {
+	OK      bool   `json:"ok"`
+	Prepare bool   `json:"prepare,omitempty"`
+	Error   *Error `json:"error,omitempty"`
+}
+
+type EndedData struct {
+	Reason string `json:"reason"` // "end_session", "disconnect", "shutdown", "provider_exit"
+}
+
+// ---- the agent endpoint (pedelec tool-call / tool-spec → Core) ----
+
+// Agent endpoint paths. Requests are POSTed as JSON with the session secret in
+// the Authorization header ("Bearer <secret>").
+const (
+	AgentToolCallPath = "/agent/tool-call"
+	AgentToolSpecPath = "/agent/tool-spec"
+)
+
+// Environment Core gives every provider process.
+const (
+	EnvThreadID = "PEDELEC_THREAD_ID"
+	EnvCoreURL  = "PEDELEC_CORE_URL"
+	EnvSecret   = "PEDELEC_AGENT_SECRET"
+)
+
+type AgentToolCallRequest struct {
+	ThreadID string          `json:"threadId"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args"`
+}
+
+type AgentToolSpecRequest struct {
+	ThreadID string `json:"threadId"`
+	Tool     string `json:"tool"`
+}
+
+// AgentResult is what the agent endpoint answers and what tool-call /
+// tool-spec print on stdout: {"ok":true,"result":...} or {"ok":false,"error":{...}}.
+type AgentResult struct {
+	OK     bool            `json:"ok"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
