@@ -1,0 +1,289 @@
+// Package testenv gives end-to-end tests the real parts: the pedelec binary
+// built once per test process, a running `pedelec serve` on a free loopback
+// port, and the external programs (Chromium, provider CLIs) that the test
+// command installs. A missing program fails the test under CI and skips it,
+// loudly, on a developer's machine that has not run the test command.
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// RepoRoot is the module root, found from this file's location.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Binary builds the real pedelec binary once per test process and returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pedelec-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "pedelec")
+		cmd := exec.Command("go", "build", "-o", buildPath, ".")
+		cmd.Dir = RepoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+// Need reports a missing external program: a failure under CI (CI=true),
+// a skip with the reason elsewhere.
+func Need(t testing.TB, what, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is required in CI and is missing: %s (the test command installs it: see README)", what, why)
+	}
+	t.Skipf("SKIPPED: %s is missing: %s; run the README's test command to install it", what, why)
+}
+
+// CacheDir is where the test command installs npm packages for the tests.
+func CacheDir() string {
+	if d := os.Getenv("PEDELEC_TEST_CACHE"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "pedelec-test")
+}
+
+// Chromium returns the path of Debian's chromium.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("PEDELEC_CHROMIUM"), "/usr/bin/chromium"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	Need(t, "chromium", "/usr/bin/chromium not found (apt-get install -y chromium)")
+	return ""
+}
+
+// CodexBinary is the native Codex binary installed by the test command.
+func CodexBinary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("PEDELEC_CODEX_BIN")
+	if p == "" {
+		p = filepath.Join(CacheDir(), "npm", "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
+	}
+	if _, err := os.Stat(p); err != nil {
+		Need(t, "codex", p+" not found")
+	}
+	return p
+}
+
+// ClaudeBinary is the Claude Code binary installed by the test command.
+func ClaudeBinary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("PEDELEC_CLAUDE_BIN")
+	if p == "" {
+		p = filepath.Join(CacheDir(), "npm", "node_modules", ".bin", "claude")
+	}
+	if _, err := os.Stat(p); err != nil {
+		Need(t, "claude", p+" not found")
+	}
+	return p
+}
+
+// FreeAddr returns a free 127.0.0.1 port as "127.0.0.1:PORT".
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Server is a running `pedelec serve`.
+type Server struct {
+	Addr     string // 127.0.0.1:PORT
+	URL      string // http://127.0.0.1:PORT
+	WSURL    string // ws://127.0.0.1:PORT/ws
+	StateDir string
+	Cmd      *exec.Cmd
+	logs     *syncBuffer
+	done     chan struct{}
+}
+
+// Logs is everything serve wrote to stderr so far.
+func (s *Server) Logs() string { return s.logs.String() }
+
+// Serve starts the real binary's `serve` on a free port with a fresh state
+// dir and waits for /healthz. Extra args and env (KEY=VALUE) are appended.
+// The server is stopped with SIGTERM (then SIGKILL) at cleanup.
+func Serve(t testing.TB, args []string, env ...string) *Server {
+	t.Helper()
+	bin := Binary(t)
+	addr := FreeAddr(t)
+	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: t.TempDir(), logs: &syncBuffer{}, done: make(chan struct{})}
+	all := append([]string{"--log-level", "debug", "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
+	cmd := exec.Command(bin, all...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Env, "PEDELEC_CONFIG="+filepath.Join(s.StateDir, "no-config.toml"))
+	cmd.Stdout = s.logs
+	cmd.Stderr = s.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Cmd = cmd
+	go func() { _ = cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		s.Stop(t)
+		if t.Failed() {
+			t.Logf("pedelec serve logs:\n%s", s.Logs())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(s.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("pedelec serve exited early:\n%s", s.Logs())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pedelec serve did not become healthy:\n%s", s.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop sends SIGTERM and waits up to 10s, then SIGKILL. Safe to call twice.
+func (s *Server) Stop(t testing.TB) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.Cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("pedelec serve did not stop within 10s of SIGTERM")
+		_ = s.Cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Exited reports whether the server process has exited.
+func (s *Server) Exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Await polls cond every 20ms until it is true or the timeout passes.
+func Await(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// ProcessesWithEnv lists the pids of live processes whose environment holds
+// the exact KEY=VALUE entry: how tests prove no provider process outlived
+// its session (every provider process carries PEDELEC_THREAD_ID=<session>).
+func ProcessesWithEnv(entry string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && isZombie(string(stat)) {
+			continue
+		}
+		for _, kv := range strings.Split(string(data), "\x00") {
+			if kv == entry {
+				var pid int
+				fmt.Sscanf(filepath.Base(d), "%d", &pid)
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+func isZombie(stat string) bool {
+	i := strings.LastIndex(stat, ")")
+	return i >= 0 && len(stat) > i+2 && stat[i+2] == 'Z'
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Lines splits s into non-empty lines.
+func Lines(s string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
