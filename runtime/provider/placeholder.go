@@ -18,11 +18,5 @@ func (u unbuilt) RunTurn(context.Context, *Turn, func(Event)) error {
 	return wire.Errorf(wire.CodeProviderUnavailable, "%s: adapter not built yet", u.name)
 }
 
-// Replaced by codex.go (issue 5).
-func NewCodex(s Settings) Provider { return unbuilt{"codex"} }
-
-// Replaced by claude.go (issue 5).
-func NewClaude(s Settings) Provider { return unbuilt{"claude"} }
-
 // Replaced by openai.go (issue 5).
 func NewOpenAI(s Settings) Provider { return unbuilt{"openai"} }

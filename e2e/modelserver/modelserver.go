@@ -1,0 +1,203 @@
+// Package modelserver runs scripted model servers on loopback so that tests
+// can drive the real provider CLIs without a real model: the Responses API
+// that Codex speaks (responses.go) and the Messages API that Claude Code
+// speaks (messages.go). A script is a list of steps; each step answers one
+// model request. Every request body is recorded so a test can assert what
+// the CLI sent back (a command's output, a tool result).
+package modelserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Step is the answer to one model request. Exactly one of Command, Text or
+// Status/Fail is meant to be set.
+type Step struct {
+	// Command asks the CLI to run this shell command (Codex's exec_command,
+	// Claude's Bash tool).
+	Command string
+	// Text is a final assistant message that ends the turn.
+	Text string
+	// Status answers with this HTTP status and Message as the error body.
+	Status int
+	// Fail answers 200 and then fails inside the stream with Message
+	// (Codex: response.failed; Claude: an error event).
+	Fail    bool
+	Message string
+	// Hang holds the request open until the client goes away: a model that
+	// never answers, for cancel tests.
+	Hang bool
+}
+
+// Say is a step that answers with a final text.
+func Say(text string) Step { return Step{Text: text} }
+
+// Run is a step that asks the CLI to run a shell command.
+func Run(command string) Step { return Step{Command: command} }
+
+// FailWith is a step that answers with an HTTP error status.
+func FailWith(status int, message string) Step { return Step{Status: status, Message: message} }
+
+// Request is one recorded model request.
+type Request struct {
+	Path string
+	Body json.RawMessage
+}
+
+// Server is a scripted model server.
+type Server struct {
+	URL string // http://127.0.0.1:PORT (no /v1)
+
+	t        testing.TB
+	srv      *httptest.Server
+	answer   func(w http.ResponseWriter, r *http.Request, body []byte, step Step)
+	mu       sync.Mutex
+	steps    []Step
+	requests []Request
+	hangs    chan struct{}
+}
+
+func newServer(t testing.TB, path string, answer func(http.ResponseWriter, *http.Request, []byte, Step), steps []Step) *Server {
+	s := &Server{t: t, answer: answer, steps: append([]Step(nil), steps...), hangs: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+path, s.handle)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Logf("modelserver: unexpected %s %s", r.Method, r.URL)
+		http.Error(w, `{"error":{"message":"not scripted"}}`, http.StatusNotFound)
+	})
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close releases hanging requests and stops the server.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.hangs:
+	default:
+		close(s.hangs)
+	}
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Push appends steps to the script, for a later turn.
+func (s *Server) Push(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steps = append(s.steps, steps...)
+}
+
+// Requests returns a copy of every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Remaining is how many steps have not been used yet.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steps)
+}
+
+// AwaitRequests waits until n requests have arrived or timeout passes.
+func (s *Server) AwaitRequests(n int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if len(s.Requests()) >= n {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	var body json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
+	var step Step
+	if len(s.steps) > 0 {
+		step = s.steps[0]
+		s.steps = s.steps[1:]
+	} else {
+		step = Step{Status: http.StatusInternalServerError, Message: "modelserver: script exhausted"}
+	}
+	s.mu.Unlock()
+	if step.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.hangs:
+		}
+		return
+	}
+	s.answer(w, r, body, step)
+}
+
+// sse writes one server-sent event; name may be empty for data-only events.
+func sse(w http.ResponseWriter, name string, data any) {
+	b, _ := json.Marshal(data)
+	if name != "" {
+		fmt.Fprintf(w, "event: %s\n", name)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func startSSE(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+var idMu sync.Mutex
+var idN int
+
+func nextID(prefix string) string {
+	idMu.Lock()
+	defer idMu.Unlock()
+	idN++
+	return fmt.Sprintf("%s_%d_%d", prefix, time.Now().UnixNano()%1e6, idN)
+}
+
+// DownURL is the URL of a loopback port that nothing listens on: a model
+// server that is down.
+func DownURL(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+// Contains reports whether any request body after the first from holds s.
+func Contains(reqs []Request, s string) bool {
+	for _, r := range reqs {
+		if strings.Contains(string(r.Body), s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// codexSandboxArgs are the -c overrides every Codex turn gets. The agent's
+// shell must reach Core on loopback TCP for `pedelec tool-call`, and the
+// narrowest sandbox that allows it is workspace-write (writes only in the
+// session's working directory and temp dirs) with network access on; the
+// read-only and plain workspace-write sandboxes refuse every socket
+// (docs/providers.md). approval_policy=never because nobody is there to
+// approve; allow_login_shell=false because a login shell's profile resets
+// PATH and loses the `pedelec` Core put first on it.
+var codexSandboxArgs = []string{
+	"-c", `approval_policy="never"`,
+	"-c", `sandbox_mode="workspace-write"`,
+	"-c", `sandbox_workspace_write.network_access=true`,
+	"-c", `allow_login_shell=false`,
+}
+
+// codexGrace is how long Codex gets after SIGINT to stop its own children
+// before the group is killed.
+const codexGrace = 3 * time.Second
+
+type codex struct {
+	settings Settings
+	program  *cliProgram
+}
+
+// NewCodex is the OpenAI Codex CLI provider: `codex exec --json`, one
+// process per turn, resumed by thread id.
+func NewCodex(s Settings) Provider {
+	return &codex{settings: s, program: &cliProgram{
+		name: "codex", command: "codex", envVar: "PEDELEC_CODEX_BIN",
+		explicit: s.Executable, native: codexNative,
+	}}
+}
+
+func (c *codex) Name() string { return "codex" }
+
+func (c *codex) Check(ctx context.Context) wire.ProviderInfo {
+	info := c.program.check(ctx, "OpenAI Codex CLI (codex exec)")
+	info.DefaultModel = c.settings.DefaultModel
+	return info
+}
+
+func (c *codex) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
+	path, err := c.program.find()
+	if err != nil {
+		return wire.Errorf(wire.CodeProviderUnavailable, "codex: %v", err)
+	}
+	var stream codexStream
+	run := runCLI(ctx, ProcessSpec{
+		Path:       path,
+		Args:       c.args(turn),
+		Dir:        turn.WorkDir,
+		Env:        cliEnv(turn.Env, c.settings.Env),
+		Stdin:      turn.Prompt,
+		StopSignal: syscall.SIGINT, // Codex kills its running command on SIGINT, not on SIGTERM
+		Grace:      codexGrace,
+	}, func(line []byte) { stream.handle(line, emit) })
+	if ctx.Err() != nil {
+		return stoppedTurn(ctx, "codex")
+	}
+	if run.err != nil && run.exitCode == -1 {
+		return wire.Errorf(wire.CodeProviderError, "codex: %v", run.err)
+	}
+	return stream.outcome(run, turn.ResumeID)
+}
+
+// args builds `codex exec` for a first or a resumed turn. -C comes once,
+// before `resume`, which takes no sandbox flag: the sandbox is -c config.
+func (c *codex) args(turn *Turn) []string {
+	args := []string{"exec", "--json", "--skip-git-repo-check", "-C", turn.WorkDir}
+	args = append(args, codexSandboxArgs...)
+	model := turn.Model
+	if model == "" {
+		model = c.settings.DefaultModel
+	}
+	if model != "" {
+		quoted, _ := json.Marshal(model) // a JSON string is a TOML basic string
+		args = append(args, "-c", "model="+string(quoted))
+	}
+	args = append(args, c.settings.Args...)
+	if turn.ResumeID != "" {
+		args = append(args, "resume", turn.ResumeID)
+	}
+	return append(args, "-") // the prompt is on stdin
+}
+
+// codexNative resolves the npm package's Node wrapper (bin/codex.js, or the
+// node_modules/.bin/codex link to it) to the native binary the wrapper
+// would run: signals sent to the wrapper do not reach Codex's children, so
+// SIGINT on cancel must go to the native program itself.
+func codexNative(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if !isScript(real) {
+		return real, nil
+	}
+	triple, pkg := codexTarget()
+	if triple == "" {
+		return "", fmt.Errorf("%s is the npm wrapper and this platform (%s/%s) has no known native Codex binary", path, runtime.GOOS, runtime.GOARCH)
+	}
+	name := "codex"
+	if runtime.GOOS == "windows" {
+		name = "codex.exe"
+	}
+	pkgRoot := filepath.Dir(filepath.Dir(real)) // .../@openai/codex
+	candidates := []string{
+		filepath.Join(pkgRoot, "node_modules", "@openai", pkg, "vendor", triple, "bin", name),
+		filepath.Join(filepath.Dir(filepath.Dir(pkgRoot)), "@openai", pkg, "vendor", triple, "bin", name),
+		filepath.Join(pkgRoot, "vendor", triple, "bin", name),
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && !st.IsDir() {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%s is the npm wrapper and its native binary (@openai/%s) is missing; reinstall @openai/codex", path, pkg)
+}
+
+// codexTarget is the Rust target triple and npm package of the native binary.
+func codexTarget() (triple, pkg string) {
+	switch runtime.GOOS + "/" + runtime.GOARCH {
+	case "linux/amd64":
+		return "x86_64-unknown-linux-musl", "codex-linux-x64"
+	case "linux/arm64":
+		return "aarch64-unknown-linux-musl", "codex-linux-arm64"
+	case "darwin/amd64":
+		return "x86_64-apple-darwin", "codex-darwin-x64"
+	case "darwin/arm64":
+		return "aarch64-apple-darwin", "codex-darwin-arm64"
+	case "windows/amd64":
+		return "x86_64-pc-windows-msvc", "codex-win32-x64"
+	case "windows/arm64":
+		return "aarch64-pc-windows-msvc", "codex-win32-arm64"
+	}
+	return "", ""
+}
+
+// isScript reports whether path starts with "#!" (or is a .js file).
+func isScript(path string) bool {
+	if strings.HasSuffix(path, ".js") {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	n, _ := f.Read(head)
+	return n == 2 && string(head) == "#!"
+}
