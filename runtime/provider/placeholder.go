@@ -17,6 +17,3 @@ func (u unbuilt) Check(context.Context) wire.ProviderInfo {
 func (u unbuilt) RunTurn(context.Context, *Turn, func(Event)) error {
 	return wire.Errorf(wire.CodeProviderUnavailable, "%s: adapter not built yet", u.name)
 }
-
-// Replaced by openai.go (issue 5).
-func NewOpenAI(s Settings) Provider { return unbuilt{"openai"} }

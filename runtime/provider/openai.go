@@ -1,0 +1,499 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
+)
+
+const (
+	// DefaultOpenAIBaseURL is Ollama's OpenAI-compatible endpoint.
+	DefaultOpenAIBaseURL = "http://127.0.0.1:11434/v1"
+	// DefaultOpenAIMaxSteps caps model requests per turn: a model that keeps
+	// calling tools ends the turn with STEP_LIMIT_REACHED.
+	DefaultOpenAIMaxSteps = 16
+	// DefaultOpenAIMaxMessages caps the conversation kept per session; older
+	// exchanges are dropped whole, the first prompt (runtime rules and tool
+	// index) is always kept.
+	DefaultOpenAIMaxMessages = 400
+	// maxOpenAISessions bounds the conversations kept at once; the least
+	// recently used is dropped first.
+	maxOpenAISessions = 1024
+	// openAICheckTimeout keeps list_providers fast when nothing listens.
+	openAICheckTimeout = 300 * time.Millisecond
+)
+
+// OpenAI is the built-in agent loop: it talks to any OpenAI-compatible
+// chat-completions endpoint, gives the session's tools to the model as
+// native function tools and runs the model's calls through Core's broker
+// (Turn.Calls), so validation, timeouts and statuses are the same as on the
+// CLI path. No process and no shell are involved.
+//
+// The conversation of each session is kept in memory, keyed by session id,
+// so a later turn continues it; Forget drops it.
+type OpenAI struct {
+	settings Settings
+	baseURL  string
+	// MaxSteps caps model requests per turn (settings: args ["--max-steps=N"]).
+	MaxSteps int
+	// MaxMessages caps the messages kept per session (args ["--max-messages=N"]).
+	MaxMessages int
+	// badSettings makes the provider unavailable, with the reason.
+	badSettings string
+	client      *http.Client
+
+	mu    sync.Mutex
+	convs map[string]*openAIConversation
+}
+
+type openAIConversation struct {
+	messages []chatMessage
+	used     time.Time
+}
+
+// NewOpenAI builds the openai provider from its settings: base_url (default
+// Ollama on loopback), api_key (else $OPENAI_API_KEY), default_model, and
+// args for the loop's limits. executable and env do not apply.
+func NewOpenAI(s Settings) Provider { return newOpenAI(s) }
+
+func newOpenAI(s Settings) *OpenAI {
+	p := &OpenAI{
+		settings:    s,
+		baseURL:     strings.TrimRight(s.BaseURL, "/"),
+		MaxSteps:    DefaultOpenAIMaxSteps,
+		MaxMessages: DefaultOpenAIMaxMessages,
+		client:      &http.Client{Transport: openAITransport()},
+		convs:       map[string]*openAIConversation{},
+	}
+	if p.baseURL == "" {
+		p.baseURL = DefaultOpenAIBaseURL
+	}
+	if u, err := url.Parse(p.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.badSettings = fmt.Sprintf("base_url %q is not an http(s) URL", s.BaseURL)
+	}
+	if err := p.parseArgs(s.Args); err != nil {
+		p.badSettings = err.Error()
+	}
+	return p
+}
+
+// openAITransport fails fast on a dead address but sets no overall timeout:
+// a local model may take minutes to load and stream; Core's turn deadline
+// and ctx bound the wait.
+func openAITransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
+}
+
+func (p *OpenAI) parseArgs(args []string) error {
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		if !hasValue && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		var target *int
+		switch name {
+		case "--max-steps":
+			target = &p.MaxSteps
+		case "--max-messages":
+			target = &p.MaxMessages
+		default:
+			return fmt.Errorf("args: %q is not an openai setting (want --max-steps=N or --max-messages=N)", args[i])
+		}
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return fmt.Errorf("args: %s wants a positive integer, not %q", name, value)
+		}
+		*target = n
+	}
+	return nil
+}
+
+func (p *OpenAI) Name() string { return "openai" }
+
+// Check reports the endpoint's availability. A loopback endpoint is probed
+// with GET {base}/models within 300 ms; a remote one is not probed (that
+// would cost a round trip on every list_providers) and is reported
+// available.
+func (p *OpenAI) Check(ctx context.Context) wire.ProviderInfo {
+	info := wire.ProviderInfo{
+		Name:         p.Name(),
+		Path:         p.baseURL,
+		DefaultModel: p.settings.DefaultModel,
+		Description:  "built-in agent loop against an OpenAI-compatible chat-completions endpoint",
+	}
+	if p.badSettings != "" {
+		info.Reason = "openai settings: " + p.badSettings
+		return info
+	}
+	if !isLoopbackURL(p.baseURL) {
+		info.Available = true
+		return info
+	}
+	ctx, cancel := context.WithTimeout(ctx, openAICheckTimeout)
+	defer cancel()
+	status, err := p.getModels(ctx)
+	switch {
+	case err != nil:
+		info.Reason = fmt.Sprintf("no model server at %s (%v)", p.baseURL, shortNetError(err))
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		info.Reason = fmt.Sprintf("the model server at %s refused the credentials (HTTP %d)", p.baseURL, status)
+	default:
+		// Any other answer means a server listens; some gateways have no
+		// /models, which is no reason to refuse them.
+		info.Available = true
+	}
+	return info
+}
+
+func (p *OpenAI) getModels(ctx context.Context) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.baseURL+"/models", nil)
+	if err != nil {
+		return 0, err
+	}
+	p.authorize(req)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, nil
+}
+
+// apiKey is api_key from the settings, else $OPENAI_API_KEY.
+func (p *OpenAI) apiKey() string {
+	if p.settings.APIKey != "" {
+		return p.settings.APIKey
+	}
+	return os.Getenv("OPENAI_API_KEY")
+}
+
+func (p *OpenAI) authorize(req *http.Request) {
+	if key := p.apiKey(); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+}
+
+// Forget drops a session's conversation. Core calls it when a session ends;
+// without it the conversation is dropped when the cap on sessions is reached.
+func (p *OpenAI) Forget(sessionID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.convs, sessionID)
+}
+
+// RunTurn sends the turn's prompt as the next user message and loops: ask the
+// model, run the tools it calls, send back their results, until it answers
+// without calling a tool or the step cap is reached.
+//
+// A warm-up turn (prepare) has nothing to start: there is no process and the
+// conversation begins with the first real turn. It checks that a model is
+// known and the endpoint answers, so prepare() surfaces those errors early,
+// and it reports no provider thread id, so the next turn is a first turn.
+func (p *OpenAI) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
+	if p.badSettings != "" {
+		return wire.Errorf(wire.CodeProviderUnavailable, "openai settings: %s", p.badSettings)
+	}
+	model := turn.Model
+	if model == "" {
+		model = p.settings.DefaultModel
+	}
+	if model == "" {
+		return wire.Errorf(wire.CodeModelRequired,
+			"the openai provider needs a model: pass createSession({model}) or set default_model under [providers.openai] in the config file (endpoint %s)", p.baseURL)
+	}
+	if turn.Warmup {
+		return p.ping(ctx, model)
+	}
+	if turn.Calls == nil && len(turn.Tools) > 0 {
+		return wire.Errorf(wire.CodeInternal, "openai: the turn has tools but no broker to call them")
+	}
+	names := newToolNames(turn.Tools)
+	tools := chatTools(turn.Tools, names)
+
+	messages := p.history(turn, emit)
+	messages = append(messages, chatMessage{Role: "user", Content: turn.Prompt})
+	p.save(turn.SessionID, messages)
+	emit(Event{ProviderThreadID: turn.SessionID})
+
+	for step := 1; step <= p.MaxSteps; step++ {
+		reply, err := p.complete(ctx, model, messages, tools, emit)
+		if err != nil {
+			return err
+		}
+		msg := reply.message()
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				// Some servers omit ids; a tool message needs one to answer.
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+			}
+		}
+		if len(msg.ToolCalls) == 0 {
+			messages = append(messages, msg)
+			p.save(turn.SessionID, messages)
+			return nil
+		}
+		results := make([]chatMessage, 0, len(msg.ToolCalls))
+		for _, call := range msg.ToolCalls {
+			content, err := p.call(ctx, turn, names, call)
+			if err != nil {
+				return err
+			}
+			results = append(results, chatMessage{Role: "tool", ToolCallID: call.ID, Content: content})
+		}
+		// The assistant's calls and their results are kept together or not
+		// at all: a conversation with unanswered calls is refused by servers.
+		messages = append(append(messages, msg), results...)
+		p.save(turn.SessionID, messages)
+	}
+	return wire.Errorf(wire.CodeStepLimit,
+		"model %q at %s was still calling tools after %d steps; the turn was stopped (raise it with args [\"--max-steps=N\"] under [providers.openai])",
+		model, p.baseURL, p.MaxSteps).WithDetails(map[string]any{"maxSteps": p.MaxSteps, "model": model})
+}
+
+func (p *OpenAI) endpoint() string { return p.baseURL + "/chat/completions" }
+
+// history is the conversation so far. A first turn (no ResumeID) starts a new
+// one. A resumed turn whose conversation is gone (Core restarted, or it was
+// evicted) starts over with a warning: the model has lost the earlier turns.
+func (p *OpenAI) history(turn *Turn, emit func(Event)) []chatMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	conv, ok := p.convs[turn.SessionID]
+	if turn.ResumeID == "" || !ok {
+		if turn.ResumeID != "" {
+			emit(Event{Warning: fmt.Sprintf("openai: the conversation of session %s is no longer in memory; the model starts without the earlier turns", turn.SessionID)})
+		}
+		return nil
+	}
+	return append([]chatMessage(nil), conv.messages...)
+}
+
+// save stores the conversation, trimmed to MaxMessages, and evicts the least
+// recently used session when too many are kept.
+func (p *OpenAI) save(sessionID string, messages []chatMessage) {
+	messages = trimConversation(messages, p.MaxMessages)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.convs[sessionID]; !ok && len(p.convs) >= maxOpenAISessions {
+		var oldest string
+		var oldestAt time.Time
+		for id, c := range p.convs {
+			if oldest == "" || c.used.Before(oldestAt) {
+				oldest, oldestAt = id, c.used
+			}
+		}
+		delete(p.convs, oldest)
+	}
+	p.convs[sessionID] = &openAIConversation{messages: append([]chatMessage(nil), messages...), used: time.Now()}
+}
+
+// trimConversation drops the oldest exchanges after the first message (the
+// first prompt, which carries the runtime rules and the tool index), cutting
+// only before a user message so no tool result loses its call.
+func trimConversation(messages []chatMessage, max int) []chatMessage {
+	if max < 2 || len(messages) <= max {
+		return messages
+	}
+	for i := len(messages) - max + 1; i < len(messages); i++ {
+		if messages[i].Role == "user" {
+			return append(messages[:1:1], messages[i:]...)
+		}
+	}
+	return messages
+}
+
+func chatTools(tools []schema.Tool, names toolNames) []chatTool {
+	out := make([]chatTool, 0, len(tools))
+	for _, t := range tools {
+		fn := names.function(t.Name)
+		desc := t.Description
+		if fn != t.Name {
+			// The prompt's tool index names the Pedelec tool; say which it is.
+			desc = fmt.Sprintf("%s (Pedelec tool %q)", desc, t.Name)
+		}
+		params := t.ArgsSchema
+		if len(bytes.TrimSpace(params)) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, chatTool{Type: "function", Function: chatFunction{Name: fn, Description: desc, Parameters: params}})
+	}
+	return out
+}
+
+// call runs one tool call through the broker and returns the tool message's
+// content: what `pedelec tool-call` would have printed, {"ok":true,"result":...}
+// or {"ok":false,"error":{...}}, so the model can tell a Pedelec failure
+// (TOOL_ARGS_INVALID with every violation, TOOL_TIMEOUT) from the app's own
+// result and correct itself. Only the end of the session or the turn stops
+// the loop.
+func (p *OpenAI) call(ctx context.Context, turn *Turn, names toolNames, call chatToolCall) (string, error) {
+	tool := names.tool(call.Function.Name)
+	args := strings.TrimSpace(call.Function.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	var out wire.AgentResult
+	if !json.Valid([]byte(args)) {
+		out.Error = wire.Errorf(wire.CodeToolArgsInvalid, "the arguments of %s are not valid JSON: %.200q", tool, args)
+	} else if turn.Calls == nil {
+		out.Error = wire.Errorf(wire.CodeToolNotFound, "this session has no tools; %s does not exist", tool)
+	} else {
+		result, werr := turn.Calls.CallTool(ctx, tool, json.RawMessage(args))
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if werr != nil && werr.Code == wire.CodeSessionEnded {
+			return "", werr
+		}
+		if werr != nil {
+			out.Error = werr
+		} else {
+			out.OK = true
+			out.Result = result
+			if len(bytes.TrimSpace(out.Result)) == 0 {
+				out.Result = json.RawMessage("null")
+			}
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		// A result the broker accepted is JSON; this is a broken invariant.
+		return "", wire.Errorf(wire.CodeInternal, "openai: encode the result of %s: %v", tool, err)
+	}
+	return string(b), nil
+}
+
+// complete sends one chat-completions request and reads its stream, sending
+// text deltas to the page as they arrive.
+func (p *OpenAI) complete(ctx context.Context, model string, messages []chatMessage, tools []chatTool, emit func(Event)) (*chatReply, error) {
+	endpoint := p.endpoint()
+	body, err := json.Marshal(chatRequest{Model: model, Messages: messages, Tools: tools, Stream: true})
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeInternal, "openai: encode the request: %v", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeProviderUnavailable, "openai: bad endpoint %s: %v", endpoint, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	p.authorize(req)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, wire.Errorf(wire.CodeEndpointUnreachable, "the model server at %s cannot be reached (%v); is it running?", p.baseURL, shortNetError(err)).
+			WithDetails(map[string]any{"url": endpoint, "model": model})
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return nil, httpFailure(resp.StatusCode, errorBodyText(b), endpoint, model)
+	}
+	reply := newChatReply()
+	onText := func(s string) { emit(Event{ChatDelta: s}) }
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mediaType == "application/json" {
+		err = readChatJSON(resp.Body, reply, onText)
+	} else {
+		err = readChatStream(resp.Body, reply, onText)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		details := map[string]any{"url": endpoint, "model": model}
+		var malformed *errMalformed
+		var streamErr *errStreamError
+		switch {
+		case errors.As(err, &malformed):
+			return nil, wire.Errorf(wire.CodeBadModelResponse, "the model server at %s sent a malformed answer for model %q: %s", endpoint, model, malformed.reason).WithDetails(details)
+		case errors.As(err, &streamErr) && saysModelNotFound(streamErr.message):
+			return nil, wire.Errorf(wire.CodeModelNotFound, "model %q not found at %s: %s", model, p.baseURL, streamErr.message).WithDetails(details)
+		case errors.As(err, &streamErr):
+			return nil, wire.Errorf(wire.CodeProviderError, "the model server at %s failed for model %q: %s", endpoint, model, streamErr.message).WithDetails(details)
+		default:
+			return nil, wire.Errorf(wire.CodeProviderError, "the connection to the model server at %s broke mid-answer: %v", endpoint, err).WithDetails(details)
+		}
+	}
+	for _, call := range reply.calls {
+		if call.Function.Name == "" {
+			return nil, wire.Errorf(wire.CodeBadModelResponse, "the model server at %s sent a tool call without a function name for model %q", endpoint, model).
+				WithDetails(map[string]any{"url": endpoint, "model": model})
+		}
+	}
+	return reply, nil
+}
+
+// httpFailure turns an HTTP error status into the code a page can act on.
+func httpFailure(status int, msg, endpoint, model string) *wire.Error {
+	details := map[string]any{"url": endpoint, "model": model, "status": status}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return wire.Errorf(wire.CodeAuthFailed, "the model server at %s refused the credentials (HTTP %d: %s); set api_key under [providers.openai] or OPENAI_API_KEY", endpoint, status, msg).WithDetails(details)
+	case status == http.StatusNotFound || saysModelNotFound(msg):
+		return wire.Errorf(wire.CodeModelNotFound, "model %q not found at %s (HTTP %d: %s); check the model name and base_url", model, endpoint, status, msg).WithDetails(details)
+	default:
+		return wire.Errorf(wire.CodeProviderError, "the model server at %s answered HTTP %d for model %q: %s", endpoint, status, model, msg).WithDetails(details)
+	}
+}
+
+// ping is the warm-up: the endpoint answers and accepts the credentials.
+func (p *OpenAI) ping(ctx context.Context, model string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	status, err := p.getModels(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
+		return ctx.Err()
+	case err != nil:
+		return wire.Errorf(wire.CodeEndpointUnreachable, "the model server at %s cannot be reached (%v); is it running?", p.baseURL, shortNetError(err)).
+			WithDetails(map[string]any{"url": p.baseURL + "/models", "model": model})
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return httpFailure(status, "", p.baseURL+"/models", model)
+	}
+	return nil
+}
+
+// shortNetError drops the "Get "url":" prefix url.Error adds; the message
+// names the URL already.
+func shortNetError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
