@@ -16,6 +16,16 @@ func NewMessages(t testing.TB, steps ...Step) *Server {
 }
 
 func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step Step) {
+	var req struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &req)
+	if step.Fail && !req.Stream {
+		// Claude Code falls back to a non-streaming request when a stream
+		// breaks; a failing model fails that one too.
+		step = Step{Status: http.StatusInternalServerError, Message: step.Message}
+	}
 	if step.Status != 0 {
 		errType := "api_error"
 		if step.Status == http.StatusBadRequest {
@@ -27,37 +37,44 @@ func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step St
 		_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": errType, "message": step.Message}})
 		return
 	}
-	var req struct {
-		Model string `json:"model"`
-	}
-	_ = json.Unmarshal(body, &req)
 	model := req.Model
 	if model == "" {
 		model = ClaudeModel
 	}
+	msgID := nextID("msg")
+	stop, block, delta := "end_turn", map[string]any(nil), map[string]any(nil)
+	var full map[string]any // the block as a non-streaming answer carries it
+	if step.Command != "" {
+		stop = "tool_use"
+		input := map[string]string{"command": step.Command, "description": "Run the requested command"}
+		inputJSON, _ := json.Marshal(input)
+		id := nextID("toolu")
+		block = map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{}}
+		delta = map[string]any{"type": "input_json_delta", "partial_json": string(inputJSON)}
+		full = map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": input}
+	} else {
+		block = map[string]any{"type": "text", "text": ""}
+		delta = map[string]any{"type": "text_delta", "text": step.Text}
+		full = map[string]any{"type": "text", "text": step.Text}
+	}
+	usage := map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": msgID, "type": "message", "role": "assistant", "model": model,
+			"content": []any{full}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
 	startSSE(w)
-	usage := map[string]any{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": nextID("msg"), "type": "message", "role": "assistant", "model": model,
+		"id": msgID, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	if step.Fail {
 		sse(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": step.Message}})
 		return
 	}
-	stop := "end_turn"
-	if step.Command != "" {
-		stop = "tool_use"
-		input, _ := json.Marshal(map[string]string{"command": step.Command, "description": "Run the requested command"})
-		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": nextID("toolu"), "name": "Bash", "input": map[string]any{}}})
-		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
-	} else {
-		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}})
-		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": step.Text}})
-	}
+	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
+	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
 	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	sse(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})

@@ -35,6 +35,10 @@ type Step struct {
 	// Hang holds the request open until the client goes away: a model that
 	// never answers, for cancel tests.
 	Hang bool
+	// Repeat keeps the step in the script: it answers this request and
+	// every later one (a model server that keeps failing, since a CLI may
+	// retry or fall back to another request form).
+	Repeat bool
 }
 
 // Say is a step that answers with a final text.
@@ -136,7 +140,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	var step Step
 	if len(s.steps) > 0 {
 		step = s.steps[0]
-		s.steps = s.steps[1:]
+		if !step.Repeat {
+			s.steps = s.steps[1:]
+		}
 	} else {
 		step = Step{Status: http.StatusInternalServerError, Message: "modelserver: script exhausted"}
 	}

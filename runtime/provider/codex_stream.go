@@ -64,12 +64,12 @@ func (s *codexStream) handle(line []byte, emit func(Event)) {
 			emit(Event{Warning: "codex: " + ev.Item.Message})
 		}
 	case "error":
-		s.lastError = ev.Message
-		emit(Event{Warning: "codex: " + ev.Message})
+		s.lastError = codexMessage(ev.Message)
+		emit(Event{Warning: "codex: " + s.lastError})
 	case "turn.failed":
 		s.failed = "turn failed"
 		if ev.Error != nil && ev.Error.Message != "" {
-			s.failed = ev.Error.Message
+			s.failed = codexMessage(ev.Error.Message)
 		}
 	case "turn.completed":
 		s.completed = true
@@ -103,4 +103,19 @@ func (s *codexStream) outcome(run cliRun, resumeID string) error {
 		msg += ": " + tail
 	}
 	return wire.Errorf(wire.CodeProviderError, "codex %s", msg).WithDetails(exitDetails(run))
+}
+
+// codexMessage tidies an error message: Codex passes some model-server
+// error bodies through verbatim, {"error":{"message":...}}.
+func codexMessage(msg string) string {
+	msg = strings.TrimSpace(msg)
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if strings.HasPrefix(msg, "{") && json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
+		return body.Error.Message
+	}
+	return msg
 }

@@ -206,3 +206,15 @@ func TestCLIEnvReplacesKeys(t *testing.T) {
 		t.Errorf("cliEnv = %v", got)
 	}
 }
+
+func TestCodexMessageUnwrapsErrorBodies(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"error":{"code":null,"message":"mock bad request","type":"server_error"}}` + "\n": "mock bad request",
+		"unexpected status 401 Unauthorized: bad key":                                       "unexpected status 401 Unauthorized: bad key",
+		`{"detail":"x"}`: `{"detail":"x"}`,
+	} {
+		if got := codexMessage(in); got != want {
+			t.Errorf("codexMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
