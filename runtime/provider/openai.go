@@ -209,6 +209,15 @@ func (p *OpenAI) Forget(sessionID string) {
 // known and the endpoint answers, so prepare() surfaces those errors early,
 // and it reports no provider thread id, so the next turn is a first turn.
 func (p *OpenAI) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
+	err := p.runTurn(ctx, turn, emit)
+	if err != nil && ctx.Err() != nil {
+		// Ended, or Core's turn deadline: say which, the same way as the CLI adapters.
+		return stoppedTurn(ctx, "openai")
+	}
+	return err
+}
+
+func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	if p.badSettings != "" {
 		return wire.Errorf(wire.CodeProviderUnavailable, "openai settings: %s", p.badSettings)
 	}

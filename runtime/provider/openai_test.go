@@ -668,3 +668,11 @@ func closedPort(t *testing.T) string {
 	l.Close()
 	return addr
 }
+
+func TestOpenAITurnDeadlineIsProviderTimeout(t *testing.T) {
+	srv := modelserver.NewChat(t, modelserver.ChatHang())
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := newOpenAI(Settings{BaseURL: srv.URL}).RunTurn(ctx, testTurn(&fakeBroker{}, "go", ""), func(Event) {})
+	wantCode(t, err, wire.CodeProviderTimeout)
+}
