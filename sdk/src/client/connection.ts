@@ -1,0 +1,180 @@
+// One WebSocket to Core, shared by every session of a Pedelec instance:
+// requests are matched to responses by id, events are routed to their
+// session by sessionId. The socket opens lazily, on the first request, and
+// a new one is opened on the next request after it closes.
+
+import { PedelecError, isErrorData } from "../errors.js";
+import type { EventFrame, Method, RequestFrame, ResponseFrame } from "./protocol.js";
+
+/** The subset of the browser WebSocket the connection uses; tests pass a fake. */
+export interface SocketLike {
+  readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  onclose: ((ev: { code: number; reason: string; wasClean?: boolean }) => void) | null;
+}
+
+export type SocketFactory = (url: string) => SocketLike;
+
+type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: Method };
+
+type Sink = (event: EventFrame) => void;
+
+// Events can reach the page before the response that tells it the session
+// exists (create/resume): they wait here, bounded, until the session
+// subscribes, so nothing the agent did in that gap is lost.
+const MAX_EARLY_EVENTS = 1000;
+
+const OPEN = 1;
+
+export class Connection {
+  private socket: SocketLike | null = null;
+  private opening: Promise<SocketLike> | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly sinks = new Map<string, Sink>();
+  private readonly early = new Map<string, EventFrame[]>();
+  private readonly closeListeners = new Set<(err: PedelecError) => void>();
+
+  constructor(
+    readonly url: string,
+    private readonly factory: SocketFactory,
+  ) {}
+
+  /** Sends one request and resolves with its result, or rejects with its error. */
+  async request<T>(method: Method, params: unknown): Promise<T> {
+    const socket = await this.open();
+    const id = this.nextId++;
+    const frame: RequestFrame = { type: "request", id, method, params };
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
+      try {
+        socket.send(JSON.stringify(frame));
+      } catch (err) {
+        this.pending.delete(id);
+        reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${method} to Pedelec Core: ${String(err)}`));
+      }
+    });
+  }
+
+  /** Routes a session's events to sink, first replaying any that came early. */
+  subscribe(sessionId: string, sink: Sink): () => void {
+    this.sinks.set(sessionId, sink);
+    const waiting = this.early.get(sessionId);
+    this.early.delete(sessionId);
+    for (const ev of waiting ?? []) sink(ev);
+    return () => {
+      if (this.sinks.get(sessionId) === sink) this.sinks.delete(sessionId);
+    };
+  }
+
+  /** Called with the reason whenever an open socket closes. */
+  onClose(listener: (err: PedelecError) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  close(): void {
+    this.socket?.close(1000, "closed by the page");
+  }
+
+  private open(): Promise<SocketLike> {
+    if (this.socket && this.socket.readyState === OPEN) return Promise.resolve(this.socket);
+    if (this.opening) return this.opening;
+    this.opening = new Promise<SocketLike>((resolve, reject) => {
+      let socket: SocketLike;
+      try {
+        socket = this.factory(this.url);
+      } catch (err) {
+        this.opening = null;
+        reject(new PedelecError("CORE_UNREACHABLE", `Could not open a WebSocket to ${this.url}: ${String(err)}`));
+        return;
+      }
+      let opened = false;
+      socket.onopen = () => {
+        opened = true;
+        this.socket = socket;
+        this.opening = null;
+        resolve(socket);
+      };
+      socket.onmessage = (ev) => this.receive(ev.data);
+      socket.onerror = () => {
+        // The browser hides why a WebSocket failed; onclose follows with the code.
+      };
+      socket.onclose = (ev) => {
+        const err = closeError(this.url, ev.code, ev.reason, opened);
+        if (!opened) {
+          this.opening = null;
+          reject(err);
+          return;
+        }
+        if (this.socket === socket) this.socket = null;
+        this.failPending(err);
+        for (const listener of [...this.closeListeners]) listener(err);
+      };
+    });
+    return this.opening;
+  }
+
+  private failPending(err: PedelecError) {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+
+  private receive(data: unknown) {
+    if (typeof data !== "string") return;
+    let frame: ResponseFrame | EventFrame;
+    try {
+      frame = JSON.parse(data) as ResponseFrame | EventFrame;
+    } catch {
+      return; // Core only sends JSON; anything else is not ours to act on.
+    }
+    if (frame.type === "response") {
+      const p = this.pending.get(frame.id);
+      if (!p) return;
+      this.pending.delete(frame.id);
+      if (frame.ok) p.resolve(frame.result ?? {});
+      else p.reject(PedelecError.from(isErrorData(frame.error) ? frame.error : { code: "INTERNAL", message: `${p.method} failed` }));
+      return;
+    }
+    if (frame.type === "event" && typeof frame.sessionId === "string") {
+      const sink = this.sinks.get(frame.sessionId);
+      if (sink) return sink(frame);
+      const queue = this.early.get(frame.sessionId) ?? [];
+      if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
+      this.early.set(frame.sessionId, queue);
+    }
+  }
+}
+
+/**
+ * Turns a close into an error a developer can act on. Core closes with an
+ * application code (4000-4999) and a JSON {code, message} reason when it
+ * refuses a connection after accepting it; a browser that was refused
+ * during the handshake only sees 1006, so the message names the usual
+ * causes.
+ */
+export function closeError(url: string, code: number, reason: string, opened: boolean): PedelecError {
+  if (reason) {
+    try {
+      const parsed: unknown = JSON.parse(reason);
+      if (isErrorData(parsed)) return PedelecError.from(parsed);
+    } catch {
+      // a plain-text reason
+    }
+  }
+  if (code === 1009) return new PedelecError("MESSAGE_TOO_LARGE", `Pedelec Core closed the connection: a message was too large${reason ? ` (${reason})` : ""}`);
+  if (!opened) {
+    const origin = typeof location !== "undefined" ? location.origin : "this page's origin";
+    return new PedelecError(
+      "CORE_UNREACHABLE",
+      `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running, and is ${origin} allowed (pedelec serve --allow-origin ${origin})?`,
+      { url, closeCode: code },
+    );
+  }
+  return new PedelecError("CORE_UNREACHABLE", `The connection to Pedelec Core at ${url} closed (code ${code}${reason ? `: ${reason}` : ""})`, { url, closeCode: code });
+}

@@ -1,0 +1,81 @@
+// The SDK WebSocket's frames, as docs/protocol.md and runtime/wire/protocol.go
+// define them. Kept in one file so a reader can hold the SDK side of the
+// wire contract next to the Go side.
+
+import type { PedelecErrorData } from "../errors.js";
+import type { JsonValue, PendingTool, SessionStatus } from "../types.js";
+
+export type RequestFrame = {
+  type: "request";
+  id: number;
+  method: Method;
+  params: unknown;
+};
+
+export type ResponseFrame = {
+  type: "response";
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: PedelecErrorData;
+};
+
+export type EventFrame = {
+  type: "event";
+  event: string;
+  sessionId: string;
+  seq: number;
+  turnId?: string;
+  data: unknown;
+};
+
+export type Method =
+  | "list_providers"
+  | "create_session"
+  | "resume_session"
+  | "prepare"
+  | "send_text"
+  | "submit_tool_result"
+  | "end_session";
+
+export type SessionInfo = {
+  sessionId: string;
+  provider: string;
+  model?: string;
+  status: SessionStatus;
+  seq: number;
+  tools: string[];
+  autoEndOnDisconnect: boolean;
+};
+
+export type TurnStarted = { turnId: string; startedAt: number };
+
+export type StatusChangedData = {
+  status: SessionStatus;
+  previousStatus: SessionStatus;
+  waitingOn?: PendingTool[];
+};
+
+export type ChatDeltaData = { text: string };
+
+export type ToolCallData = {
+  toolRequestId: string;
+  tool: string;
+  args: JsonValue;
+  timeoutMs: number;
+  deadline: number;
+  turnStartedAt: number;
+  redelivered?: boolean;
+};
+
+export type ToolCallSettledData = {
+  toolRequestId: string;
+  tool: string;
+  outcome: "result" | "timeout" | "session_ended" | (string & {});
+};
+
+export type ErrorEventData = { error: PedelecErrorData };
+
+export type DoneData = { ok: boolean; prepare?: boolean; error?: PedelecErrorData };
+
+export type EndedData = { reason: string };

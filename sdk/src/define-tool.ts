@@ -1,0 +1,16 @@
+import type { ToolDefinition } from "./types.js";
+
+/**
+ * Declares a tool. It returns the definition unchanged: its value is type
+ * inference (the literal name, the handler's argument and result types)
+ * and one consistent way to write tools. The rules are checked when the
+ * tools are used to create a session.
+ *
+ * With explicit generics (defineTool<Args, Result>(...)) TypeScript cannot
+ * also infer the name; pass it as the third generic to keep the literal.
+ */
+export function defineTool<TArgs = unknown, TResult = unknown, const TName extends string = string>(
+  definition: ToolDefinition<TArgs, TResult, TName>,
+): ToolDefinition<TArgs, TResult, TName> {
+  return definition;
+}

@@ -1,0 +1,128 @@
+// Tool results and manifests must be plain JSON. JSON.stringify alone is not
+// a check: it silently drops functions and undefined, turns NaN into null,
+// calls toJSON on Dates, and throws on cycles and BigInt. The agent would
+// then see something other than what the handler meant, or the SDK would
+// crash. So every value is walked first and the first problem is named with
+// its path, and only a value that passes is serialized.
+
+import type { JsonValue } from "./types.js";
+
+export type JsonProblem = {
+  /** Where the bad value is, from `$` (the value itself): `$.items[2].node`. */
+  path: string;
+  /** What the value is and how to fix it, for a person. */
+  problem: string;
+};
+
+export type JsonCheck = { ok: true; value: JsonValue } | { ok: false; problem: JsonProblem };
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Names a non-plain value and says how to convert it. */
+function describe(value: object): string | null {
+  if (typeof Node !== "undefined" && value instanceof Node) {
+    return `a DOM node (${(value as Node).nodeName}); return the data you need from it (text, ids, attributes) instead`;
+  }
+  if (value instanceof Date) return "a Date; convert it explicitly, for example date.toISOString()";
+  if (value instanceof Map) return "a Map; convert it explicitly, for example Object.fromEntries(map)";
+  if (value instanceof Set) return "a Set; convert it explicitly, for example Array.from(set)";
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+    return "binary data (ArrayBuffer / typed array); convert it explicitly, for example Array.from(bytes)";
+  }
+  if (value instanceof RegExp) return "a RegExp; return its source string instead";
+  if (value instanceof Error) return `an Error (${value.message}); return {error: {code, message}} or throw it`;
+  if (typeof Promise !== "undefined" && value instanceof Promise) {
+    return "a Promise nested inside the result; await it before returning";
+  }
+  if (typeof Window !== "undefined" && value instanceof Window) return "a window object";
+  return null;
+}
+
+/**
+ * Checks that value is plain JSON and returns a clean copy of it.
+ * Object properties whose value is undefined are left out, as JSON does;
+ * anything else that JSON would silently change or drop is a problem.
+ */
+export function checkJson(value: unknown): JsonCheck {
+  const ancestors: object[] = [];
+  let problem: JsonProblem | null = null;
+
+  const fail = (path: string, text: string): undefined => {
+    problem ??= { path, problem: text };
+    return undefined;
+  };
+
+  const walk = (v: unknown, path: string): JsonValue | undefined => {
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? v : fail(path, `${String(v)}, which JSON cannot represent; return a finite number or null`);
+      case "bigint":
+        return fail(path, "a BigInt; convert it explicitly, for example String(n) or Number(n)");
+      case "undefined":
+        return fail(path, "undefined; return null or leave the property out");
+      case "function":
+        return fail(path, `a function${v.name ? ` (${v.name})` : ""}; functions never leave the page`);
+      case "symbol":
+        return fail(path, "a symbol; return a string instead");
+    }
+    if (v === null) return null;
+    const obj = v as object;
+    if (ancestors.includes(obj)) {
+      return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
+    }
+    if (Array.isArray(obj)) {
+      ancestors.push(obj);
+      const out: JsonValue[] = [];
+      for (let i = 0; i < obj.length && !problem; i++) {
+        const item: unknown = obj[i];
+        if (item === undefined) {
+          fail(childPath(path, i), "undefined inside an array (JSON would turn it into null); use null");
+          break;
+        }
+        const c = walk(item, childPath(path, i));
+        if (c !== undefined) out.push(c);
+      }
+      ancestors.pop();
+      return problem ? undefined : out;
+    }
+    const rich = describe(obj);
+    if (rich) return fail(path, rich);
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (proto?.constructor as { name?: string } | undefined)?.name || "an unknown class";
+      return fail(
+        path,
+        `an instance of ${name}; class instances can hide state, so return a plain object with the fields you mean`,
+      );
+    }
+    ancestors.push(obj);
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(obj)) {
+      if (problem) break;
+      let item: unknown;
+      try {
+        item = (obj as Record<string, unknown>)[key];
+      } catch (err) {
+        fail(childPath(path, key), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
+        break;
+      }
+      if (item === undefined) continue;
+      const c = walk(item, childPath(path, key));
+      if (c !== undefined) out[key] = c;
+    }
+    ancestors.pop();
+    return problem ? undefined : out;
+  };
+
+  const clean = walk(value, "$");
+  if (problem) return { ok: false, problem };
+  return { ok: true, value: clean as JsonValue };
+}

@@ -1,0 +1,110 @@
+// A fake Core on the far side of a fake WebSocket: tests script its
+// answers per method and push events, and read every request the SDK sent.
+import type { SocketLike } from "../src/client/connection.js";
+import type { EventFrame, RequestFrame } from "../src/client/protocol.js";
+import { Pedelec } from "../src/client.js";
+
+type Answer = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
+type Handler = (params: any, frame: RequestFrame) => Answer | Promise<Answer> | undefined;
+
+export class FakeSocket implements SocketLike {
+  readyState = 0;
+  onopen: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+
+  constructor(private readonly core: FakeCore, refuse?: { code: number; reason: string }) {
+    setTimeout(() => {
+      if (refuse) {
+        this.readyState = 3;
+        this.onclose?.(refuse);
+        return;
+      }
+      this.readyState = 1;
+      this.onopen?.({});
+    }, 0);
+  }
+
+  send(data: string): void {
+    void this.core.receive(JSON.parse(data) as RequestFrame, this);
+  }
+
+  close(code = 1000, reason = ""): void {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    setTimeout(() => this.onclose?.({ code, reason }), 0);
+  }
+
+  deliver(frame: unknown): void {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+}
+
+export class FakeCore {
+  readonly requests: RequestFrame[] = [];
+  readonly handlers: Record<string, Handler> = {};
+  sockets: FakeSocket[] = [];
+  refuse: { code: number; reason: string } | undefined;
+  private seqs = new Map<string, number>();
+  private nextTurn = 1;
+
+  constructor() {
+    this.handlers.list_providers = () => ({ result: { providers: [{ name: "script", available: true }], defaultProvider: "script" } });
+    this.handlers.create_session = (p) => ({
+      result: { sessionId: "s_1", provider: p.provider ?? "script", model: p.model ?? "", status: "idle", seq: 0, tools: p.skills.tools.map((t: { name: string }) => t.name), autoEndOnDisconnect: p.autoEndOnDisconnect ?? true },
+    });
+    this.handlers.send_text = () => ({ result: { turnId: `t_${this.nextTurn++}`, startedAt: 1000 } });
+    this.handlers.prepare = () => ({ result: { turnId: `t_${this.nextTurn++}`, startedAt: 1000 } });
+    this.handlers.submit_tool_result = () => ({ result: {} });
+    this.handlers.end_session = () => ({ result: {} });
+  }
+
+  client(): Pedelec {
+    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: () => this.open() } as never);
+  }
+
+  open(): FakeSocket {
+    const s = new FakeSocket(this, this.refuse);
+    this.sockets.push(s);
+    return s;
+  }
+
+  get socket(): FakeSocket {
+    const s = this.sockets[this.sockets.length - 1];
+    if (!s) throw new Error("no socket yet");
+    return s;
+  }
+
+  async receive(frame: RequestFrame, socket: FakeSocket) {
+    this.requests.push(frame);
+    const h = this.handlers[frame.method];
+    const answer = h ? await h(frame.params, frame) : { error: { code: "UNKNOWN_METHOD", message: frame.method } };
+    if (!answer) return; // the test answers by hand
+    setTimeout(() => socket.deliver({ type: "response", id: frame.id, ok: "result" in answer, ...answer }), 0);
+  }
+
+  /** Pushes an event with the next seq of its session (or the one given). */
+  event(event: string, data: unknown, opts: { sessionId?: string; turnId?: string; seq?: number } = {}): EventFrame {
+    const sessionId = opts.sessionId ?? "s_1";
+    const seq = opts.seq ?? (this.seqs.get(sessionId) ?? 0) + 1;
+    this.seqs.set(sessionId, Math.max(seq, this.seqs.get(sessionId) ?? 0));
+    const frame: EventFrame = { type: "event", event, sessionId, seq, data, ...(opts.turnId ? { turnId: opts.turnId } : {}) };
+    this.socket.deliver(frame);
+    return frame;
+  }
+
+  sent(method: string): RequestFrame[] {
+    return this.requests.filter((r) => r.method === method);
+  }
+}
+
+export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+export async function until(cond: () => boolean, what: string, timeoutMs = 2000) {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await tick(2);
+  }
+}

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defineTool } from "../src/define-tool.js";
+import { PedelecError } from "../src/errors.js";
+import type { StatusEvent } from "../src/types.js";
+import { FakeCore, tick, until } from "./fake-core.js";
+
+const noArgs = { type: "object" as const, properties: {}, required: [] };
+const counter = { value: 0 };
+const updateCounter = defineTool({
+  name: "update_counter",
+  description: "Increase or decrease the visible counter by a signed delta.",
+  argsSchema: { type: "object", properties: { delta: { type: "integer" } }, required: ["delta"] },
+  timeoutMs: 10_000,
+  handler: (args: { delta: number }) => {
+    counter.value += args.delta;
+    return { value: counter.value };
+  },
+});
+const getPage = defineTool({ name: "get_current_page", description: "Read the page.", argsSchema: noArgs });
+
+async function setup() {
+  const core = new FakeCore();
+  const pedelec = core.client();
+  const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [updateCounter, getPage] as const } });
+  const statuses: StatusEvent[] = [];
+  const errors: PedelecError[] = [];
+  session.onStatus((s) => statuses.push(s));
+  session.onError((e) => errors.push(e));
+  return { core, pedelec, session, statuses, errors };
+}
+
+const toolCall = (id: string, tool: string, args: unknown, extra: Record<string, unknown> = {}) => ({
+  toolRequestId: id,
+  tool,
+  args,
+  timeoutMs: 10_000,
+  deadline: Date.now() + 10_000,
+  turnStartedAt: 1000,
+  ...extra,
+});
+
+test("createSession sends the manifest without handlers", async () => {
+  const { core, session } = await setup();
+  const [req] = core.sent("create_session");
+  const params = req!.params as { skills: { tools: Record<string, unknown>[] }; provider: string };
+  assert.equal(params.provider, "script");
+  assert.deepEqual(Object.keys(params.skills.tools[0]!), ["name", "description", "argsSchema", "timeoutMs"]);
+  assert.equal(session.sessionId, "s_1");
+  assert.equal(session.provider, "script");
+  assert.equal(session.getStatus(), "idle");
+});
+
+test("invalid definitions reject with INVALID_INPUT before anything is sent", async () => {
+  const core = new FakeCore();
+  const pedelec = core.client();
+  await assert.rejects(
+    pedelec.createSession({ skills: { guidance: "g", tools: [{ name: "bad name", description: "", argsSchema: noArgs }] } }),
+    (e: PedelecError) => e.code === "INVALID_INPUT" && (e.details as { problems: unknown[] }).problems.length === 2,
+  );
+  assert.equal(core.requests.length, 0);
+});
+
+test("sendText resolves on done with the turn's text; chat streams deltas", async () => {
+  const { core, session, statuses } = await setup();
+  const chats: string[] = [];
+  session.onChat((c) => chats.push(c.text));
+  const p = session.sendText("hi");
+  assert.equal(session.getStatus(), "running");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  core.event("status_changed", { status: "running", previousStatus: "idle" }, { turnId: "t_1" });
+  core.event("chat_delta", { text: "Hel" }, { turnId: "t_1" });
+  core.event("chat_delta", { text: "lo" }, { turnId: "t_1" });
+  core.event("status_changed", { status: "idle", previousStatus: "running" }, { turnId: "t_1" });
+  core.event("done", { ok: true }, { turnId: "t_1" });
+  const r = await p;
+  assert.deepEqual(r, { turnId: "t_1", startedAt: 1000, text: "Hello" });
+  assert.deepEqual(chats, ["Hel", "Hello"]);
+  // deduplicated: the SDK's running, then Core's idle; Core's running was a duplicate
+  assert.deepEqual(statuses.map((s) => [s.previousStatus, s.status, s.source]), [
+    ["idle", "running", "sdk"],
+    ["running", "idle", "core"],
+  ]);
+});
+
+test("SESSION_BUSY is raised locally while a turn runs; a failed turn rejects sendText", async () => {
+  const { core, session } = await setup();
+  const p = session.sendText("one");
+  await assert.rejects(session.sendText("two"), (e: PedelecError) => e.code === "SESSION_BUSY");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  core.event("done", { ok: false, error: { code: "PROVIDER_ERROR", message: "model exploded" } }, { turnId: "t_1" });
+  await assert.rejects(p, (e: PedelecError) => e.code === "PROVIDER_ERROR" && e.message === "model exploded");
+  assert.equal(core.sent("send_text").length, 1);
+});
+
+test("a done that arrives before send_text's response still settles the turn", async () => {
+  const { core, session } = await setup();
+  core.handlers.send_text = () => undefined; // answer by hand
+  const p = session.sendText("fast");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  core.event("chat_delta", { text: "quick" }, { turnId: "t_9" });
+  core.event("done", { ok: true }, { turnId: "t_9" });
+  core.socket.deliver({ type: "response", id: core.sent("send_text")[0]!.id, ok: true, result: { turnId: "t_9", startedAt: 5 } });
+  assert.equal((await p).text, "quick");
+});
+
+test("events whose seq is not larger than the last one are dropped", async () => {
+  const { core, session } = await setup();
+  const chats: string[] = [];
+  session.onChat((c) => chats.push(c.delta));
+  void session.sendText("x").catch(() => {});
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  core.event("chat_delta", { text: "a" }, { turnId: "t_1", seq: 5 });
+  core.event("chat_delta", { text: "again" }, { turnId: "t_1", seq: 5 });
+  core.event("chat_delta", { text: "old" }, { turnId: "t_1", seq: 3 });
+  core.event("chat_delta", { text: "b" }, { turnId: "t_1", seq: 6 });
+  assert.deepEqual(chats, ["a", "b"]);
+});
+
+test("a tool call runs the handler with ctx, shows waiting_tool_result, and submits the result", async () => {
+  const { core, session, statuses } = await setup();
+  let seenCtx: Record<string, unknown> = {};
+  session.onTool("update_counter", (args, ctx) => {
+    seenCtx = { ...ctx };
+    assert.equal(session.getStatus(), "waiting_tool_result");
+    return { value: args.delta * 10 };
+  });
+  core.event("tool_call", toolCall("r1", "update_counter", { delta: 2 }), { turnId: "t_1" });
+  await until(() => core.sent("submit_tool_result").length === 1, "submit");
+  assert.deepEqual(core.sent("submit_tool_result")[0]!.params, { sessionId: "s_1", toolRequestId: "r1", result: { value: 20 } });
+  assert.equal(seenCtx.turnId, "t_1");
+  assert.equal(seenCtx.toolRequestId, "r1");
+  assert.equal(seenCtx.tool, "update_counter");
+  assert.equal(seenCtx.sessionId, "s_1");
+  assert.equal(seenCtx.turnStartedAt, 1000);
+  assert.equal(typeof seenCtx.eventReceivedAt, "number");
+  assert.ok(seenCtx.signal instanceof AbortSignal);
+  assert.deepEqual(statuses[0], { status: "waiting_tool_result", previousStatus: "idle", source: "sdk", waitingOn: [{ toolRequestId: "r1", tool: "update_counter" }] });
+});
+
+test("a redelivered call that is still running here is not run twice", async () => {
+  const { core, session } = await setup();
+  let runs = 0;
+  let release!: () => void;
+  session.onTool("get_current_page", () => {
+    runs++;
+    return new Promise((r) => (release = () => r({ title: "t" })));
+  });
+  core.event("tool_call", toolCall("r1", "get_current_page", {}), { turnId: "t_1" });
+  core.event("tool_call", toolCall("r1", "get_current_page", {}, { redelivered: true }), { turnId: "t_1" });
+  await tick(5);
+  release();
+  await until(() => core.sent("submit_tool_result").length === 1, "submit");
+  assert.equal(runs, 1);
+});
+
+test("a refused result is reported as SUBMIT_TOOL_RESULT_FAILED through onError", async () => {
+  const { core, session, errors } = await setup();
+  core.handlers.submit_tool_result = () => ({ error: { code: "TOOL_REQUEST_NOT_PENDING", message: "timed out" } });
+  session.onTool("get_current_page", () => ({ title: "late" }));
+  core.event("tool_call", toolCall("r7", "get_current_page", {}), { turnId: "t_1" });
+  await until(() => errors.length === 1, "onError");
+  assert.equal(errors[0]!.code, "SUBMIT_TOOL_RESULT_FAILED");
+  assert.deepEqual((errors[0]!.details as { cause: { code: string } }).cause.code, "TOOL_REQUEST_NOT_PENDING");
+  assert.equal((errors[0]!.details as { toolRequestId: string }).toolRequestId, "r7");
+});
+
+test("ctx.signal aborts at the deadline and when Core settles the call", async () => {
+  const { core, session } = await setup();
+  const reasons: string[] = [];
+  session.onTool("get_current_page", (_a, ctx) =>
+    new Promise((resolve) => ctx.signal.addEventListener("abort", () => {
+      reasons.push((ctx.signal.reason as PedelecError).code);
+      resolve({ cancelled: true });
+    })),
+  );
+  core.event("tool_call", toolCall("r1", "get_current_page", {}, { deadline: Date.now() + 20 }), { turnId: "t_1" });
+  core.event("tool_call", toolCall("r2", "get_current_page", {}), { turnId: "t_1" });
+  core.event("tool_call_settled", { toolRequestId: "r2", tool: "get_current_page", outcome: "session_ended" }, { turnId: "t_1" });
+  await until(() => reasons.length === 2, "two aborts");
+  assert.deepEqual(reasons.sort(), ["SESSION_ENDED", "TOOL_TIMEOUT"]);
+});
+
+test("a missing handler answers TOOL_HANDLER_NOT_FOUND and tells onError", async () => {
+  const { core, errors } = await setup();
+  core.event("tool_call", toolCall("r1", "get_current_page", {}), { turnId: "t_1" });
+  await until(() => core.sent("submit_tool_result").length === 1, "submit");
+  const result = (core.sent("submit_tool_result")[0]!.params as { result: { error: { code: string } } }).result;
+  assert.equal(result.error.code, "TOOL_HANDLER_NOT_FOUND");
+  assert.equal(errors[0]?.code, "TOOL_HANDLER_NOT_FOUND");
+});
+
+test("the session's end rejects the running turn with SESSION_ENDED and calls onEnded once", async () => {
+  const { core, session } = await setup();
+  const ended: string[] = [];
+  session.onEnded((e) => ended.push(e.reason));
+  const p = session.sendText("x");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  core.event("ended", { reason: "shutdown" });
+  await assert.rejects(p, (e: PedelecError) => e.code === "SESSION_ENDED");
+  assert.equal(session.getStatus(), "ended");
+  await assert.rejects(session.sendText("y"), (e: PedelecError) => e.code === "SESSION_ENDED");
+  await session.end();
+  assert.deepEqual(ended, ["shutdown"]);
+});
+
+test("a lost connection ends an autoEndOnDisconnect session locally", async () => {
+  const { core, session, errors } = await setup();
+  core.socket.close(1006, "");
+  await until(() => session.getStatus() === "ended", "ended");
+  assert.equal(errors[0]?.code, "CORE_UNREACHABLE");
+});
+
+test("a refused connection rejects with the reason Core gave", async () => {
+  const core = new FakeCore();
+  core.refuse = { code: 4003, reason: JSON.stringify({ code: "ORIGIN_NOT_ALLOWED", message: "origin http://evil.test is not allowed" }) };
+  await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED");
+  core.refuse = { code: 1006, reason: "" };
+  await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "CORE_UNREACHABLE" && /allow-origin/.test(e.message));
+});
+
+test("listProviders returns providers and the default", async () => {
+  const core = new FakeCore();
+  assert.deepEqual(await core.client().listProviders(), { providers: [{ name: "script", available: true }], defaultProvider: "script" });
+});
