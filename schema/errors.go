@@ -1,0 +1,46 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// InvalidInput is the wire error for a manifest that breaks the rules: the
+// message reads on its own (a developer sees it in the console), and
+// details carries every problem for tools.
+func InvalidInput(problems []Problem) *wire.Error {
+	if problems == nil {
+		problems = []Problem{}
+	}
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = p.Path + ": " + p.Message
+	}
+	msg := fmt.Sprintf("%s in the tool definitions: %s", count(len(problems), "problem"), strings.Join(parts, "; "))
+	return &wire.Error{Code: wire.CodeInvalidInput, Message: msg, Details: map[string]any{"problems": problems}}
+}
+
+// ArgsInvalid is the wire error an agent gets for a call whose arguments
+// miss the schema: every violation in the message itself (the agent may see
+// only the message) and the way to read the full schema before retrying.
+func ArgsInvalid(tool string, v []Violation) *wire.Error {
+	if v == nil {
+		v = []Violation{}
+	}
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = x.Path + ": " + x.Message
+	}
+	msg := fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; run `pedelec tool-spec %s` to see its argsSchema.",
+		tool, count(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
+	return &wire.Error{Code: wire.CodeToolArgsInvalid, Message: msg, Details: map[string]any{"tool": tool, "violations": v}}
+}
+
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

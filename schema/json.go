@@ -1,0 +1,443 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The manifest and the agent's arguments are read with this small parser
+// instead of encoding/json because the checks need what encoding/json
+// throws away: the order of object members (problems come out in document
+// order, deterministically), repeated keys (a "plain JSON" violation that
+// JSON.parse and Go would silently resolve), the exact text of numbers (so
+// 1.5 and "100" are told apart from 100) and the line and column of a
+// syntax error.
+
+// SyntaxError reports input that is not JSON at all. It is an error, not a
+// Problem: nothing can be checked in text that does not parse.
+type SyntaxError struct {
+	Line   int    `json:"line"`   // 1-based
+	Column int    `json:"column"` // 1-based, in characters
+	Msg    string `json:"message"`
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// maxNesting bounds recursion so hostile input cannot exhaust the stack.
+const maxNesting = 1000
+
+type jsonKind uint8
+
+const (
+	kindNull jsonKind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// kindName is how messages name a JSON type.
+func (k jsonKind) String() string {
+	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// value is one parsed JSON value.
+type value struct {
+	kind  jsonKind
+	b     bool
+	s     string   // a string's value or a number's text
+	arr   []*value // array elements
+	obj   []member // object members, first occurrence order, last value wins
+	dups  []string // keys that occurred more than once in this object
+	start int      // byte offsets of the value in the input
+	end   int
+}
+
+type member struct {
+	key string
+	val *value
+}
+
+// get returns the member named key.
+func (v *value) get(key string) (*value, bool) {
+	if v == nil || v.kind != kindObject {
+		return nil, false
+	}
+	for _, m := range v.obj {
+		if m.key == key {
+			return m.val, true
+		}
+	}
+	return nil, false
+}
+
+// describe names a value for a message: its type, and for scalars the value.
+func (v *value) describe() string {
+	switch v.kind {
+	case kindString:
+		return "the string " + quoteShort(v.s)
+	case kindNumber:
+		return "the number " + v.s
+	case kindBool:
+		return strconv.FormatBool(v.b) + " (a boolean)"
+	case kindNull:
+		return "null"
+	case kindArray:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// number returns a number's value as JavaScript would see it. ok is false
+// when the number does not fit a float64 (1e400), which plain JSON from a
+// browser can never contain.
+func (v *value) number() (f float64, ok bool) {
+	if v.kind != kindNumber {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.s, 64)
+	return f, err == nil && !math.IsInf(f, 0)
+}
+
+// toAny converts to the representation the validator library takes.
+// Numbers become float64 on purpose: it is what the page sees, and it keeps
+// arbitrary-precision arithmetic (and its cost on 1e999999999) out of reach.
+func (v *value) toAny() any {
+	switch v.kind {
+	case kindBool:
+		return v.b
+	case kindNumber:
+		f, _ := v.number()
+		return f
+	case kindString:
+		return v.s
+	case kindArray:
+		out := make([]any, len(v.arr))
+		for i, e := range v.arr {
+			out[i] = e.toAny()
+		}
+		return out
+	case kindObject:
+		out := make(map[string]any, len(v.obj))
+		for _, m := range v.obj {
+			out[m.key] = m.val.toAny()
+		}
+		return out
+	}
+	return nil
+}
+
+// parseJSON parses exactly one JSON value, surrounded by optional
+// whitespace and preceded by an optional UTF-8 byte order mark.
+func parseJSON(data []byte) (*value, error) {
+	p := &parser{data: data}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		p.pos = 3
+	}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return nil, p.errorf("unexpected %s after the JSON value", p.peekDesc())
+	}
+	return v, nil
+}
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) errorf(format string, args ...any) *SyntaxError {
+	// Columns count characters (runes), as editors show them.
+	line, col := 1, 1
+	for i := 0; i < p.pos && i < len(p.data); {
+		r, size := utf8.DecodeRune(p.data[i:])
+		i += size
+		if r == '\n' {
+			line++
+			col = 1
+		} else if r != '\uFEFF' || i > 3 {
+			col++
+		}
+	}
+	return &SyntaxError{Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) peekDesc() string {
+	if p.pos >= len(p.data) {
+		return "end of input"
+	}
+	r, _ := utf8.DecodeRune(p.data[p.pos:])
+	return quoteJSON(string(r))
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (*value, error) {
+	if depth > maxNesting {
+		return nil, p.errorf("values nested more than %d levels deep", maxNesting)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of input, expected a JSON value")
+	}
+	start := p.pos
+	var v *value
+	var err error
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		v, err = p.object(depth)
+	case c == '[':
+		v, err = p.array(depth)
+	case c == '"':
+		var s string
+		s, err = p.str()
+		v = &value{kind: kindString, s: s}
+	case c == '-' || (c >= '0' && c <= '9'):
+		v, err = p.num()
+	case c == 't':
+		v, err = p.literal("true", &value{kind: kindBool, b: true})
+	case c == 'f':
+		v, err = p.literal("false", &value{kind: kindBool})
+	case c == 'n':
+		v, err = p.literal("null", &value{kind: kindNull})
+	default:
+		err = p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
+	}
+	if err != nil {
+		return nil, err
+	}
+	v.start, v.end = start, p.pos
+	return v, nil
+}
+
+func (p *parser) literal(word string, v *value) (*value, error) {
+	if !strings.HasPrefix(string(p.data[p.pos:min(len(p.data), p.pos+len(word))]), word) {
+		return nil, p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
+	}
+	p.pos += len(word)
+	return v, nil
+}
+
+func (p *parser) object(depth int) (*value, error) {
+	v := &value{kind: kindObject}
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.errorf("unexpected %s, expected a quoted object key", p.peekDesc())
+		}
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errorf("unexpected %s, expected ':' after an object key", p.peekDesc())
+		}
+		p.pos++
+		p.skipSpace()
+		val, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.set(key, val)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of input, expected ',' or '}'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.errorf("unexpected %s, expected ',' or '}'", p.peekDesc())
+		}
+	}
+}
+
+// set adds a member; a repeated key keeps its first position, takes the
+// last value (as JSON.parse does) and is remembered as a problem.
+func (v *value) set(key string, val *value) {
+	for i := range v.obj {
+		if v.obj[i].key == key {
+			v.obj[i].val = val
+			v.dups = append(v.dups, key)
+			return
+		}
+	}
+	v.obj = append(v.obj, member{key, val})
+}
+
+func (p *parser) array(depth int) (*value, error) {
+	v := &value{kind: kindArray, arr: []*value{}}
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		e, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.arr = append(v.arr, e)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of input, expected ',' or ']'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, nil
+		default:
+			return nil, p.errorf("unexpected %s, expected ',' or ']'", p.peekDesc())
+		}
+	}
+}
+
+// str scans a string's extent by hand (for positions) and lets
+// encoding/json decode its escapes, which it does exactly per RFC 8259.
+func (p *parser) str() (string, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	escaped := false
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			raw := p.data[start:p.pos]
+			if !escaped && utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				p.pos = start
+				return "", p.errorf("invalid string: %s", strings.TrimPrefix(err.Error(), "invalid character "))
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			if p.pos+1 >= len(p.data) {
+				p.pos++
+				return "", p.errorf("unexpected end of input inside a string")
+			}
+			switch p.data[p.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos += 2
+			case 'u':
+				for i := 2; i < 6; i++ {
+					if p.pos+i >= len(p.data) || !isHex(p.data[p.pos+i]) {
+						p.pos++
+						return "", p.errorf("invalid \\u escape in a string: it needs four hex digits")
+					}
+				}
+				p.pos += 6
+			default:
+				p.pos++
+				return "", p.errorf("invalid escape \\%c in a string", p.data[p.pos])
+			}
+		case c < 0x20:
+			return "", p.errorf("control character %q inside a string: escape it", rune(c))
+		default:
+			p.pos++
+		}
+	}
+	return "", p.errorf("unexpected end of input inside a string")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (p *parser) num() (*value, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+		if p.pos < len(p.data) && isDigit(p.data[p.pos]) {
+			return nil, p.errorf("numbers cannot have leading zeros")
+		}
+	} else if digits() == 0 {
+		return nil, p.errorf("unexpected %s in a number, expected a digit", p.peekDesc())
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.errorf("unexpected %s after a decimal point, expected a digit", p.peekDesc())
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("unexpected %s in an exponent, expected a digit", p.peekDesc())
+		}
+	}
+	return &value{kind: kindNumber, s: string(p.data[start:p.pos])}, nil
+}
+
+// quoteShort quotes s as JSON, shortened for messages.
+func quoteShort(s string) string {
+	const max = 60
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max]) + "…"
+	}
+	return quoteJSON(s)
+}
+
+// quoteJSON quotes s as JSON without encoding/json's HTML escaping, so
+// "<a>" reads as "<a>" in a message.
+func quoteJSON(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}

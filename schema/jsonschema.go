@@ -1,0 +1,98 @@
+package schema
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/invopop/jsonschema"
+)
+
+// manifestSchemaID names the generated schema, so an editor can cache it.
+const manifestSchemaID = "https://github.com/kaoruisaac/pedelec/schema/manifest.schema.json"
+
+// ManifestJSONSchema returns the JSON Schema (draft 2020-12) of a manifest
+// file, for editors to check a manifest as it is typed. The skills and tool
+// shapes come from the Go types, so they cannot drift from what Core reads;
+// argsSchema, a json.RawMessage in Go, is described by a hand-written
+// schema of the supported subset. The rules no JSON Schema can express
+// (unique names, required names being properties, min <= max, patterns
+// compiling) are left to validate-tools.
+func ManifestJSONSchema() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			if t == reflect.TypeFor[json.RawMessage]() {
+				return &jsonschema.Schema{Ref: "#/$defs/ArgsSchema"}
+			}
+			return nil
+		},
+	}
+	root := r.Reflect(&Skills{})
+	if s, ok := root.Definitions["Skills"]; ok {
+		s.Required = []string{"tools"} // guidance may be left out: it is then empty
+	}
+	for name, def := range subsetDefinitions() {
+		root.Definitions[name] = def
+	}
+	root.ID = manifestSchemaID
+	root.Ref = ""
+	root.Description = "A Pedelec tools manifest: a skills object {guidance, tools}, or a bare array of tool definitions."
+	root.OneOf = []*jsonschema.Schema{
+		{Ref: "#/$defs/Skills"},
+		{Type: "array", Items: &jsonschema.Schema{Ref: "#/$defs/Tool"}},
+	}
+	return json.MarshalIndent(root, "", "  ")
+}
+
+// subsetDefinitions describes the ToolArgsSchema subset: one closed object
+// schema per node type (so an unsupported keyword is an editor error too),
+// and the root, which must be an object node.
+func subsetDefinitions() jsonschema.Definitions {
+	node := &jsonschema.Schema{Ref: "#/$defs/SchemaNode"}
+	count := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "integer", Minimum: "0"} }
+	enumOf := func(t string) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "array", MinItems: ptr(uint64(1)), Items: &jsonschema.Schema{Type: t}}
+	}
+	typed := map[string]map[string]*jsonschema.Schema{
+		"string": {"enum": enumOf("string"), "minLength": count(), "maxLength": count(),
+			"pattern": {Type: "string", Format: "regex"}},
+		"number":  {"enum": enumOf("number"), "minimum": {Type: "number"}, "maximum": {Type: "number"}},
+		"integer": {"enum": enumOf("integer"), "minimum": {Type: "number"}, "maximum": {Type: "number"}},
+		"boolean": {"enum": enumOf("boolean")},
+		"array":   {"items": node, "minItems": count(), "maxItems": count(), "uniqueItems": {Type: "boolean"}},
+		"object": {"properties": {Type: "object", AdditionalProperties: node},
+			"required": {Type: "array", Items: &jsonschema.Schema{Type: "string"}}},
+	}
+	common := func(s *jsonschema.Schema) {
+		s.Properties.Set("description", &jsonschema.Schema{Type: "string"})
+		s.Properties.Set("default", jsonschema.TrueSchema)
+		s.Properties.Set("examples", &jsonschema.Schema{Type: "array"})
+		s.Properties.Set("oneOf", &jsonschema.Schema{Type: "array", MinItems: ptr(uint64(1)), Items: node})
+	}
+	var variants []*jsonschema.Schema
+	for _, t := range nodeTypes {
+		s := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), Required: []string{"type"},
+			AdditionalProperties: jsonschema.FalseSchema}
+		s.Properties.Set("type", &jsonschema.Schema{Const: t})
+		common(s)
+		for _, k := range typeKeywords[t] {
+			s.Properties.Set(k, typed[t][k])
+		}
+		variants = append(variants, s)
+	}
+	oneOfOnly := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), Required: []string{"oneOf"},
+		AdditionalProperties: jsonschema.FalseSchema}
+	common(oneOfOnly)
+	variants = append(variants, oneOfOnly)
+
+	rootType := jsonschema.NewProperties()
+	rootType.Set("type", &jsonschema.Schema{Const: "object"})
+	return jsonschema.Definitions{
+		"SchemaNode": {Description: "A node of Pedelec's ToolArgsSchema subset.", OneOf: variants},
+		"ArgsSchema": {
+			Description: "The tool's argument schema: an object node of the supported subset.",
+			AllOf:       []*jsonschema.Schema{node, {Properties: rootType, Required: []string{"type"}}},
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

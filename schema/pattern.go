@@ -1,0 +1,72 @@
+package schema
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+)
+
+// JSON Schema patterns are ECMA-262 regular expressions; Go's regexp is RE2.
+// Pedelec runs patterns with RE2 on purpose: matching is linear in the
+// input, so an agent's argument can never make a pattern backtrack for
+// minutes. The common syntax is the same. compilePattern bridges the one
+// frequent spelling difference (\uXXXX and \u{X...} escapes become \x{...})
+// and refuses what RE2 cannot do (lookaround, backreferences) with a
+// message that says so. Remaining differences, documented in docs/schema.md:
+// \s and . are ASCII-minded in RE2 (\s is [\t\n\f\r ], . excludes only \n).
+
+var (
+	errLookaround = errors.New(`lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler`)
+	errBackref    = errors.New(`backreferences (\1, \k<name>) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler`)
+	errSyntax     = errors.New(`check its syntax (patterns are JavaScript regular expressions without lookaround or backreferences, run on RE2)`)
+)
+
+var (
+	unicodeEscape = regexp.MustCompile(`^(?:\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\})`)
+	backref       = regexp.MustCompile(`\\[1-9]|\\k<`)
+)
+
+// compilePattern compiles an ECMA-262 pattern with RE2 semantics.
+func compilePattern(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(translatePattern(pattern))
+	if err == nil {
+		return re, nil
+	}
+	plain := strings.ReplaceAll(pattern, `\\`, "")
+	switch {
+	case strings.Contains(plain, "(?=") || strings.Contains(plain, "(?!") || strings.Contains(plain, "(?<=") || strings.Contains(plain, "(?<!"):
+		return nil, errLookaround
+	case backref.MatchString(plain):
+		return nil, errBackref
+	}
+	return nil, errSyntax
+}
+
+// translatePattern rewrites ECMA escapes that RE2 spells differently. An
+// escaped backslash (\\u0041 is a backslash then "u0041") is left alone.
+func translatePattern(pattern string) string {
+	if !strings.Contains(pattern, `\u`) {
+		return pattern
+	}
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] != '\\' || i+1 >= len(pattern) {
+			b.WriteByte(pattern[i])
+			continue
+		}
+		if loc := unicodeEscape.FindStringSubmatchIndex(pattern[i:]); loc != nil && loc[0] == 0 {
+			hex := ""
+			if loc[2] >= 0 {
+				hex = pattern[i+loc[2] : i+loc[3]]
+			} else {
+				hex = pattern[i+loc[4] : i+loc[5]]
+			}
+			b.WriteString(`\x{` + hex + `}`)
+			i += loc[1] - 1
+			continue
+		}
+		b.WriteString(pattern[i : i+2])
+		i++
+	}
+	return b.String()
+}

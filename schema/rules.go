@@ -1,0 +1,306 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+// Problem is one broken definition rule. Path is relative to the skills
+// object (guidance, tools[0].name, tools[1].argsSchema.properties.delta.minimum;
+// RootPath for the object itself); Message says what is wrong and how to fix
+// it, without repeating the path. The SDK produces the same messages, so
+// they are part of the contract: schema/testdata/definitions pins them.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER: the largest
+// integer a page can hold exactly, so the largest timeout both sides agree on.
+const maxSafeInteger = 1<<53 - 1
+
+var namePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)
+
+// ValidateSkills checks a skills object {guidance, tools} exactly as it was
+// received and reports every problem. The Skills it returns holds what could
+// be read; use it only when there are no problems.
+func ValidateSkills(raw json.RawMessage) (Skills, []Problem) {
+	v, err := parseJSON(raw)
+	if err != nil {
+		return Skills{}, []Problem{{Path: RootPath, Message: "skills is not valid JSON (" + err.Error() + "); send a plain JSON object {\"guidance\": ..., \"tools\": [...]}"}}
+	}
+	c := &checker{}
+	s := c.skills(v)
+	return s, c.problems
+}
+
+// ParseManifest reads a manifest file: a skills object, or a bare array of
+// tool definitions (then guidance is empty and paths still start at
+// tools[i], so messages read the same for both forms). The error is a
+// *SyntaxError when data is not JSON; everything else is a Problem.
+func ParseManifest(data []byte) (Skills, []Problem, error) {
+	v, err := parseJSON(data)
+	if err != nil {
+		return Skills{}, nil, err
+	}
+	c := &checker{}
+	var s Skills
+	switch v.kind {
+	case kindArray:
+		c.plain(v, path("tools"))
+		s.Tools = c.tools(v, path("tools"))
+	case kindObject:
+		s = c.skills(v)
+	default:
+		c.add("", `a manifest must be an object {"guidance": "...", "tools": [...]} or an array of tool definitions; got %s`, v.describe())
+	}
+	return s, c.problems, nil
+}
+
+// checker collects problems; every check adds and carries on.
+type checker struct {
+	problems []Problem
+}
+
+func (c *checker) add(p path, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Path: p.String(), Message: fmt.Sprintf(format, args...)})
+}
+
+// plain reports what plain JSON cannot hold but the text did: repeated keys
+// and numbers beyond a double. A browser's JSON.stringify never produces
+// either, and each side would read them differently.
+func (c *checker) plain(v *value, p path) {
+	switch v.kind {
+	case kindNumber:
+		if _, ok := v.number(); !ok {
+			c.add(p, "the number %s is too large for a JSON number (a double); use a smaller value", v.s)
+		}
+	case kindArray:
+		for i, e := range v.arr {
+			c.plain(e, p.index(i))
+		}
+	case kindObject:
+		for _, k := range v.dups {
+			c.add(p.key(k), "the key %s appears more than once in this object; plain JSON has each key once, so keep only one", quoteShort(k))
+		}
+		for _, m := range v.obj {
+			c.plain(m.val, p.key(m.key))
+		}
+	}
+}
+
+func (c *checker) skills(v *value) Skills {
+	var s Skills
+	root := path("")
+	if v.kind != kindObject {
+		c.add(root, `skills must be an object {"guidance": "...", "tools": [...]}; got %s`, v.describe())
+		return s
+	}
+	c.plain(v, root)
+	sawTools := false
+	for _, m := range v.obj {
+		switch m.key {
+		case "guidance":
+			if m.val.kind != kindString {
+				c.add(root.key("guidance"), "guidance must be a string of instructions for the agent; got %s", m.val.describe())
+			} else {
+				s.Guidance = m.val.s
+			}
+		case "tools":
+			sawTools = true
+			s.Tools = c.tools(m.val, root.key("tools"))
+		default:
+			c.add(root.key(m.key), "unknown field %s in skills; skills has only guidance and tools, so remove it", quoteShort(m.key))
+		}
+	}
+	if !sawTools {
+		c.add(root.key("tools"), `tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)`)
+	}
+	return s
+}
+
+func (c *checker) tools(v *value, p path) []Tool {
+	if v.kind != kindArray {
+		c.add(p, "tools must be an array of tool definitions; got %s", v.describe())
+		return nil
+	}
+	out := make([]Tool, 0, len(v.arr))
+	firstUse := map[string]int{}
+	for i, e := range v.arr {
+		out = append(out, c.tool(e, p.index(i), i, firstUse))
+	}
+	return out
+}
+
+// toolFieldHints turns a near-miss field name into the field that was meant.
+var toolFieldHints = map[string]string{
+	"parameters": "argsSchema", "inputSchema": "argsSchema", "input_schema": "argsSchema",
+	"schema": "argsSchema", "args": "argsSchema", "args_schema": "argsSchema", "argsschema": "argsSchema",
+	"arguments": "argsSchema", "timeout": "timeoutMs", "timeout_ms": "timeoutMs", "timeoutMS": "timeoutMs",
+	"desc": "description", "title": "description", "toolName": "name",
+}
+
+func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Tool {
+	var t Tool
+	if v.kind != kindObject {
+		c.add(p, "a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got %s", v.describe())
+		return t
+	}
+	var sawName, sawDescription, sawArgs, sawInput bool
+	for _, m := range v.obj {
+		fp := p.key(m.key)
+		switch m.key {
+		case "name":
+			sawName = true
+			t.Name = c.name(m.val, fp, index, firstUse)
+		case "description":
+			sawDescription = true
+			if m.val.kind != kindString {
+				c.add(fp, "description must be a string; got %s", m.val.describe())
+			} else if strings.TrimSpace(m.val.s) == "" {
+				c.add(fp, "description is empty; say what the tool does, what it reads or changes, and when to prefer another tool")
+			}
+			t.Description = m.val.s
+		case "timeoutMs":
+			t.TimeoutMs = c.timeout(m.val, fp)
+		case "argsSchema":
+			sawArgs = true
+			c.argsSchema(m.val, fp)
+			t.ArgsSchema = compact(m.val)
+		case "input":
+			sawInput = true
+			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)
+		case "handler":
+			c.add(fp, "handler cannot be part of the manifest: handlers stay in the browser (the SDK removes them before sending the definitions); remove it from the JSON")
+		default:
+			if want, ok := toolFieldHints[m.key]; ok {
+				c.add(fp, "unknown field %s in a tool definition; did you mean %s? A definition has only name, description, argsSchema and timeoutMs", quoteShort(m.key), quoteJSON(want))
+			} else {
+				c.add(fp, "unknown field %s in a tool definition; a definition has only name, description, argsSchema and timeoutMs, so remove it", quoteShort(m.key))
+			}
+		}
+	}
+	if !sawName {
+		c.add(p.key("name"), `name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)`)
+	}
+	if !sawDescription {
+		c.add(p.key("description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool")
+	}
+	if !sawArgs && !sawInput {
+		c.add(p.key("argsSchema"), `argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}`)
+	}
+	return t
+}
+
+func (c *checker) name(v *value, p path, index int, firstUse map[string]int) string {
+	if v.kind != kindString {
+		c.add(p, `name must be a string such as "update_counter"; got %s`, v.describe())
+		return ""
+	}
+	name := v.s
+	switch {
+	case name == "":
+		c.add(p, `name is empty; use an ASCII letter, then letters, digits, _, . or - (for example "update_counter")`)
+	case !namePattern.MatchString(name):
+		if first := name[0]; !(first >= 'a' && first <= 'z' || first >= 'A' && first <= 'Z') {
+			c.add(p, `name %s must start with an ASCII letter (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$); for example "update_counter"`, quoteShort(name))
+		} else {
+			bad := ""
+			for _, r := range name {
+				if !nameRune(r) {
+					bad = string(r)
+					break
+				}
+			}
+			c.add(p, `name %s contains %s, which is not allowed; use only ASCII letters, digits, _, . and - (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`, quoteShort(name), quoteJSON(bad))
+		}
+	}
+	if name != "" {
+		if first, ok := firstUse[name]; ok {
+			c.add(p, "name %s is already used by tools[%d]; tool names must be unique, so rename one of them", quoteShort(name), first)
+		} else {
+			firstUse[name] = index
+		}
+	}
+	return name
+}
+
+func nameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-'
+}
+
+func (c *checker) timeout(v *value, p path) *int64 {
+	const fix = "remove timeoutMs to use the default of 60000"
+	switch {
+	case v.kind == kindString:
+		c.add(p, "timeoutMs must be a number of milliseconds, not a string; got %s (write it without quotes, or %s)", v.describe(), fix)
+	case v.kind != kindNumber:
+		c.add(p, "timeoutMs must be a positive integer number of milliseconds; got %s (%s)", v.describe(), fix)
+	default:
+		f, ok := v.number()
+		switch {
+		case !ok:
+			// plain() has reported it.
+		case f != math.Trunc(f):
+			c.add(p, "timeoutMs must be a whole number of milliseconds; got %s", v.s)
+		case f <= 0:
+			c.add(p, "timeoutMs must be positive; got %s (%s)", v.s, fix)
+		case f > maxSafeInteger:
+			c.add(p, "timeoutMs %s is too large; use at most %d milliseconds", v.s, int64(maxSafeInteger))
+		default:
+			ms := int64(f)
+			return &ms
+		}
+	}
+	return nil
+}
+
+// compact keeps a value's JSON text without insignificant whitespace: the
+// definition as the page wrote it, smaller in every later message.
+func compact(v *value) json.RawMessage {
+	// The caller's bytes are gone by now in the value tree, so re-encode.
+	var b bytes.Buffer
+	writeJSON(&b, v)
+	return json.RawMessage(b.Bytes())
+}
+
+func writeJSON(b *bytes.Buffer, v *value) {
+	switch v.kind {
+	case kindNull:
+		b.WriteString("null")
+	case kindBool:
+		if v.b {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case kindNumber:
+		b.WriteString(v.s)
+	case kindString:
+		b.WriteString(quoteJSON(v.s))
+	case kindArray:
+		b.WriteByte('[')
+		for i, e := range v.arr {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, e)
+		}
+		b.WriteByte(']')
+	case kindObject:
+		b.WriteByte('{')
+		for i, m := range v.obj {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(quoteJSON(m.key))
+			b.WriteByte(':')
+			writeJSON(b, m.val)
+		}
+		b.WriteByte('}')
+	}
+}
