@@ -192,8 +192,16 @@ func (p *OpenAI) authorize(req *http.Request) {
 	}
 }
 
-// Forget drops a session's conversation. Core calls it when a session ends;
-// without it the conversation is dropped when the cap on sessions is reached.
+// SessionForgetter is a provider that keeps per-session state in Core's
+// memory. Core calls Forget when a session ends.
+type SessionForgetter interface {
+	Forget(sessionID string)
+}
+
+var _ SessionForgetter = (*OpenAI)(nil)
+
+// Forget drops a session's conversation. Without it the conversation is
+// dropped only when the cap on sessions is reached.
 func (p *OpenAI) Forget(sessionID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -204,10 +212,14 @@ func (p *OpenAI) Forget(sessionID string) {
 // model, run the tools it calls, send back their results, until it answers
 // without calling a tool or the step cap is reached.
 //
-// A warm-up turn (prepare) has nothing to start: there is no process and the
-// conversation begins with the first real turn. It checks that a model is
-// known and the endpoint answers, so prepare() surfaces those errors early,
-// and it reports no provider thread id, so the next turn is a first turn.
+// A warm-up turn (prepare) is an ordinary turn: Core sends the first prompt
+// with its warm-up message and, once it succeeded, sends later turns only
+// the user's message, so the runtime rules and the tool index must already
+// be in the conversation. It also makes a local server load the model.
+//
+// The provider thread id (the session id) is reported only when a turn
+// completes: after a failed first turn Core sends the first prompt again,
+// and the conversation starts over instead of holding it twice.
 func (p *OpenAI) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	err := p.runTurn(ctx, turn, emit)
 	if err != nil && ctx.Err() != nil {
@@ -229,9 +241,6 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 		return wire.Errorf(wire.CodeModelRequired,
 			"the openai provider needs a model: pass createSession({model}) or set default_model under [providers.openai] in the config file (endpoint %s)", p.baseURL)
 	}
-	if turn.Warmup {
-		return p.ping(ctx, model)
-	}
 	if turn.Calls == nil && len(turn.Tools) > 0 {
 		return wire.Errorf(wire.CodeInternal, "openai: the turn has tools but no broker to call them")
 	}
@@ -241,7 +250,6 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	messages := p.history(turn, emit)
 	messages = append(messages, chatMessage{Role: "user", Content: turn.Prompt})
 	p.save(turn.SessionID, messages)
-	emit(Event{ProviderThreadID: turn.SessionID})
 
 	for step := 1; step <= p.MaxSteps; step++ {
 		reply, err := p.complete(ctx, model, messages, tools, emit)
@@ -258,6 +266,7 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 		if len(msg.ToolCalls) == 0 {
 			messages = append(messages, msg)
 			p.save(turn.SessionID, messages)
+			emit(Event{ProviderThreadID: turn.SessionID})
 			return nil
 		}
 		results := make([]chatMessage, 0, len(msg.ToolCalls))
@@ -465,23 +474,6 @@ func httpFailure(status int, msg, endpoint, model string) *wire.Error {
 	default:
 		return wire.Errorf(wire.CodeProviderError, "the model server at %s answered HTTP %d for model %q: %s", endpoint, status, model, msg).WithDetails(details)
 	}
-}
-
-// ping is the warm-up: the endpoint answers and accepts the credentials.
-func (p *OpenAI) ping(ctx context.Context, model string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	status, err := p.getModels(ctx)
-	switch {
-	case err != nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
-		return ctx.Err()
-	case err != nil:
-		return wire.Errorf(wire.CodeEndpointUnreachable, "the model server at %s cannot be reached (%v); is it running?", p.baseURL, shortNetError(err)).
-			WithDetails(map[string]any{"url": p.baseURL + "/models", "model": model})
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return httpFailure(status, "", p.baseURL+"/models", model)
-	}
-	return nil
 }
 
 // shortNetError drops the "Get "url":" prefix url.Error adds; the message

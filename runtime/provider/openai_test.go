@@ -495,21 +495,35 @@ func TestOpenAISessionEndedStopsTheLoop(t *testing.T) {
 	}
 }
 
-func TestOpenAIWarmupOnlyChecksTheEndpoint(t *testing.T) {
-	srv := modelserver.NewChat(t)
+func TestOpenAIWarmupStartsTheConversation(t *testing.T) {
+	srv := modelserver.NewChat(t, modelserver.ChatSay("ready"), modelserver.ChatSay("hello"))
 	p := newOpenAI(Settings{BaseURL: srv.URL})
-	turn := testTurn(&fakeBroker{}, "warm up", "")
+	turn := testTurn(&fakeBroker{}, "RULES AND TOOLS. This is a warm-up.", "")
 	turn.Warmup = true
 	rec, err := runTurn(t, p, turn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(srv.Requests()) != 0 || len(rec.events) != 0 {
-		t.Errorf("a warm-up sent %d completions and %d events, want none", len(srv.Requests()), len(rec.events))
+	if ids := rec.threadIDs(); len(ids) != 1 {
+		t.Fatalf("thread ids after warm-up = %v", ids)
 	}
-	down := newOpenAI(Settings{BaseURL: "http://" + closedPort(t) + "/v1"})
-	_, err = runTurn(t, down, turn)
-	wantCode(t, err, wire.CodeEndpointUnreachable)
+	// Core then sends only the user's message; the rules are already there.
+	if _, err := runTurn(t, p, testTurn(&fakeBroker{}, "hi", rec.threadIDs()[0])); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Messages
+	if len(msgs) != 3 || msgs[0].Content != "RULES AND TOOLS. This is a warm-up." || msgs[2].Content != "hi" {
+		t.Errorf("the turn after warm-up = %+v", msgs)
+	}
+}
+
+func TestOpenAIFailedTurnReportsNoThread(t *testing.T) {
+	srv := modelserver.NewChat(t, modelserver.ChatFail(500, "boom"))
+	rec, err := runTurn(t, newOpenAI(Settings{BaseURL: srv.URL}), testTurn(&fakeBroker{}, "go", ""))
+	wantCode(t, err, wire.CodeProviderError, "boom")
+	if ids := rec.threadIDs(); len(ids) != 0 {
+		t.Errorf("a failed first turn reported thread ids %v; Core would then skip the first prompt", ids)
+	}
 }
 
 func TestOpenAICheck(t *testing.T) {
