@@ -1,0 +1,209 @@
+// Package config reads the user's settings file: which provider a session
+// gets when the page names none and, per provider, the executable, extra
+// arguments and environment, the default model and the model endpoint.
+// Core and `pedelec providers` build their provider registry from it.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// EnvPath names the environment variable that overrides DefaultPath
+// (the --config flag overrides both).
+const EnvPath = "PEDELEC_CONFIG"
+
+// Config is the settings file. Every field is optional.
+//
+//	default_provider = "openai"
+//	[providers.openai]
+//	base_url = "http://127.0.0.1:11434/v1"
+//	default_model = "qwen3:8b"
+type Config struct {
+	// DefaultProvider is the provider of a session that names none; empty
+	// means the first available of provider.DefaultOrder.
+	DefaultProvider string `toml:"default_provider"`
+	// Providers holds each provider's settings, by provider name.
+	Providers map[string]provider.Settings `toml:"providers"`
+	// File is the file the settings were read from; empty when there was
+	// no file (the defaults apply).
+	File string `toml:"-"`
+}
+
+// Known is the set of provider names a config file may configure.
+func Known() []string { return append([]string(nil), provider.DefaultOrder...) }
+
+// DefaultPath is where the settings file lives when neither --config nor
+// PEDELEC_CONFIG says otherwise: $XDG_CONFIG_HOME/pedelec/config.toml, else
+// ~/.config/pedelec/config.toml (on Windows, the user's AppData folder).
+func DefaultPath() string {
+	if dir := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "pedelec", "config.toml")
+	}
+	if runtime.GOOS == "windows" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(dir, "pedelec", "config.toml")
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".config", "pedelec", "config.toml")
+	}
+	return filepath.Join(home, ".config", "pedelec", "config.toml")
+}
+
+// Load reads the settings file at path. A file that does not exist is not
+// an error: it is the empty config, and every default applies (File is
+// then empty, so a caller can say so in its logs). That holds for an
+// explicit path too, so a test or a script can point PEDELEC_CONFIG at a
+// file it may never write. A file that exists but cannot be read, is not
+// TOML, has a key Pedelec does not know or a value of the wrong type is an
+// error naming the file, the line and the key.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(path, data)
+	if err != nil {
+		return Config{}, err
+	}
+	c.File = path
+	return c, nil
+}
+
+// Parse decodes and checks settings; name is used in error messages.
+func Parse(name string, data []byte) (Config, error) {
+	var c Config
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Config{}, decodeError(name, err)
+	}
+	if errs := c.check(name, data); len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// check applies the rules decoding cannot: known provider names, a usable
+// base URL, well-formed environment entries.
+func (c Config) check(name string, data []byte) []error {
+	var errs []error
+	fail := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", name, lineOf(data, key), key, fmt.Sprintf(format, args...)))
+	}
+	known := Known()
+	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {
+		fail("default_provider", "%q is not a provider (known: %s)", c.DefaultProvider, strings.Join(known, ", "))
+	}
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := c.Providers[n]
+		key := "providers." + n
+		if !slices.Contains(known, n) {
+			fail(key, "%q is not a provider (known: %s)", n, strings.Join(known, ", "))
+			continue
+		}
+		if s.BaseURL != "" {
+			if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				fail(key+".base_url", "%q is not an http(s) URL", s.BaseURL)
+			}
+		}
+		envKeys := make([]string, 0, len(s.Env))
+		for k := range s.Env {
+			envKeys = append(envKeys, k)
+		}
+		sort.Strings(envKeys)
+		for _, k := range envKeys {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				fail(key+".env", "%q is not an environment variable name", k)
+			}
+		}
+	}
+	return errs
+}
+
+// Registry builds the providers Core offers from these settings.
+func (c Config) Registry() *provider.Registry {
+	return provider.NewRegistry(c.DefaultProvider,
+		provider.NewCodex(c.Providers["codex"]),
+		provider.NewClaude(c.Providers["claude"]),
+		provider.NewOpenAI(c.Providers["openai"]),
+		provider.NewScript(c.Providers["script"]),
+	)
+}
+
+// goTypeDetail is go-toml's mention of Pedelec's Go types, which says
+// nothing to a person editing the file.
+var goTypeDetail = regexp.MustCompile(`into struct field \S+ of type (\S+)`)
+
+// decodeError rewrites go-toml's errors as "file:line: key: problem", one per
+// line for every unknown key.
+func decodeError(name string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		errs := make([]error, 0, len(strict.Errors))
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			errs = append(errs, fmt.Errorf("%s:%d: %s: unknown key (see docs/providers.md, \"Configuration\")", name, row, strings.Join(e.Key(), ".")))
+		}
+		return errors.Join(errs...)
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		msg = goTypeDetail.ReplaceAllString(msg, "into $1")
+		if key := strings.Join(de.Key(), "."); key != "" {
+			return fmt.Errorf("%s:%d: %s: %s", name, row, key, msg)
+		}
+		return fmt.Errorf("%s:%d:%d: %s", name, row, col, msg)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// lineOf finds the line that defines a dotted key: a table header
+// ([providers.codex]), a dotted key (providers.codex.x = ...), or a bare key
+// inside its table. 0 when it cannot tell.
+func lineOf(data []byte, key string) int {
+	parts := strings.Split(key, ".")
+	last := parts[len(parts)-1]
+	table := strings.Join(parts[:len(parts)-1], ".")
+	inTable := table == ""
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(raw)
+		switch {
+		case strings.HasPrefix(line, "["):
+			header := strings.Trim(line, "[] \t")
+			if header == key || strings.HasPrefix(header, key+".") {
+				return i + 1
+			}
+			inTable = header == table
+		case strings.HasPrefix(line, key+" ") || strings.HasPrefix(line, key+"=") || strings.HasPrefix(line, key+"."):
+			return i + 1
+		case inTable && (strings.HasPrefix(line, last+" ") || strings.HasPrefix(line, last+"=") || strings.HasPrefix(line, last+".")):
+			return i + 1
+		}
+	}
+	return 0
+}

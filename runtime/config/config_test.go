@@ -1,0 +1,161 @@
+package config
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+)
+
+// example is the configuration docs/providers.md shows.
+const example = `# ~/.config/pedelec/config.toml
+default_provider = "codex"
+
+[providers.codex]
+executable = "/opt/codex/bin/codex"
+args = ["-c", "model_provider=gateway", "-c", "model_providers.gateway.base_url=\"https://llm.internal.example/v1\""]
+default_model = "gpt-5.5"
+[providers.codex.env]
+GATEWAY_TOKEN = "secret"
+
+[providers.claude]
+default_model = "claude-sonnet-4-5"
+env = { ANTHROPIC_BASE_URL = "http://127.0.0.1:8082" }
+
+[providers.openai]
+base_url = "http://127.0.0.1:11434/v1"
+default_model = "qwen3:8b"
+args = ["--max-steps=24"]
+`
+
+func write(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadExample(t *testing.T) {
+	path := write(t, example)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DefaultProvider: "codex",
+		File:            path,
+		Providers: map[string]provider.Settings{
+			"codex": {
+				Executable:   "/opt/codex/bin/codex",
+				Args:         []string{"-c", "model_provider=gateway", "-c", `model_providers.gateway.base_url="https://llm.internal.example/v1"`},
+				DefaultModel: "gpt-5.5",
+				Env:          map[string]string{"GATEWAY_TOKEN": "secret"},
+			},
+			"claude": {DefaultModel: "claude-sonnet-4-5", Env: map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:8082"}},
+			"openai": {BaseURL: "http://127.0.0.1:11434/v1", DefaultModel: "qwen3:8b", Args: []string{"--max-steps=24"}},
+		},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got  %+v\nwant %+v", c, want)
+	}
+}
+
+func TestLoadMissingFileIsTheEmptyConfig(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, Config{}) {
+		t.Errorf("got %+v", c)
+	}
+}
+
+func TestLoadErrorsNameTheLineAndKey(t *testing.T) {
+	cases := []struct {
+		name, content string
+		want          []string
+		not           []string
+	}{
+		{"unknown key", "default_provider = \"codex\"\n\n[providers.codex]\nexecutabl = \"/x\"\n", []string{":4:", "providers.codex.executabl", "unknown key"}, nil},
+		{"unknown top-level key", "default_provider = \"codex\"\ndefault_model = \"x\"\n", []string{":2:", "default_model", "unknown key"}, nil},
+		{"wrong type", "[providers.codex]\nargs = \"--fast\"\n", []string{":2:", "providers.codex.args", "string"}, []string{"provider.Settings", "struct field"}},
+		{"wrong element type", "[providers.openai.env]\nA = 1\n", []string{":2:", "providers.openai.env.A"}, nil},
+		{"syntax", "default_provider = \n", []string{":1:"}, nil},
+		{"unknown provider", "[providers.codex]\n\n[providers.gpt]\ndefault_model = \"x\"\n", []string{":3:", "providers.gpt", `"gpt" is not a provider`, "codex, claude, openai, script"}, nil},
+		{"unknown default", "\ndefault_provider = \"gemini\"\n", []string{":2:", "default_provider", `"gemini"`}, nil},
+		{"bad base url", "[providers.openai]\ndefault_model = \"m\"\nbase_url = \"127.0.0.1:11434\"\n", []string{":3:", "providers.openai.base_url", "not an http(s) URL"}, nil},
+		{"bad env name", "[providers.codex]\nenv = { \"A=B\" = \"x\" }\n", []string{":2:", "providers.codex.env"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, tc.content)
+			_, err := Load(path)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, path+":") {
+				t.Errorf("%q does not start with the file name", msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not mention %q", msg, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(msg, n) {
+					t.Errorf("%q mentions %q", msg, n)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadEveryUnknownKey(t *testing.T) {
+	_, err := Load(write(t, "[providers.codex]\nfoo = 1\nbar = 2\n"))
+	if err == nil || !strings.Contains(err.Error(), "providers.codex.foo") || !strings.Contains(err.Error(), "providers.codex.bar") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLoadUnreadable(t *testing.T) {
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("a directory loaded as a config file")
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", "/xdg")
+	if got := DefaultPath(); got != "/xdg/pedelec/config.toml" {
+		t.Errorf("with XDG_CONFIG_HOME: %s", got)
+	}
+	t.Setenv("XDG_CONFIG_HOME", "relative/ignored")
+	t.Setenv("HOME", "/home/u")
+	if got := DefaultPath(); got != "/home/u/.config/pedelec/config.toml" {
+		t.Errorf("without XDG_CONFIG_HOME: %s", got)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	c, err := Parse("test.toml", []byte("default_provider = \"openai\"\n[providers.openai]\nbase_url = \"http://127.0.0.1:9/v1\"\ndefault_model = \"m\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Registry()
+	if got := strings.Join(r.Names(), ","); got != "claude,codex,openai,script" {
+		t.Errorf("names = %s", got)
+	}
+	if got := r.Default(context.Background()); got != "openai" {
+		t.Errorf("default = %s", got)
+	}
+	p, _ := r.Get("openai")
+	if info := p.Check(context.Background()); info.Path != "http://127.0.0.1:9/v1" || info.DefaultModel != "m" {
+		t.Errorf("openai settings not passed on: %+v", info)
+	}
+}
