@@ -1,7 +1,7 @@
 // @kaoruisaac/pedelec: the Pedelec browser SDK. Generated from sdk/src by `npm run build`; do not edit.
 var __defProp = Object.defineProperty;
-var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;
-var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value);
+var __defNormalProp = (obj, key2, value) => key2 in obj ? __defProp(obj, key2, { enumerable: true, configurable: true, writable: true, value }) : obj[key2] = value;
+var __publicField = (obj, key2, value) => __defNormalProp(obj, typeof key2 !== "symbol" ? key2 + "" : key2, value);
 
 // src/errors.ts
 var ERROR_CODES = [
@@ -238,9 +238,9 @@ function defaultUrl(moduleUrl) {
 
 // src/json-safety.ts
 var IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-function childPath(path, key) {
-  if (typeof key === "number") return `${path}[${key}]`;
-  return IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+function childPath(path, key2) {
+  if (typeof key2 === "number") return `${path}[${key2}]`;
+  return IDENT.test(key2) ? `${path}.${key2}` : `${path}[${JSON.stringify(key2)}]`;
 }
 function describe(value) {
   if (typeof Node !== "undefined" && value instanceof Node) {
@@ -315,18 +315,18 @@ function checkJson(value) {
     }
     ancestors.push(obj);
     const out = {};
-    for (const key of Object.keys(obj)) {
+    for (const key2 of Object.keys(obj)) {
       if (problem) break;
       let item;
       try {
-        item = obj[key];
+        item = obj[key2];
       } catch (err) {
-        fail(childPath(path, key), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
+        fail(childPath(path, key2), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
         break;
       }
       if (item === void 0) continue;
-      const c = walk(item, childPath(path, key));
-      if (c !== void 0) out[key] = c;
+      const c = walk(item, childPath(path, key2));
+      if (c !== void 0) out[key2] = c;
     }
     ancestors.pop();
     return problem ? void 0 : out;
@@ -337,97 +337,40 @@ function checkJson(value) {
 }
 
 // src/validate.ts
+var ROOT_PATH = "(root)";
 var TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
+var MAX_SAFE_INTEGER = 2 ** 53 - 1;
+var MAX_SCHEMA_DEPTH = 32;
 var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-function jsonType(v) {
-  if (v === null) return "null";
+var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+var key = (p, k) => IDENTIFIER.test(k) ? p === "" ? k : `${p}.${k}` : `${p}[${quoteJSON(k)}]`;
+var index = (p, i) => `${p}[${i}]`;
+var show = (p) => p === "" ? ROOT_PATH : p;
+function quoteJSON(s) {
+  return JSON.stringify(s).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function quoteShort(s) {
+  const runes = Array.from(s);
+  return quoteJSON(runes.length > 60 ? runes.slice(0, 60).join("") + "…" : s);
+}
+var num = (n) => JSON.stringify(n);
+function describe2(v) {
+  if (v === null || v === void 0) return "null";
   if (Array.isArray(v)) return "an array";
   switch (typeof v) {
     case "string":
-      return `the string ${JSON.stringify(v)}`;
+      return `the string ${quoteShort(v)}`;
     case "number":
-      return `the number ${String(v)}`;
+      return `the number ${num(v)}`;
     case "boolean":
       return `${String(v)} (a boolean)`;
     default:
       return "an object";
   }
 }
-var TOOL_FIELDS = /* @__PURE__ */ new Set(["name", "description", "argsSchema", "timeoutMs", "handler"]);
-function validateManifest(manifest) {
-  const problems = [];
-  const add = (path, message) => problems.push({ path, message });
-  if (!isObject(manifest)) {
-    add("", `skills must be an object with guidance and tools, got ${jsonType(manifest)}`);
-    return problems;
-  }
-  if (typeof manifest.guidance !== "string") {
-    add("guidance", manifest.guidance === void 0 ? "is required: a string of operating guidance for the agent" : `must be a string, got ${jsonType(manifest.guidance)}`);
-  }
-  const tools = manifest.tools;
-  if (!Array.isArray(tools)) {
-    add("tools", tools === void 0 ? "is required: an array of tool definitions" : `must be an array of tool definitions, got ${jsonType(tools)}`);
-    return problems;
-  }
-  const seen = /* @__PURE__ */ new Map();
-  tools.forEach((tool, i) => {
-    const at = `tools[${i}]`;
-    if (!isObject(tool)) {
-      add(at, `must be an object, got ${jsonType(tool)}`);
-      return;
-    }
-    checkName(tool, at, i, seen, add);
-    checkDescription(tool, at, add);
-    checkTimeout(tool, at, add);
-    if ("input" in tool && !("argsSchema" in tool)) {
-      add(`${at}.input`, 'the legacy "input" shorthand is not supported: write argsSchema: {"type":"object","properties":{...},"required":[...]} instead');
-    } else if ("input" in tool) {
-      add(`${at}.input`, 'the legacy "input" shorthand is not supported: remove it and keep argsSchema');
-    }
-    if (!("argsSchema" in tool)) {
-      if (!("input" in tool)) add(`${at}.argsSchema`, 'is required: an object schema such as {"type":"object","properties":{},"required":[]}');
-    } else {
-      checkRoot(tool.argsSchema, `${at}.argsSchema`, add);
-    }
-    for (const key of Object.keys(tool)) {
-      if (!TOOL_FIELDS.has(key) && key !== "input") add(`${at}.${key}`, `unknown field "${key}": a tool has name, description, argsSchema and timeoutMs`);
-    }
-  });
-  return problems;
-}
-function checkName(tool, at, i, seen, add) {
-  const name = tool.name;
-  if (name === void 0) return add(`${at}.name`, "is required");
-  if (typeof name !== "string") return add(`${at}.name`, `must be a string, got ${jsonType(name)}`);
-  if (!TOOL_NAME_PATTERN.test(name)) {
-    return add(`${at}.name`, `${JSON.stringify(name)} does not match ^[a-zA-Z][a-zA-Z0-9_.-]*$: start with an ASCII letter, then use letters, digits, _, . or -`);
-  }
-  const first = seen.get(name);
-  if (first !== void 0) return add(`${at}.name`, `${JSON.stringify(name)} is already used by tools[${first}]: tool names must be unique`);
-  seen.set(name, i);
-}
-function checkDescription(tool, at, add) {
-  const d = tool.description;
-  if (d === void 0) return add(`${at}.description`, "is required: say what the tool does, what it reads or changes, and its constraints");
-  if (typeof d !== "string") return add(`${at}.description`, `must be a string, got ${jsonType(d)}`);
-  if (d.trim() === "") add(`${at}.description`, "must not be empty: say what the tool does, what it reads or changes, and its constraints");
-}
-function checkTimeout(tool, at, add) {
-  if (!("timeoutMs" in tool)) return;
-  const t = tool.timeoutMs;
-  if (typeof t !== "number" || !Number.isInteger(t) || t <= 0) {
-    add(`${at}.timeoutMs`, `must be a positive integer (milliseconds), got ${jsonType(t)}`);
-  }
-}
-function checkRoot(schema, at, add) {
-  if (!isObject(schema)) return add(at, `must be an object schema ({"type":"object",...}), got ${jsonType(schema)}`);
-  if (schema.type !== "object") {
-    return add(`${at}.type`, schema.type === void 0 ? 'is required at the root: the root must be {"type":"object",...}' : `must be "object" at the root, got ${jsonType(schema.type)}`);
-  }
-  checkNode(schema, at, add);
-}
-var COMMON = ["description", "default", "examples"];
-var BY_TYPE = {
+var NODE_TYPES = ["string", "number", "integer", "boolean", "array", "object"];
+var ANY_NODE_KEYWORDS = ["description", "default", "examples", "type", "oneOf"];
+var TYPE_KEYWORDS = {
   string: ["enum", "minLength", "maxLength", "pattern"],
   number: ["enum", "minimum", "maximum"],
   integer: ["enum", "minimum", "maximum"],
@@ -435,110 +378,387 @@ var BY_TYPE = {
   array: ["items", "minItems", "maxItems", "uniqueItems"],
   object: ["properties", "required"]
 };
-var UNSUPPORTED = /* @__PURE__ */ new Set([
-  "$ref",
-  "$defs",
-  "definitions",
-  "additionalProperties",
-  "format",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "allOf",
-  "anyOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "patternProperties",
-  "const"
-]);
-function checkNode(node, at, add) {
-  if (!isObject(node)) return add(at, `must be a schema object, got ${jsonType(node)}`);
-  if ("oneOf" in node) {
-    const alts = node.oneOf;
-    if (!Array.isArray(alts)) add(`${at}.oneOf`, `must be an array of schemas, got ${jsonType(alts)}`);
-    else alts.forEach((alt, i) => checkNode(alt, `${at}.oneOf[${i}]`, add));
-    for (const key of Object.keys(node)) {
-      if (key !== "oneOf" && key !== "type" && !COMMON.includes(key)) unsupported(key, at, add);
+var KEYWORD_TYPES = {};
+for (const t of NODE_TYPES) for (const k of TYPE_KEYWORDS[t] ?? []) (KEYWORD_TYPES[k] ?? (KEYWORD_TYPES[k] = [])).push(t);
+var UNSUPPORTED = {
+  $ref: "inline the referenced schema where it is used",
+  $defs: "inline each definition where it is used",
+  definitions: "inline each definition where it is used",
+  $schema: "remove it; the dialect is fixed",
+  $id: "remove it",
+  $anchor: "remove it and inline the schema",
+  $comment: 'remove it, or move the text into "description"',
+  title: 'use "description"',
+  additionalProperties: "remove it; undeclared properties are accepted and the handler should ignore them",
+  patternProperties: 'declare each property in "properties"',
+  propertyNames: "check property names in the handler",
+  minProperties: 'list the needed properties in "required"',
+  maxProperties: "check it in the handler",
+  dependentRequired: "check it in the handler",
+  dependentSchemas: "check it in the handler",
+  unevaluatedProperties: "remove it; undeclared properties are accepted and the handler should ignore them",
+  unevaluatedItems: "remove it",
+  prefixItems: 'use one "items" schema (with "oneOf" if items differ)',
+  additionalItems: 'use one "items" schema',
+  contains: "check it in the handler",
+  minContains: "check it in the handler",
+  maxContains: "check it in the handler",
+  format: 'use "pattern", or describe the format in "description" and check it in the handler',
+  exclusiveMinimum: 'use "minimum" (for an integer, the bound plus one)',
+  exclusiveMaximum: 'use "maximum" (for an integer, the bound minus one)',
+  multipleOf: 'describe it in "description" and check it in the handler',
+  const: 'use "enum" with one value',
+  allOf: "merge the schemas into one node",
+  anyOf: 'use "oneOf" with options that do not overlap',
+  not: "check it in the handler",
+  if: 'use "oneOf", or check it in the handler',
+  then: 'use "oneOf", or check it in the handler',
+  else: 'use "oneOf", or check it in the handler',
+  nullable: 'leave the property out of "required" instead of allowing null',
+  contentEncoding: "check it in the handler",
+  contentMediaType: "check it in the handler",
+  contentSchema: "check it in the handler",
+  readOnly: "remove it",
+  writeOnly: "remove it",
+  deprecated: 'remove it, or say so in "description"'
+};
+var TOOL_FIELD_HINTS = {
+  parameters: "argsSchema",
+  inputSchema: "argsSchema",
+  input_schema: "argsSchema",
+  schema: "argsSchema",
+  args: "argsSchema",
+  args_schema: "argsSchema",
+  argsschema: "argsSchema",
+  arguments: "argsSchema",
+  timeout: "timeoutMs",
+  timeout_ms: "timeoutMs",
+  timeoutMS: "timeoutMs",
+  desc: "description",
+  title: "description",
+  toolName: "name"
+};
+var orList = (names) => names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+var get = (o, k) => has(o, k) ? o[k] : void 0;
+var LOOKAROUND = "lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler";
+var BACKREF = "backreferences (\\1, \\k<name>) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler";
+var SYNTAX = "check its syntax (patterns are JavaScript regular expressions without lookaround or backreferences, run on RE2)";
+function patternProblem(pattern) {
+  const plain = pattern.split("\\\\").join("");
+  if (/\(\?(=|!|<=|<!)/.test(plain)) return LOOKAROUND;
+  if (/\\[1-9]|\\k</.test(plain)) return BACKREF;
+  try {
+    new RegExp(pattern);
+  } catch {
+    return SYNTAX;
+  }
+  return null;
+}
+var Checker = class {
+  constructor() {
+    __publicField(this, "problems", []);
+  }
+  add(p, message) {
+    this.problems.push({ path: show(p), message });
+  }
+  skills(v) {
+    if (!isObject(v)) {
+      this.add("", `skills must be an object {"guidance": "...", "tools": [...]}; got ${describe2(v)}`);
+      return;
     }
-    return;
+    let sawTools = false;
+    for (const k of Object.keys(v)) {
+      const val = v[k];
+      if (k === "guidance") {
+        if (typeof val !== "string") this.add(key("", "guidance"), `guidance must be a string of instructions for the agent; got ${describe2(val)}`);
+      } else if (k === "tools") {
+        sawTools = true;
+        this.tools(val, key("", "tools"));
+      } else {
+        this.add(key("", k), `unknown field ${quoteShort(k)} in skills; skills has only guidance and tools, so remove it`);
+      }
+    }
+    if (!sawTools) this.add(key("", "tools"), 'tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)');
   }
-  const type = node.type;
-  if (type === void 0) return add(`${at}.type`, 'is required: one of "string", "number", "integer", "boolean", "array", "object" (or use oneOf)');
-  if (typeof type !== "string" || !(type in BY_TYPE)) {
-    return add(`${at}.type`, `must be one of "string", "number", "integer", "boolean", "array", "object", got ${jsonType(type)}`);
+  tools(v, p) {
+    if (!Array.isArray(v)) {
+      this.add(p, `tools must be an array of tool definitions; got ${describe2(v)}`);
+      return;
+    }
+    const firstUse = /* @__PURE__ */ new Map();
+    v.forEach((e, i) => this.tool(e, index(p, i), i, firstUse));
   }
-  const allowed = BY_TYPE[type] ?? [];
-  for (const key of Object.keys(node)) {
-    if (key === "type" || COMMON.includes(key) || allowed.includes(key)) continue;
-    unsupported(key, at, add, type);
+  tool(v, p, i, firstUse) {
+    if (!isObject(v)) {
+      this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe2(v)}`);
+      return;
+    }
+    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false;
+    for (const k of Object.keys(v)) {
+      const val = v[k];
+      const fp = key(p, k);
+      switch (k) {
+        case "name":
+          sawName = true;
+          this.name(val, fp, i, firstUse);
+          break;
+        case "description":
+          sawDescription = true;
+          if (typeof val !== "string") this.add(fp, `description must be a string; got ${describe2(val)}`);
+          else if (val.trim() === "") this.add(fp, "description is empty; say what the tool does, what it reads or changes, and when to prefer another tool");
+          break;
+        case "timeoutMs":
+          this.timeout(val, fp);
+          break;
+        case "argsSchema":
+          sawArgs = true;
+          this.argsSchema(val, fp);
+          break;
+        case "input":
+          sawInput = true;
+          this.add(fp, 'the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}');
+          break;
+        case "handler":
+          this.add(fp, "handler cannot be part of the manifest: handlers stay in the browser (the SDK removes them before sending the definitions); remove it from the JSON");
+          break;
+        default: {
+          const want = has(TOOL_FIELD_HINTS, k) ? TOOL_FIELD_HINTS[k] : void 0;
+          if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only name, description, argsSchema and timeoutMs`);
+          else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only name, description, argsSchema and timeoutMs, so remove it`);
+        }
+      }
+    }
+    if (!sawName) this.add(key(p, "name"), 'name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)');
+    if (!sawDescription) this.add(key(p, "description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool");
+    if (!sawArgs && !sawInput) {
+      this.add(key(p, "argsSchema"), 'argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}');
+    }
   }
-  checkKeywords(node, type, at, add);
-}
-function unsupported(key, at, add, type) {
-  if (UNSUPPORTED.has(key)) add(`${at}.${key}`, `"${key}" is not supported by Pedelec's schema subset`);
-  else if (type) add(`${at}.${key}`, `"${key}" is not a supported keyword for type "${type}"`);
-  else add(`${at}.${key}`, `"${key}" is not supported next to oneOf`);
-}
-function nonNegInt(v) {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0;
-}
-function checkKeywords(node, type, at, add) {
-  if (node.description !== void 0 && typeof node.description !== "string") {
-    add(`${at}.description`, `must be a string, got ${jsonType(node.description)}`);
+  name(v, p, i, firstUse) {
+    if (typeof v !== "string") {
+      this.add(p, `name must be a string such as "update_counter"; got ${describe2(v)}`);
+      return;
+    }
+    if (v === "") {
+      this.add(p, 'name is empty; use an ASCII letter, then letters, digits, _, . or - (for example "update_counter")');
+    } else if (!TOOL_NAME_PATTERN.test(v)) {
+      if (!/^[a-zA-Z]/.test(v)) {
+        this.add(p, `name ${quoteShort(v)} must start with an ASCII letter (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$); for example "update_counter"`);
+      } else {
+        const bad = Array.from(v).find((r) => !/^[a-zA-Z0-9_.-]$/.test(r)) ?? "";
+        this.add(p, `name ${quoteShort(v)} contains ${quoteJSON(bad)}, which is not allowed; use only ASCII letters, digits, _, . and - (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`);
+      }
+    }
+    if (v !== "") {
+      const first = firstUse.get(v);
+      if (first !== void 0) this.add(p, `name ${quoteShort(v)} is already used by tools[${first}]; tool names must be unique, so rename one of them`);
+      else firstUse.set(v, i);
+    }
   }
-  if (node.examples !== void 0 && !Array.isArray(node.examples)) add(`${at}.examples`, `must be an array, got ${jsonType(node.examples)}`);
-  if (node.enum !== void 0 && !Array.isArray(node.enum)) add(`${at}.enum`, `must be an array, got ${jsonType(node.enum)}`);
-  for (const k of ["minLength", "maxLength", "minItems", "maxItems"]) {
-    if (node[k] !== void 0 && !nonNegInt(node[k])) add(`${at}.${k}`, `must be a non-negative integer, got ${jsonType(node[k])}`);
+  timeout(v, p) {
+    const fix = "remove timeoutMs to use the default of 60000";
+    if (typeof v === "string") {
+      this.add(p, `timeoutMs must be a number of milliseconds, not a string; got ${describe2(v)} (write it without quotes, or ${fix})`);
+    } else if (typeof v !== "number") {
+      this.add(p, `timeoutMs must be a positive integer number of milliseconds; got ${describe2(v)} (${fix})`);
+    } else if (v !== Math.trunc(v)) {
+      this.add(p, `timeoutMs must be a whole number of milliseconds; got ${num(v)}`);
+    } else if (v <= 0) {
+      this.add(p, `timeoutMs must be positive; got ${num(v)} (${fix})`);
+    } else if (v > MAX_SAFE_INTEGER) {
+      this.add(p, `timeoutMs ${num(v)} is too large; use at most ${MAX_SAFE_INTEGER} milliseconds`);
+    }
   }
-  for (const k of ["minimum", "maximum"]) {
-    if (node[k] !== void 0 && typeof node[k] !== "number") add(`${at}.${k}`, `must be a number, got ${jsonType(node[k])}`);
+  argsSchema(v, p) {
+    if (!isObject(v)) {
+      this.add(p, `argsSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
+      return;
+    }
+    const t = get(v, "type");
+    if (!has(v, "type")) {
+      this.add(key(p, "type"), 'the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments');
+    } else if (typeof t === "string" && t !== "object") {
+      this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
+    }
+    this.node(v, p, 0, "object");
   }
-  if (node.uniqueItems !== void 0 && typeof node.uniqueItems !== "boolean") add(`${at}.uniqueItems`, `must be a boolean, got ${jsonType(node.uniqueItems)}`);
-  if (node.pattern !== void 0) {
-    if (typeof node.pattern !== "string") add(`${at}.pattern`, `must be a string, got ${jsonType(node.pattern)}`);
-    else {
-      try {
-        new RegExp(node.pattern, "u");
-      } catch {
-        add(`${at}.pattern`, `is not a valid regular expression: ${JSON.stringify(node.pattern)}`);
+  node(v, p, depth, assume) {
+    if (!isObject(v)) {
+      if (typeof v === "boolean") this.add(p, 'boolean schemas are not supported; write an object schema such as {"type": "string"}');
+      else this.add(p, `a schema must be an object such as {"type": "string"}; got ${describe2(v)}`);
+      return;
+    }
+    if (depth > MAX_SCHEMA_DEPTH) {
+      this.add(p, `schemas nested more than ${MAX_SCHEMA_DEPTH} levels deep are not supported; flatten the arguments`);
+      return;
+    }
+    const [typ, typeOK] = this.nodeType(v, p, assume);
+    for (const k of Object.keys(v)) {
+      const val = v[k];
+      const kp = key(p, k);
+      const unsupported = has(UNSUPPORTED, k) ? UNSUPPORTED[k] : void 0;
+      const applies = has(KEYWORD_TYPES, k) ? KEYWORD_TYPES[k] : void 0;
+      if (ANY_NODE_KEYWORDS.includes(k)) {
+        this.anyNodeKeyword(k, val, kp, depth);
+      } else if (unsupported) {
+        this.add(kp, `${k} is not supported by Pedelec's schema subset; ${unsupported}`);
+      } else if (applies) {
+        if (typeOK && (TYPE_KEYWORDS[typ] ?? []).includes(k)) this.typeKeyword(v, typ, k, val, kp, depth);
+        else if (typeOK) this.add(kp, `${k} applies to ${orList(applies)} schemas, not ${typ}; remove it or change the type`);
+        else if (typ === "") this.add(kp, `${k} needs a "type" (it applies to ${orList(applies)} schemas); add the type, or move ${k} into each oneOf option`);
+      } else {
+        this.add(kp, `${quoteShort(k)} is not a keyword of Pedelec's schema subset; ${supportedHint(typ, typeOK)}`);
+      }
+    }
+    if (typeOK) this.pairs(v, p, typ);
+  }
+  nodeType(v, p, assume) {
+    if (!has(v, "type")) {
+      if (assume !== "") return [assume, true];
+      if (!["oneOf", "$ref", "allOf", "anyOf"].some((k) => has(v, k))) {
+        this.add(p, `the schema has no "type"; add "type" (one of ${orList(NODE_TYPES)}), or "oneOf" with the allowed forms`);
+      }
+      return ["", false];
+    }
+    const t = v.type;
+    if (Array.isArray(t)) this.add(key(p, "type"), 'type must be one string; a list of types is not supported, so use "oneOf" with one schema per type');
+    else if (typeof t !== "string") this.add(key(p, "type"), `type must be a string, one of ${orList(NODE_TYPES)}; got ${describe2(t)}`);
+    else if (t === "null") this.add(key(p, "type"), 'type "null" is not supported; to make a value optional, leave it out of "required"');
+    else if (!NODE_TYPES.includes(t)) this.add(key(p, "type"), `type ${quoteShort(t)} is not supported; use one of ${orList(NODE_TYPES)}`);
+    else return [t, true];
+    return ["invalid", false];
+  }
+  anyNodeKeyword(k, v, p, depth) {
+    if (k === "description" && typeof v !== "string") this.add(p, `description must be a string; got ${describe2(v)}`);
+    if (k === "examples" && !Array.isArray(v)) this.add(p, `examples must be an array of example values; got ${describe2(v)} (wrap it in [ ])`);
+    if (k === "oneOf") {
+      if (!Array.isArray(v)) this.add(p, `oneOf must be an array of schemas; got ${describe2(v)}`);
+      else if (v.length === 0) this.add(p, "oneOf is empty, so no value could ever match; list at least one schema, or remove oneOf");
+      else v.forEach((e, i) => this.node(e, index(p, i), depth + 1, ""));
+    }
+  }
+  typeKeyword(n, typ, k, v, p, depth) {
+    switch (k) {
+      case "enum":
+        return this.enum(typ, v, p);
+      case "minLength":
+      case "maxLength":
+      case "minItems":
+      case "maxItems":
+        if (typeof v !== "number") this.add(p, `${k} must be a non-negative integer; got ${describe2(v)}`);
+        else if (v !== Math.trunc(v) || v < 0) this.add(p, `${k} must be a non-negative integer; got ${num(v)}`);
+        return;
+      case "minimum":
+      case "maximum":
+        if (typeof v !== "number") this.add(p, `${k} must be a number; got ${describe2(v)}`);
+        return;
+      case "pattern":
+        if (typeof v !== "string") this.add(p, `pattern must be a string holding a regular expression; got ${describe2(v)}`);
+        else {
+          const why = patternProblem(v);
+          if (why) this.add(p, `pattern ${quoteShort(v)} is not a regular expression Pedelec can run; ${why}`);
+        }
+        return;
+      case "uniqueItems":
+        if (typeof v !== "boolean") this.add(p, `uniqueItems must be true or false; got ${describe2(v)}`);
+        return;
+      case "items":
+        if (Array.isArray(v)) {
+          this.add(p, 'items must be one schema; a list of schemas (tuple form) is not supported, so use one schema, with "oneOf" if items differ');
+          return;
+        }
+        return this.node(v, p, depth + 1, "");
+      case "properties":
+        if (!isObject(v)) {
+          this.add(p, `properties must be an object mapping each property name to its schema; got ${describe2(v)}`);
+          return;
+        }
+        for (const name of Object.keys(v)) this.node(v[name], key(p, name), depth + 1, "");
+        return;
+      case "required":
+        return this.required(n, v, p);
+    }
+  }
+  enum(typ, v, p) {
+    if (!Array.isArray(v)) {
+      this.add(p, `enum must be an array of the allowed ${typ} values; got ${describe2(v)}`);
+      return;
+    }
+    if (v.length === 0) {
+      this.add(p, `enum is empty, so no value could ever match; list the allowed ${typ} values, or remove enum`);
+      return;
+    }
+    v.forEach((e, i) => {
+      if (!matchesType(typ, e)) this.add(index(p, i), `enum values must be of the schema's type ${typ}; got ${describe2(e)}`);
+    });
+  }
+  required(n, v, p) {
+    if (!Array.isArray(v)) {
+      this.add(p, `required must be an array of property names; got ${describe2(v)}`);
+      return;
+    }
+    const props = get(n, "properties");
+    v.forEach((e, i) => {
+      if (typeof e !== "string") this.add(index(p, i), `required must list property names as strings; got ${describe2(e)}`);
+      else if (!isObject(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
+      else if (!has(props, e)) this.add(index(p, i), `required names ${quoteShort(e)}, which is not in properties; declare it in "properties" or remove it from required`);
+    });
+  }
+  pairs(v, p, typ) {
+    for (const [lo, hi] of [["minLength", "maxLength"], ["minimum", "maximum"], ["minItems", "maxItems"]]) {
+      if (!(TYPE_KEYWORDS[typ] ?? []).includes(lo)) continue;
+      const l = get(v, lo);
+      const h = get(v, hi);
+      if (typeof l === "number" && typeof h === "number" && l > h) {
+        this.add(key(p, lo), `${lo} (${num(l)}) is greater than ${hi} (${num(h)}), so no value could match; lower ${lo} or raise ${hi}`);
       }
     }
   }
-  if (type === "array" && node.items !== void 0) checkNode(node.items, `${at}.items`, add);
-  if (type === "object") {
-    const props = node.properties;
-    if (props !== void 0 && !isObject(props)) add(`${at}.properties`, `must be an object mapping names to schemas, got ${jsonType(props)}`);
-    if (isObject(props)) for (const [name, sub] of Object.entries(props)) checkNode(sub, `${at}.properties.${name}`, add);
-    const req = node.required;
-    if (req !== void 0) {
-      if (!Array.isArray(req)) add(`${at}.required`, `must be an array of property names, got ${jsonType(req)}`);
-      else
-        req.forEach((name, i) => {
-          if (typeof name !== "string") add(`${at}.required[${i}]`, `must be a string, got ${jsonType(name)}`);
-          else if (!isObject(props) || !(name in props)) add(`${at}.required[${i}]`, `names "${name}", which is not defined in properties`);
-        });
-    }
+};
+function matchesType(typ, v) {
+  switch (typ) {
+    case "string":
+      return typeof v === "string";
+    case "number":
+      return typeof v === "number";
+    case "integer":
+      return typeof v === "number" && v === Math.trunc(v);
+    case "boolean":
+      return typeof v === "boolean";
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return isObject(v);
   }
+  return false;
+}
+function supportedHint(typ, typeOK) {
+  if (typeOK) return `a ${typ} schema may use ${[...ANY_NODE_KEYWORDS, ...TYPE_KEYWORDS[typ] ?? []].join(", ")}`;
+  return `every schema may use ${ANY_NODE_KEYWORDS.join(", ")}, plus the keywords of its type`;
+}
+function validateManifest(manifest) {
+  const c = new Checker();
+  c.skills(manifest);
+  return c.problems;
 }
 function plainJsonProblem(value) {
   const checked = checkJson(value);
   if (checked.ok) return null;
-  const path = checked.problem.path.replace(/^\$\.?/, "");
-  return { path, message: `is ${checked.problem.problem}: the manifest must be plain JSON` };
+  const { path, problem } = checked.problem;
+  return { path: path === "$" ? ROOT_PATH : path.replace(/^\$\.?/, ""), message: `skills must be plain JSON, but this is ${problem}` };
 }
 
 // src/manifest.ts
 function stripHandlers(skills) {
   if (typeof skills !== "object" || skills === null || Array.isArray(skills)) return skills;
-  const { tools, ...rest } = skills;
+  const tools = skills.tools;
   if (!Array.isArray(tools)) return skills;
   return {
-    ...rest,
+    ...skills,
     tools: tools.map((tool) => {
       if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return tool;
+      if (typeof tool.handler !== "function") return tool;
       const { handler: _handler, ...def } = tool;
       return def;
     })
@@ -554,30 +774,15 @@ function checkedManifest(skills) {
   const stripped = stripHandlers(skills);
   const jsonProblem = plainJsonProblem(stripped);
   if (jsonProblem) throw invalidInput([jsonProblem]);
-  const tools = skills?.tools;
-  const problems = [];
-  if (Array.isArray(tools)) {
-    tools.forEach((tool, i) => {
-      const handler = tool?.handler;
-      if (handler !== void 0 && typeof handler !== "function") {
-        problems.push({ path: `tools[${i}].handler`, message: "must be a function (it stays in the page)" });
-      }
-    });
-  }
-  const clean = JSON.parse(JSON.stringify(stripped));
-  problems.unshift(...validateManifest(clean));
+  const clean = JSON.parse(JSON.stringify(stripped ?? null));
+  const problems = validateManifest(clean);
   if (problems.length > 0) throw invalidInput(problems);
   return clean;
 }
 function invalidInput(problems) {
-  const first = problems[0];
-  const where = (p) => p.path ? `${p.path}: ${p.message}` : p.message;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  return new PedelecError(
-    "INVALID_INPUT",
-    `Invalid skills: ${first ? where(first) : "unknown problem"}${more}`,
-    { problems }
-  );
+  const n = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
+  const parts = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+  return new PedelecError("INVALID_INPUT", `${n} in the tool definitions: ${parts}`, { problems });
 }
 
 // src/handlers.ts

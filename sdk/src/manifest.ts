@@ -6,14 +6,19 @@ import { PedelecError } from "./errors.js";
 import type { AnyToolDefinition, JsonValue, SkillsInput, SkillsManifest } from "./types.js";
 import { plainJsonProblem, validateManifest, type Problem } from "./validate.js";
 
+/**
+ * Removes function handlers. Anything else in a handler field is left for
+ * the rules to report, as Core would.
+ */
 function stripHandlers(skills: unknown): unknown {
   if (typeof skills !== "object" || skills === null || Array.isArray(skills)) return skills;
-  const { tools, ...rest } = skills as { tools?: unknown; [k: string]: unknown };
+  const tools = (skills as { tools?: unknown }).tools;
   if (!Array.isArray(tools)) return skills;
   return {
-    ...rest,
+    ...skills,
     tools: tools.map((tool: unknown) => {
       if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return tool;
+      if (typeof (tool as { handler?: unknown }).handler !== "function") return tool;
       const { handler: _handler, ...def } = tool as Record<string, unknown>;
       return def;
     }),
@@ -39,29 +44,15 @@ export function checkedManifest(skills: unknown): JsonValue {
   const stripped = stripHandlers(skills);
   const jsonProblem = plainJsonProblem(stripped);
   if (jsonProblem) throw invalidInput([jsonProblem]);
-  const tools = (skills as { tools?: unknown })?.tools;
-  const problems: Problem[] = [];
-  if (Array.isArray(tools)) {
-    tools.forEach((tool: unknown, i) => {
-      const handler = (tool as { handler?: unknown } | null)?.handler;
-      if (handler !== undefined && typeof handler !== "function") {
-        problems.push({ path: `tools[${i}].handler`, message: "must be a function (it stays in the page)" });
-      }
-    });
-  }
-  const clean = JSON.parse(JSON.stringify(stripped)) as JsonValue;
-  problems.unshift(...validateManifest(clean));
+  const clean = JSON.parse(JSON.stringify(stripped ?? null)) as JsonValue;
+  const problems = validateManifest(clean);
   if (problems.length > 0) throw invalidInput(problems);
   return clean;
 }
 
+/** The same error Core answers (schema.InvalidInput): every problem in the message and in details. */
 export function invalidInput(problems: Problem[]): PedelecError {
-  const first = problems[0];
-  const where = (p: Problem) => (p.path ? `${p.path}: ${p.message}` : p.message);
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  return new PedelecError(
-    "INVALID_INPUT",
-    `Invalid skills: ${first ? where(first) : "unknown problem"}${more}`,
-    { problems },
-  );
+  const n = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
+  const parts = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
+  return new PedelecError("INVALID_INPUT", `${n} in the tool definitions: ${parts}`, { problems });
 }
