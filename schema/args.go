@@ -100,7 +100,13 @@ func (c *CompiledTool) translate(e *jsonschema.ValidationError, inst *value, out
 		}
 	case *kind.Type:
 		exp := describe(node, 0)
-		add(exp, typed(got), "must be "+exp+"; got "+typed(got))
+		msg := "must be " + exp + "; got " + typed(got)
+		if len(e.InstanceLocation) == 0 && got != nil && got.kind == kindString {
+			if inner, err := parseJSON([]byte(got.s)); err == nil && inner.kind == kindObject {
+				msg += "; that string holds JSON, so pass the object itself, not a quoted string"
+			}
+		}
+		add(exp, typed(got), msg)
 	case *kind.Enum:
 		exp := "one of " + listValues(k.Want)
 		add(exp, show(got), "must be "+exp+"; got "+show(got))

@@ -1,9 +1,6 @@
 package schema
 
-import (
-	"regexp"
-	"strconv"
-)
+import "strconv"
 
 // RootPath names the whole value in a Problem or Violation path: the skills
 // object for definitions, the arguments object for a call. An empty string
@@ -15,10 +12,23 @@ const RootPath = "(root)"
 // Built by appending, so a child never changes its parent's path.
 type path string
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// isIdentifier reports whether k can follow a dot: ^[A-Za-z_$][A-Za-z0-9_$]*$.
+func isIdentifier(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 func (p path) key(k string) path {
-	if identifier.MatchString(k) {
+	if isIdentifier(k) {
 		if p == "" {
 			return path(k)
 		}

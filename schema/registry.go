@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -52,7 +53,13 @@ func compileTool(t Tool) (*CompiledTool, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) { return compilePattern(s) })
+	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
+		re, err := compilePattern(s)
+		if err != nil {
+			return nil, err
+		}
+		return sourceRegexp{re, s}, nil
+	})
 	if err := c.AddResource(schemaURL, tree.toAny()); err != nil {
 		return nil, err
 	}
@@ -62,6 +69,15 @@ func compileTool(t Tool) (*CompiledTool, error) {
 	}
 	return &CompiledTool{def: t, tree: tree, schema: sch}, nil
 }
+
+// sourceRegexp prints as the pattern the developer wrote, not its RE2
+// translation, so a violation quotes the schema as the agent read it.
+type sourceRegexp struct {
+	*regexp.Regexp
+	source string
+}
+
+func (r sourceRegexp) String() string { return r.source }
 
 // Tool returns the tool named name.
 func (r *Registry) Tool(name string) (*CompiledTool, bool) {

@@ -33,7 +33,7 @@ func ValidateSkills(raw json.RawMessage) (Skills, []Problem) {
 	if err != nil {
 		return Skills{}, []Problem{{Path: RootPath, Message: "skills is not valid JSON (" + err.Error() + "); send a plain JSON object {\"guidance\": ..., \"tools\": [...]}"}}
 	}
-	c := &checker{}
+	c := &checker{data: raw}
 	s := c.skills(v)
 	return s, c.problems
 }
@@ -47,7 +47,7 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 	if err != nil {
 		return Skills{}, nil, err
 	}
-	c := &checker{}
+	c := &checker{data: data}
 	var s Skills
 	switch v.kind {
 	case kindArray:
@@ -63,6 +63,7 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 
 // checker collects problems; every check adds and carries on.
 type checker struct {
+	data     []byte // the input, for copying values out verbatim
 	problems []Problem
 }
 
@@ -81,14 +82,20 @@ func (c *checker) plain(v *value, p path) {
 		}
 	case kindArray:
 		for i, e := range v.arr {
-			c.plain(e, p.index(i))
+			if e.kind == kindArray || e.kind == kindObject || e.kind == kindNumber {
+				c.plain(e, p.index(i))
+			}
 		}
 	case kindObject:
 		for _, k := range v.dups {
 			c.add(p.key(k), "the key %s appears more than once in this object; plain JSON has each key once, so keep only one", quoteShort(k))
 		}
 		for _, m := range v.obj {
-			c.plain(m.val, p.key(m.key))
+			// Paths are built only where a problem can be: strings,
+			// booleans and null are always plain.
+			if m.val.kind == kindArray || m.val.kind == kindObject || m.val.kind == kindNumber {
+				c.plain(m.val, p.key(m.key))
+			}
 		}
 	}
 }
@@ -170,7 +177,7 @@ func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Too
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
-			t.ArgsSchema = compact(m.val)
+			t.ArgsSchema = c.verbatim(m.val)
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)
@@ -259,10 +266,21 @@ func (c *checker) timeout(v *value, p path) *int64 {
 	return nil
 }
 
-// compact keeps a value's JSON text without insignificant whitespace: the
-// definition as the page wrote it, smaller in every later message.
+// verbatim copies a value's JSON text out of the input without
+// insignificant whitespace: the definition as the page wrote it, smaller in
+// every later message (tool-spec, the prompt). Repeated keys are the one
+// case where the text would differ from what was checked, and they are a
+// problem already, so such skills are never used.
+func (c *checker) verbatim(v *value) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, c.data[v.start:v.end]); err != nil {
+		return compact(v)
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// compact re-encodes a value tree as JSON.
 func compact(v *value) json.RawMessage {
-	// The caller's bytes are gone by now in the value tree, so re-encode.
 	var b bytes.Buffer
 	writeJSON(&b, v)
 	return json.RawMessage(b.Bytes())
