@@ -47,6 +47,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			toolCallCommand(),
 			validateToolsCommand(),
 			providersCommand(),
+			scriptAgentCommand(),
 		},
 	}
 	return app

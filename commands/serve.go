@@ -1,7 +1,97 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	pruntime "github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/sdk"
+	"github.com/kaoruisaac/pedelec/web"
+	"github.com/urfave/cli/v2"
+)
 
 func serveCommand() *cli.Command {
-	return &cli.Command{Name: "serve", Usage: "Run Core: the server pages and agents talk to", Hidden: true}
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "Run Core: the server pages and agents talk to",
+		Description: `Runs Pedelec Core on loopback: the WebSocket the browser SDK connects to, the
+endpoint the agent's 'pedelec tool-call' dials back to, the SDK module at
+/sdk/pedelec.js, and a demo page at /. Stop it with Ctrl-C: sessions end,
+provider processes are killed and work directories removed.`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7077", Usage: "address to listen on; use port 0 for a free port", EnvVars: []string{"PEDELEC_ADDR"}},
+			&cli.StringSliceFlag{Name: "allow-origin", Usage: "allow pages from this origin (repeatable; \"http://localhost:*\" patterns work)", EnvVars: []string{"PEDELEC_ALLOW_ORIGIN"}},
+			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host name besides loopback names (only when deliberately exposing Core)", EnvVars: []string{"PEDELEC_ALLOW_HOST"}},
+			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+			&cli.DurationFlag{Name: "tool-timeout", Value: 60 * time.Second, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
+			&cli.DurationFlag{Name: "turn-timeout", Value: 15 * time.Minute, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
+			&cli.IntFlag{Name: "max-pending-calls", Value: 8, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
+			&cli.Int64Flag{Name: "max-message-bytes", Value: 1 << 20, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
+		}, configFlag()),
+		Action: runServe,
+	}
+}
+
+// defaultStateDir is $XDG_STATE_HOME/pedelec, else ~/.local/state/pedelec.
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "pedelec")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "pedelec")
+	}
+	return filepath.Join(os.TempDir(), "pedelec-state")
+}
+
+func runServe(c *cli.Context) error {
+	logger := loggerFrom(c)
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if c.Int("max-pending-calls") < 1 {
+		return usageErrorf("--max-pending-calls must be at least 1")
+	}
+	providers := cfg.Registry()
+	core, err := pruntime.NewCore(pruntime.Options{
+		StateDir:        c.String("state-dir"),
+		ToolTimeout:     c.Duration("tool-timeout"),
+		TurnTimeout:     c.Duration("turn-timeout"),
+		MaxPendingCalls: c.Int("max-pending-calls"),
+		MaxMessageBytes: c.Int64("max-message-bytes"),
+		AllowOrigins:    c.StringSlice("allow-origin"),
+		AllowHosts:      c.StringSlice("allow-host"),
+		Providers:       providers,
+		Logger:          logger,
+		Version:         Version,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := core.Listen(c.String("addr"))
+	if err != nil {
+		return usageErrorf("listen on %s: %v", c.String("addr"), err)
+	}
+	web, err := fs.Sub(web.Files, ".")
+	if err != nil {
+		return err
+	}
+	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
+	for _, info := range providers.List(c.Context) {
+		if info.Available {
+			logger.Info("provider available", "provider", info.Name, "version", info.Version)
+		} else {
+			logger.Info("provider unavailable", "provider", info.Name, "reason", info.Reason)
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "\n  Pedelec is running. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n\n", core.URL(), core.URL())
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return core.Serve(ctx, l, pruntime.Assets{SDK: sdk.Dist, Web: web})
 }

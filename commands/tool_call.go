@@ -1,11 +1,147 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/urfave/cli/v2"
+)
 
 func toolCallCommand() *cli.Command {
-	return &cli.Command{Name: "tool-call", Usage: "Call one of the page's tools and print its result as JSON", Hidden: true}
+	return &cli.Command{
+		Name:      "tool-call",
+		Usage:     "Call one of the page's tools and print its result as JSON",
+		ArgsUsage: "<tool> '<json_args>'",
+		Description: `Run by the agent inside a Pedelec session. Validates the arguments against the
+tool's schema in Core, hands the call to the web page, waits for the page's
+handler, and prints exactly one JSON object on stdout:
+
+   {"ok":true,"result":<the handler's result>}                    exit 0
+   {"ok":false,"error":{"code":"...","message":"...","details":...}}  exit 1 (2 for usage errors)
+
+A result may itself be the application's domain error ({"error":{...}}): it is
+still a result (exit 0). On TOOL_ARGS_INVALID, details.violations lists every
+problem with its path, what was expected and what was given: fix them and call
+once more. Use 'tool-spec <tool>' to see the full argument schema.
+
+The arguments are one JSON object in single quotes ('{}' when the tool takes
+none, or omit them); '-' reads them from stdin. Core and the session's secret
+come from the environment Core gives the agent; the session from --thread-id
+or PEDELEC_THREAD_ID.`,
+		Flags:  []cli.Flag{threadIDFlag()},
+		Action: runToolCall,
+	}
 }
 
-func toolSpecCommand() *cli.Command {
-	return &cli.Command{Name: "tool-spec", Usage: "Print one tool's full definition as JSON", Hidden: true}
+func runToolCall(c *cli.Context) error {
+	out := c.App.Writer
+	if c.NArg() < 1 || c.NArg() > 2 {
+		return printAgentUsage(out, "usage: tool-call <tool> '<json_args>'", map[string]any{"args": c.Args().Slice()})
+	}
+	tool := c.Args().Get(0)
+	raw := c.Args().Get(1)
+	if raw == "-" {
+		data, err := io.ReadAll(c.App.Reader)
+		if err != nil {
+			return printAgentUsage(out, "read arguments from stdin: "+err.Error(), nil)
+		}
+		raw = string(data)
+	}
+	if strings.TrimSpace(raw) == "" {
+		raw = "{}"
+	}
+	if werr := checkJSONArgs(raw); werr != nil {
+		agentclient.Print(out, wire.AgentResult{Error: werr})
+		return &usageError{msg: werr.Message}
+	}
+	threadID, client, err := agentSetup(c)
+	if err != nil {
+		return err
+	}
+	res := client.ToolCall(c.Context, threadID, tool, json.RawMessage(raw))
+	agentclient.Print(out, res)
+	if !res.OK {
+		return failed(res.Error.Message)
+	}
+	return nil
+}
+
+// checkJSONArgs reports unparseable arguments with the parser's message and
+// where in the text it stopped.
+func checkJSONArgs(raw string) *wire.Error {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			off := dec.InputOffset()
+			line, col := lineCol(raw, off)
+			return wire.Errorf(wire.CodeInvalidInput, "arguments have text after the JSON value at line %d, column %d: pass one JSON object", line, col).
+				WithDetails(map[string]any{"line": line, "column": col, "offset": off})
+		}
+		return nil
+	}
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset - 1 // Offset counts the offending byte; point at it
+	case errors.As(err, &te):
+		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		off = int64(len(raw))
+		err = errors.New("unexpected end of JSON input")
+	}
+	line, col := lineCol(raw, off)
+	return wire.Errorf(wire.CodeInvalidInput, "arguments are not valid JSON: %v (line %d, column %d)", err, line, col).
+		WithDetails(map[string]any{"line": line, "column": col, "offset": off, "parser": err.Error()})
+}
+
+// lineCol turns a byte offset into 1-based line and column.
+func lineCol(s string, off int64) (int, int) {
+	if off > int64(len(s)) {
+		off = int64(len(s))
+	}
+	before := s[:off]
+	line := strings.Count(before, "\n") + 1
+	col := int(off) - strings.LastIndex(before, "\n")
+	return line, col
+}
+
+// agentSetup finds the session id and the client from flags and environment.
+func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
+	threadID := c.String("thread-id")
+	if threadID == "" {
+		for _, parent := range c.Lineage() {
+			if v := parent.String("thread-id"); v != "" {
+				threadID = v
+				break
+			}
+		}
+	}
+	if threadID == "" {
+		werr := wire.Errorf(wire.CodeNotInSession, "no thread id: pass --thread-id <id> or set %s", wire.EnvThreadID)
+		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
+		return "", nil, &usageError{msg: werr.Message}
+	}
+	client, werr := agentclient.FromEnv(agentclient.Getenv)
+	if werr != nil {
+		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
+		return "", nil, &usageError{msg: werr.Message}
+	}
+	return threadID, client, nil
+}
+
+func printAgentUsage(out io.Writer, msg string, details any) error {
+	werr := wire.Errorf(wire.CodeInvalidInput, "%s", msg)
+	if details != nil {
+		werr.Details = details
+	}
+	agentclient.Print(out, wire.AgentResult{Error: werr})
+	return &usageError{msg: msg}
 }

@@ -35,6 +35,9 @@ type Turn struct {
 	// rules, guidance and tool index followed by the user's message; on a
 	// resumed turn only the user's message.
 	Prompt string
+	// Message is the user's message alone (part of Prompt), for adapters
+	// that act on it directly (script).
+	Message string
 	// ResumeID is the provider's own thread id from an earlier turn of this
 	// session (Event.ProviderThreadID); empty on the first turn.
 	ResumeID string

@@ -76,6 +76,7 @@ const (
 	CodeToolTimeout            = "TOOL_TIMEOUT"
 	CodeToolRequestNotPending  = "TOOL_REQUEST_NOT_PENDING" // a result for a call that timed out, was already answered, or never existed
 	CodeTooManyPendingCalls    = "TOO_MANY_PENDING_CALLS"
+	CodeNoActiveTurn           = "NO_ACTIVE_TURN"            // a tool call arrived while the session runs no turn
 	CodeToolHandlerNotFound    = "TOOL_HANDLER_NOT_FOUND"    // produced by the SDK as a result
 	CodeToolHandlerError       = "TOOL_HANDLER_ERROR"        // produced by the SDK as a result
 	CodeToolResultInvalid      = "TOOL_RESULT_INVALID"       // produced by the SDK: the handler returned a non-JSON value
@@ -94,7 +95,7 @@ var Codes = []string{
 	CodeSessionBusy, CodeSessionEnded, CodeThreadNotFound, CodeThreadAccessDenied,
 	CodeProviderNotFound, CodeProviderUnavailable, CodeProviderError, CodeProviderTimeout,
 	CodeModelRequired, CodeModelNotFound, CodeEndpointUnreachable, CodeAuthFailed, CodeBadModelResponse, CodeStepLimit,
-	CodeToolNotFound, CodeToolArgsInvalid, CodeToolTimeout, CodeToolRequestNotPending, CodeTooManyPendingCalls,
+	CodeToolNotFound, CodeToolArgsInvalid, CodeToolTimeout, CodeToolRequestNotPending, CodeTooManyPendingCalls, CodeNoActiveTurn,
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,

@@ -1,0 +1,59 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Unparseable arguments are reported with the parser's message and the
+// line and column, before anything is sent to Core.
+func TestToolCallBadJSON(t *testing.T) {
+	cases := map[string]struct{ line, column int }{
+		`{"delta": 2`:           {1, 12},
+		`{"delta": two}`:        {1, 12},
+		"{\n  \"a\": 1,\n  oops}": {3, 3},
+		`{"a":1} trailing`:      {1, 9},
+	}
+	for args, want := range cases {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"pedelec", "tool-call", "--thread-id", "s_x", "update_counter", args}, strings.NewReader(""), &out, &errOut)
+		if code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
+		}
+		var res struct {
+			OK    bool
+			Error struct {
+				Code    string
+				Message string
+				Details struct{ Line, Column int }
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("%q: stdout is not one JSON object: %q", args, out.String())
+		}
+		if res.OK || res.Error.Code != wire.CodeInvalidInput || res.Error.Details.Line != want.line || res.Error.Details.Column != want.column {
+			t.Errorf("%q: got %s, want line %d column %d", args, out.String(), want.line, want.column)
+		}
+	}
+}
+
+// The seeds' form puts --thread-id before the subcommand; both places work,
+// and so does the environment variable.
+func TestThreadIDPlacement(t *testing.T) {
+	for _, args := range [][]string{
+		{"pedelec-cli", "--thread-id", "s_x", "tool-call", "t", "{}"},
+		{"pedelec", "tool-call", "--thread-id", "s_x", "t", "{}"},
+	} {
+		var out bytes.Buffer
+		code := Main(args, strings.NewReader(""), &out, &bytes.Buffer{})
+		// No Core in the environment: the thread id was found, so the
+		// complaint is the missing environment, not the thread id.
+		if code != ExitUsage || !strings.Contains(out.String(), wire.CodeNotInSession) || !strings.Contains(out.String(), "PEDELEC_CORE_URL") {
+			t.Errorf("%v: exit %d, %s", args, code, out.String())
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// A page from an origin not on the allowlist is refused with 403 and a log
+// line telling the user how to allow it; an allowed one works; a session
+// belongs to the origin that created it.
+func TestOriginAllowlist(t *testing.T) {
+	srv := testenv.Serve(t, []string{"--allow-origin", "http://app.localhost:5173", "--allow-origin", "http://localhost:*"})
+	_, resp, err := wspage.TryDial(srv.WSURL, "http://evil.example")
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("evil origin: err=%v resp=%v", err, resp)
+	}
+	testenv.Await(t, 5*time.Second, "a log line saying how to allow the origin", func() bool {
+		return strings.Contains(srv.Logs(), "--allow-origin http://evil.example")
+	})
+	// Core's own page origin is always allowed.
+	wspage.Dial(t, srv.WSURL, srv.URL)
+
+	owner := wspage.Dial(t, srv.WSURL, "http://app.localhost:5173")
+	info := scriptSession(t, owner, false)
+	other := wspage.Dial(t, srv.WSURL, "http://localhost:3000")
+	for _, method := range []string{wire.MethodResumeSession, wire.MethodSendText, wire.MethodEndSession, wire.MethodPrepare} {
+		_, err := other.Call(method, wire.SendTextParams{SessionID: info.SessionID, Text: "x"})
+		if err == nil || err.Code != wire.CodeThreadAccessDenied {
+			t.Fatalf("%s from another origin: %+v", method, err)
+		}
+	}
+}
+
+// DNS rebinding: a request whose Host is not a loopback name is refused.
+func TestRebindingHostRefused(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	for _, path := range []string{"/healthz", "/", "/ws", "/sdk/pedelec.js"} {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Host = "attacker.example:7077"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), wire.CodeHostNotAllowed) {
+			t.Fatalf("%s with a rebinding Host: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/healthz", nil)
+	req.Host = "localhost:7077"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("localhost Host refused: %v", err)
+	}
+}
+
+// The agent endpoint wants the session's own secret; a process without the
+// session environment is told so; the seeds' pedelec-cli form works.
+func TestAgentEndpointAuth(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, true)
+
+	out, code := runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=not-the-secret"},
+		"tool-call", "--thread-id", info.SessionID, "update_counter", `{"delta":1}`)
+	if code != 1 || errorCode(t, out) != wire.CodeThreadAccessDenied {
+		t.Fatalf("wrong secret: exit %d %s", code, out)
+	}
+	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x"},
+		"tool-call", "--thread-id", "s_unknown", "update_counter", `{"delta":1}`)
+	if code != 1 || errorCode(t, out) != wire.CodeThreadNotFound {
+		t.Fatalf("unknown thread: exit %d %s", code, out)
+	}
+	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=", wire.EnvSecret + "="}, "tool-call", "--thread-id", info.SessionID, "update_counter", `{}`)
+	if code != 2 || errorCode(t, out) != wire.CodeNotInSession {
+		t.Fatalf("outside a session: exit %d %s", code, out)
+	}
+	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=http://127.0.0.1:1", wire.EnvSecret + "=x"}, "tool-call", "--thread-id", info.SessionID, "update_counter", `{}`)
+	if code != 1 || errorCode(t, out) != wire.CodeCoreUnreachable {
+		t.Fatalf("Core down: exit %d %s", code, out)
+	}
+	out, code = runAgentCommand(t, nil, "tool-call")
+	if code != 2 || errorCode(t, out) != wire.CodeInvalidInput {
+		t.Fatalf("no tool: exit %d %s", code, out)
+	}
+
+	// The real secret, read from the provider process's environment while a
+	// call is pending, through the binary linked as pedelec-cli.
+	turn, call := awaitPendingCall(t, p, info.SessionID)
+	pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + info.SessionID)
+	if len(pids) == 0 {
+		t.Fatal("no provider process")
+	}
+	env := processEnv(t, pids[0])
+	cli := filepath.Join(srv.StateDir, "sessions", info.SessionID, "bin", "pedelec-cli")
+	p.Handle("get_current_page", func(json.RawMessage) any { return map[string]any{"title": "seed form"} })
+	res := make(chan string, 1)
+	go func() {
+		cmd := testenvCommand(cli, env, "--thread-id", info.SessionID, "tool-call", "get_current_page", "{}")
+		out, _ := cmd.Output()
+		res <- string(out)
+	}()
+	select {
+	case out := <-res:
+		if r := agentSaw(t, out); !r.OK || !strings.Contains(string(r.Result), "seed form") {
+			t.Fatalf("pedelec-cli --thread-id form: %s", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pedelec-cli call did not return")
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
+	p.AwaitDone(turn, 10*time.Second)
+	// Between turns even the right secret cannot call a tool.
+	cmd := testenvCommand(cli, env, "--thread-id", info.SessionID, "tool-call", "get_current_page", "{}")
+	out2, _ := cmd.Output()
+	if errorCode(t, string(out2)) != wire.CodeNoActiveTurn {
+		t.Fatalf("call between turns: %s", out2)
+	}
+}
+
+func processEnv(t *testing.T, pid int) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "environ"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
+}
+
+// Bad requests on the page's socket get stable codes.
+func TestRequestErrors(t *testing.T) {
+	srv := testenv.Serve(t, []string{"--max-message-bytes", "8192"})
+	p := wspage.Dial(t, srv.WSURL, "")
+	check := func(name string, err *wire.Error, code string) {
+		t.Helper()
+		if err == nil || err.Code != code {
+			t.Errorf("%s: want %s, got %+v", name, code, err)
+		}
+	}
+	_, err := p.Call("do_magic", nil)
+	check("unknown method", err, wire.CodeUnknownMethod)
+	_, err = p.Call(wire.MethodCreateSession, map[string]any{"provider": "script"})
+	check("no skills", err, wire.CodeInvalidInput)
+	_, err = p.Call(wire.MethodCreateSession, map[string]any{"provider": "script", "skills": 5})
+	check("skills not an object", err, wire.CodeInvalidInput)
+	_, err = p.Call(wire.MethodCreateSession, map[string]any{"provider": "no-such-provider", "skills": json.RawMessage(coreSkills)})
+	check("unknown provider", err, wire.CodeProviderNotFound)
+	_, err = p.Call(wire.MethodSendText, wire.SendTextParams{SessionID: "s_nope", Text: "hi"})
+	check("unknown session", err, wire.CodeThreadNotFound)
+	_, err = p.Call(wire.MethodSendText, map[string]any{"sessionId": 12})
+	check("sessionId of the wrong type", err, wire.CodeInvalidInput)
+	_, err = p.Call(wire.MethodCreateSession, map[string]any{"provider": "script", "skills": json.RawMessage(coreSkills), "model": strings.Repeat("x", 9000)})
+	check("frame over the limit", err, wire.CodeMessageTooLarge)
+	info := scriptSession(t, p, true)
+	_, err = p.Call(wire.MethodSendText, wire.SendTextParams{SessionID: info.SessionID, Text: "  "})
+	check("empty text", err, wire.CodeInvalidInput)
+	// The connection survives every refused request.
+	p.MustCall(wire.MethodListProviders, nil)
+	// A frame too large to even read closes the socket with 1009.
+	p.Send([]byte(`{"type":"request","id":99,"method":"list_providers","pad":"` + strings.Repeat("z", 40000) + `"}`))
+	testenv.Await(t, 5*time.Second, "the oversized frame to close the socket", p.Closed)
+}
+
+// Arguments over the limit stop at Core and never reach the page.
+func TestOversizedArguments(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, true)
+	turn := p.SendText(info.SessionID, `call update_counter {"delta": 1, "pad": "`+strings.Repeat("y", 300<<10)+`"}`)
+	p.AwaitDone(turn, 10*time.Second)
+	if c := errorCode(t, p.Chat(turn)); c != wire.CodeMessageTooLarge {
+		t.Errorf("oversized arguments: agent saw %.300s", p.Chat(turn))
+	}
+}

@@ -1,0 +1,105 @@
+package runtime
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// The agent endpoint: `pedelec tool-call` and `tool-spec`, run by the
+// provider's shell, dial back here with the session's secret.
+
+func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
+	var req wire.AgentToolCallRequest
+	if werr := c.readAgentRequest(w, r, &req); werr != nil {
+		writeAgent(w, nil, werr)
+		return
+	}
+	s, werr := c.agentSession(r, req.ThreadID)
+	if werr != nil {
+		writeAgent(w, nil, werr)
+		return
+	}
+	result, werr := s.callTool(r.Context(), req.Tool, req.Args)
+	writeAgent(w, result, werr)
+}
+
+func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
+	var req wire.AgentToolSpecRequest
+	if werr := c.readAgentRequest(w, r, &req); werr != nil {
+		writeAgent(w, nil, werr)
+		return
+	}
+	s, werr := c.agentSession(r, req.ThreadID)
+	if werr != nil {
+		writeAgent(w, nil, werr)
+		return
+	}
+	def, ok := s.tools.Tool(req.Tool)
+	if !ok {
+		writeAgent(w, nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", req.Tool, s.tools.Names()).
+			WithDetails(map[string]any{"tool": req.Tool, "available": s.tools.Names()}))
+		return
+	}
+	spec := def.Def()
+	if spec.TimeoutMs == nil {
+		ms := c.opts.ToolTimeout.Milliseconds()
+		spec.TimeoutMs = &ms
+	}
+	data, _ := json.Marshal(spec)
+	writeAgent(w, data, nil)
+}
+
+// readAgentRequest decodes one bounded JSON body.
+func (c *Core) readAgentRequest(w http.ResponseWriter, r *http.Request, v any) *wire.Error {
+	limit := c.opts.MaxMessageBytes
+	body := http.MaxBytesReader(w, r.Body, limit)
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return wire.Errorf(wire.CodeMessageTooLarge, "request is over the %d-byte limit", limit).WithDetails(map[string]any{"limit": limit})
+		}
+		return wire.Errorf(wire.CodeInvalidInput, "request body is not the expected JSON: %v", err)
+	}
+	return nil
+}
+
+// agentSession finds the session and checks the caller holds its secret.
+func (c *Core) agentSession(r *http.Request, threadID string) (*Session, *wire.Error) {
+	if threadID == "" {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "threadId is required")
+	}
+	s, werr := c.session(threadID)
+	if werr != nil {
+		return nil, werr
+	}
+	secret := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
+		c.log.Warn("agent request with a wrong secret", "session", threadID)
+		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "the secret does not match session %s; only that session's agent may call its tools", threadID)
+	}
+	if s.isEnded() {
+		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", threadID)
+	}
+	return s, nil
+}
+
+func writeAgent(w http.ResponseWriter, result json.RawMessage, werr *wire.Error) {
+	status := http.StatusOK
+	if werr != nil {
+		switch werr.Code {
+		case wire.CodeThreadNotFound:
+			status = http.StatusNotFound
+		case wire.CodeThreadAccessDenied:
+			status = http.StatusForbidden
+		}
+		writeJSON(w, status, wire.AgentResult{OK: false, Error: werr})
+		return
+	}
+	writeJSON(w, status, wire.AgentResult{OK: true, Result: result})
+}

@@ -1,0 +1,95 @@
+// Package agentclient is the agent side of the dial-back: what `pedelec
+// tool-call` and `tool-spec` use to reach Core from inside a provider's
+// shell. It finds Core and the session's secret in the environment Core
+// gave the provider process.
+package agentclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Client calls one Core's agent endpoint.
+type Client struct {
+	BaseURL string // PEDELEC_CORE_URL
+	Secret  string // PEDELEC_AGENT_SECRET
+	HTTP    *http.Client
+}
+
+// FromEnv reads the client settings Core put in the environment.
+func FromEnv(getenv func(string) string) (*Client, *wire.Error) {
+	base, secret := getenv(wire.EnvCoreURL), getenv(wire.EnvSecret)
+	var missing []string
+	if base == "" {
+		missing = append(missing, wire.EnvCoreURL)
+	}
+	if secret == "" {
+		missing = append(missing, wire.EnvSecret)
+	}
+	if len(missing) > 0 {
+		return nil, wire.Errorf(wire.CodeNotInSession,
+			"%s not set: this command is run by an agent inside a Pedelec session, whose Core sets them", strings.Join(missing, " and ")).
+			WithDetails(map[string]any{"missing": missing})
+	}
+	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: &http.Client{}}, nil
+}
+
+// ToolCall forwards one call and waits for Core's answer, however long the
+// tool's timeout is: Core owns the deadline.
+func (c *Client) ToolCall(ctx context.Context, threadID, tool string, args json.RawMessage) wire.AgentResult {
+	return c.post(ctx, wire.AgentToolCallPath, wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args})
+}
+
+// ToolSpec fetches one tool's definition.
+func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.AgentResult {
+	return c.post(ctx, wire.AgentToolSpecPath, wire.AgentToolSpecRequest{ThreadID: threadID, Tool: tool})
+}
+
+func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResult {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %v", err))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(data))
+	if err != nil {
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %v", wire.EnvCoreURL, c.BaseURL, err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.Secret)
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", c.BaseURL, err))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %v", err))
+	}
+	var out wire.AgentResult
+	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
+	}
+	return out
+}
+
+func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: false, Error: err} }
+
+// Print writes r as one JSON line, the only thing on stdout.
+func Print(w io.Writer, r wire.AgentResult) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		data = []byte(fmt.Sprintf(`{"ok":false,"error":{"code":"INTERNAL","message":%q}}`, err.Error()))
+	}
+	w.Write(append(data, '\n'))
+}
+
+// Getenv is os.Getenv, a variable so tests can swap the environment.
+var Getenv = os.Getenv

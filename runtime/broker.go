@@ -1,0 +1,166 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
+)
+
+// pendingCall is one tool call waiting for the page's result.
+type pendingCall struct {
+	id            string
+	tool          string
+	args          json.RawMessage
+	timeoutMs     int64
+	deadline      time.Time
+	turnID        string
+	turnStartedAt time.Time
+	outcome       chan callOutcome // buffered: settling never blocks
+}
+
+type callOutcome struct {
+	result json.RawMessage
+	err    *wire.Error
+}
+
+func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
+	return wire.ToolCallData{
+		ToolRequestID: p.id, Tool: p.tool, Args: p.args, TimeoutMs: p.timeoutMs,
+		Deadline: p.deadline.UnixMilli(), TurnStartedAt: p.turnStartedAt.UnixMilli(), Redelivered: redelivered,
+	}
+}
+
+// callTool is the broker: it checks one call, hands it to the page, and
+// waits for the result, the tool's deadline, the session's end, or the
+// caller giving up (ctx). The agent endpoint and in-process providers both
+// come through here, so validation, timeouts and status are the same for all.
+func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+	def, ok := s.tools.Tool(tool)
+	if !ok {
+		return nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
+			WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
+	}
+	if max := s.core.opts.MaxArgsBytes; len(args) > max {
+		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
+			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
+	}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if v := def.ValidateArgs(args); len(v) > 0 {
+		return nil, schema.ArgsInvalid(tool, v)
+	}
+	timeout := def.Timeout(s.core.opts.ToolTimeout)
+
+	s.mu.Lock()
+	switch {
+	case s.ended:
+		s.mu.Unlock()
+		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
+	case s.turn == nil:
+		s.mu.Unlock()
+		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
+	case len(s.pending) >= s.core.opts.MaxPendingCalls:
+		s.mu.Unlock()
+		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", len(s.pending)).
+			WithDetails(map[string]any{"limit": s.core.opts.MaxPendingCalls})
+	}
+	now := time.Now()
+	call := &pendingCall{
+		id: newID("tr_"), tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
+		deadline: now.Add(timeout), turnID: s.turn.id, turnStartedAt: s.turn.startedAt,
+		outcome: make(chan callOutcome, 1),
+	}
+	s.pending[call.id] = call
+	s.pendingOrder = append(s.pendingOrder, call.id)
+	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
+	s.refreshStatusLocked()
+	s.mu.Unlock()
+	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case out := <-call.outcome:
+		return out.result, out.err
+	case <-timer.C:
+		s.mu.Lock()
+		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
+			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, "timeout")
+		s.mu.Unlock()
+	case <-ctx.Done():
+		s.mu.Lock()
+		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, "cancelled")
+		s.mu.Unlock()
+	}
+	out := <-call.outcome // settled by us above, or by a result/end that won the race
+	return out.result, out.err
+}
+
+// settleLocked ends one pending call with out, tells the page, and updates
+// the status. A call settles exactly once; later settles are ignored.
+func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
+	if _, ok := s.pending[call.id]; !ok {
+		return
+	}
+	delete(s.pending, call.id)
+	for i, id := range s.pendingOrder {
+		if id == call.id {
+			s.pendingOrder = append(s.pendingOrder[:i], s.pendingOrder[i+1:]...)
+			break
+		}
+	}
+	s.settled.add(call.id, how)
+	call.outcome <- out
+	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
+	s.refreshStatusLocked()
+}
+
+// failPendingLocked settles every pending call with err.
+func (s *Session) failPendingLocked(err *wire.Error, how string) {
+	for _, id := range append([]string(nil), s.pendingOrder...) {
+		if call, ok := s.pending[id]; ok {
+			s.settleLocked(call, callOutcome{err: err}, how)
+		}
+	}
+}
+
+// settledLog remembers how recent calls settled, so a late or duplicate
+// result gets a reason ("timeout", "result", ...) instead of "unknown".
+// It keeps the last 512 ids: enough for any page's late answers, bounded
+// for a long session.
+type settledLog struct {
+	how   map[string]string
+	order []string
+}
+
+func (l *settledLog) add(id, how string) {
+	if l.how == nil {
+		l.how = map[string]string{}
+	}
+	l.how[id] = how
+	l.order = append(l.order, id)
+	if len(l.order) > 512 {
+		delete(l.how, l.order[0])
+		l.order = l.order[1:]
+	}
+}
+
+func (l *settledLog) reason(id string) string {
+	if how, ok := l.how[id]; ok {
+		return how
+	}
+	return "unknown"
+}
+
+// sessionCaller is the broker as an in-process provider sees it.
+type sessionCaller struct{ s *Session }
+
+func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+	return c.s.callTool(ctx, tool, args)
+}

@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// outboxSize bounds the frames queued for one page. A page that falls this
+// far behind is closed with a policy-violation code rather than letting
+// Core's memory grow (the coder/websocket chat example's policy).
+const outboxSize = 1024
+
+// writeTimeout bounds every frame write.
+const writeTimeout = 10 * time.Second
+
+// conn is one page's WebSocket.
+type conn struct {
+	core   *Core
+	ws     *websocket.Conn
+	origin string
+	log    *log.Logger
+	out    chan []byte
+	closed chan struct{}
+	once   sync.Once
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+}
+
+func newConn(core *Core, ws *websocket.Conn, origin string) *conn {
+	return &conn{
+		core: core, ws: ws, origin: origin, log: core.log.With("origin", origin),
+		out: make(chan []byte, outboxSize), closed: make(chan struct{}), sessions: map[*Session]struct{}{},
+	}
+}
+
+func (c *conn) attach(s *Session) {
+	c.mu.Lock()
+	c.sessions[s] = struct{}{}
+	c.mu.Unlock()
+}
+
+func (c *conn) detach(s *Session) {
+	c.mu.Lock()
+	delete(c.sessions, s)
+	c.mu.Unlock()
+}
+
+// send queues v for the page without blocking.
+func (c *conn) send(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		c.log.Error("encode frame", "err", err)
+		return
+	}
+	select {
+	case <-c.closed:
+	case c.out <- data:
+	default:
+		c.log.Warn("page is not reading its events; closing the connection")
+		c.close(websocket.StatusPolicyViolation, "too many unread events")
+	}
+}
+
+func (c *conn) close(code websocket.StatusCode, reason string) {
+	c.once.Do(func() {
+		close(c.closed)
+		go c.ws.Close(code, reason)
+	})
+}
+
+// serve runs the connection until the page goes away, then detaches its
+// sessions (ending those with autoEndOnDisconnect).
+func (c *conn) serve(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go c.writeLoop(ctx)
+	c.ws.SetReadLimit(4 * c.core.opts.MaxMessageBytes)
+	for {
+		_, data, err := c.ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {
+				c.log.Debug("page connection closed", "err", err)
+			}
+			break
+		}
+		c.handleFrame(ctx, data)
+	}
+	c.close(websocket.StatusNormalClosure, "")
+	c.mu.Lock()
+	sessions := make([]*Session, 0, len(c.sessions))
+	for s := range c.sessions {
+		sessions = append(sessions, s)
+	}
+	c.mu.Unlock()
+	for _, s := range sessions {
+		s.detached(c)
+	}
+}
+
+func (c *conn) writeLoop(ctx context.Context) {
+	for {
+		select {
+		case <-c.closed:
+			return
+		case <-ctx.Done():
+			return
+		case data := <-c.out:
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			err := c.ws.Write(wctx, websocket.MessageText, data)
+			cancel()
+			if err != nil {
+				c.close(websocket.StatusInternalError, "write failed")
+				return
+			}
+		}
+	}
+}
+
+// respond answers request id.
+func (c *conn) respond(id int64, result any, err *wire.Error) {
+	if err != nil {
+		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: err})
+		return
+	}
+	if result == nil {
+		result = struct{}{}
+	}
+	c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: true, Result: result})
+}

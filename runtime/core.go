@@ -1,0 +1,172 @@
+// Package runtime is Core: sessions and turns, the status state machine, the
+// tool-call broker, the HTTP + WebSocket transport with its origin and host
+// checks, and the agent's dial-back endpoint. Importers alias it where they
+// also need the standard library's runtime package.
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Options configure Core. Zero values mean the documented defaults.
+type Options struct {
+	// StateDir holds each session's private work directory. Required.
+	StateDir string
+	// ToolTimeout is the wait for a tool without timeoutMs (default 60s).
+	ToolTimeout time.Duration
+	// TurnTimeout is Core's own deadline for one provider turn (default
+	// 15m): Codex retries forever when its model server is down, so a turn
+	// must not rely on the provider to end itself.
+	TurnTimeout time.Duration
+	// MaxPendingCalls bounds the tool calls waiting at once in one session (default 8).
+	MaxPendingCalls int
+	// MaxMessageBytes bounds every WebSocket frame and agent request (default 1 MiB).
+	MaxMessageBytes int64
+	// MaxArgsBytes bounds one call's arguments (default 256 KiB).
+	MaxArgsBytes int
+	// AllowOrigins are page origins allowed besides Core's own, exact or with
+	// a "*" port or subdomain wildcard ("http://localhost:*").
+	AllowOrigins []string
+	// AllowHosts are Host header names accepted besides loopback names;
+	// needed only when Core is deliberately exposed beyond loopback.
+	AllowHosts []string
+	// Executable is the pedelec binary that provider processes find on their
+	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
+	Executable string
+	// Providers are the agent backends.
+	Providers *provider.Registry
+	Logger    *log.Logger
+	Version   string
+}
+
+func (o *Options) setDefaults() {
+	if o.ToolTimeout <= 0 {
+		o.ToolTimeout = 60 * time.Second
+	}
+	if o.TurnTimeout <= 0 {
+		o.TurnTimeout = 15 * time.Minute
+	}
+	if o.MaxPendingCalls <= 0 {
+		o.MaxPendingCalls = 8
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 1 << 20
+	}
+	if o.MaxArgsBytes <= 0 {
+		o.MaxArgsBytes = 256 << 10
+	}
+	if o.Executable == "" {
+		o.Executable, _ = os.Executable()
+	}
+	if o.Logger == nil {
+		o.Logger = log.New(os.Stderr)
+	}
+	if o.Providers == nil {
+		o.Providers = provider.NewRegistry("")
+	}
+}
+
+// Core owns every session of one `pedelec serve`.
+type Core struct {
+	opts    Options
+	log     *log.Logger
+	coreURL string // http://127.0.0.1:PORT, what provider processes dial back
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	closing  bool
+	turns    sync.WaitGroup // running turn goroutines
+}
+
+// NewCore makes a Core; Serve (server.go) puts it on the network.
+func NewCore(opts Options) (*Core, error) {
+	opts.setDefaults()
+	if opts.StateDir == "" {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "state dir is required")
+	}
+	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
+		return nil, err
+	}
+	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}, nil
+}
+
+// session finds a live or recently ended session.
+func (c *Core) session(id string) (*Session, *wire.Error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	if !ok {
+		return nil, wire.Errorf(wire.CodeThreadNotFound, "no session %q in this Core", id).WithDetails(map[string]any{"sessionId": id})
+	}
+	return s, nil
+}
+
+// sessionForOrigin finds a session and checks that origin owns it.
+func (c *Core) sessionForOrigin(id, origin string) (*Session, *wire.Error) {
+	s, err := c.session(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.origin != origin {
+		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "session %q belongs to another origin", id).
+			WithDetails(map[string]any{"sessionId": id, "origin": origin})
+	}
+	return s, nil
+}
+
+// forget drops an ended session's record after a while; until then later
+// requests for it get SESSION_ENDED rather than THREAD_NOT_FOUND.
+func (c *Core) forget(id string, after time.Duration) {
+	time.AfterFunc(after, func() {
+		c.mu.Lock()
+		delete(c.sessions, id)
+		c.mu.Unlock()
+	})
+}
+
+// Shutdown ends every session (killing provider process groups, failing
+// pending calls with SESSION_ENDED, removing work directories) and waits for
+// their turns to finish, or for ctx.
+func (c *Core) Shutdown(ctx context.Context) {
+	c.mu.Lock()
+	c.closing = true
+	all := make([]*Session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		all = append(all, s)
+	}
+	c.mu.Unlock()
+	for _, s := range all {
+		s.End(wire.EndedData{Reason: "shutdown"})
+	}
+	done := make(chan struct{})
+	go func() { c.turns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		c.log.Warn("shutdown: turns still running at the deadline")
+	}
+	for _, s := range all {
+		s.removeWorkDir()
+	}
+}
+
+// SessionCount is the number of live (not ended) sessions.
+func (c *Core) SessionCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, s := range c.sessions {
+		if !s.isEnded() {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// handler runs one request. It returns the result or an error, and
+// optionally a function to run after the response is queued (a turn to
+// start, pending calls to re-deliver), so the page never sees a session's
+// events before the answer that introduces them.
+type handler func(ctx context.Context, c *conn, params json.RawMessage) (result any, then func(), err *wire.Error)
+
+// methods is the dispatch table: every method a page may call.
+var methods = map[string]handler{
+	wire.MethodListProviders:    handleListProviders,
+	wire.MethodCreateSession:    handleCreateSession,
+	wire.MethodResumeSession:    handleResumeSession,
+	wire.MethodPrepare:          handlePrepare,
+	wire.MethodSendText:         handleSendText,
+	wire.MethodSubmitToolResult: handleSubmitToolResult,
+	wire.MethodEndSession:       handleEndSession,
+}
+
+// handleFrame checks one frame once (size, shape, method) and dispatches it.
+func (c *conn) handleFrame(ctx context.Context, data []byte) {
+	var req wire.Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		c.respond(0, nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %v", err))
+		return
+	}
+	if int64(len(data)) > c.core.opts.MaxMessageBytes {
+		c.respond(req.ID, nil, wire.Errorf(wire.CodeMessageTooLarge, "frame is %d bytes; the limit is %d", len(data), c.core.opts.MaxMessageBytes).
+			WithDetails(map[string]any{"size": len(data), "limit": c.core.opts.MaxMessageBytes}))
+		return
+	}
+	if req.Type != wire.FrameRequest {
+		c.respond(req.ID, nil, wire.Errorf(wire.CodeInvalidInput, "frame type %q is not %q", req.Type, wire.FrameRequest))
+		return
+	}
+	h, ok := methods[req.Method]
+	if !ok {
+		c.respond(req.ID, nil, wire.Errorf(wire.CodeUnknownMethod, "unknown method %q", req.Method).
+			WithDetails(map[string]any{"method": req.Method, "known": knownMethods()}))
+		return
+	}
+	result, then, err := h(ctx, c, req.Params)
+	c.respond(req.ID, result, err)
+	if err == nil && then != nil {
+		then()
+	}
+}
+
+func knownMethods() []string {
+	out := make([]string, 0, len(methods))
+	for m := range methods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// decode reads params into v, naming the field that is wrong.
+func decode(params json.RawMessage, v any) *wire.Error {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		msg := err.Error()
+		var ute *json.UnmarshalTypeError
+		if asTypeError(err, &ute) {
+			msg = "params." + ute.Field + ": expected " + ute.Type.String() + ", got JSON " + ute.Value
+		}
+		return wire.Errorf(wire.CodeInvalidInput, "%s", msg)
+	}
+	return nil
+}
+
+func asTypeError(err error, target **json.UnmarshalTypeError) bool {
+	ute, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = ute
+	}
+	return ok
+}
+
+func requireSessionID(id string) *wire.Error {
+	if strings.TrimSpace(id) == "" {
+		return wire.Errorf(wire.CodeInvalidInput, "params.sessionId is required")
+	}
+	return nil
+}
+
+func handleListProviders(ctx context.Context, c *conn, _ json.RawMessage) (any, func(), *wire.Error) {
+	reg := c.core.opts.Providers
+	return wire.ListProvidersResult{Providers: reg.List(ctx), DefaultProvider: reg.Default(ctx)}, nil, nil
+}
+
+func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	var p wire.CreateSessionParams
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.core.createSession(ctx, c, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.info(), nil, nil
+}
+
+func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	var p wire.SessionParams
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := requireSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.resume(c)
+}
+
+func handlePrepare(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	return startTurnRequest(c, params, true)
+}
+
+func handleSendText(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	return startTurnRequest(c, params, false)
+}
+
+func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func(), *wire.Error) {
+	var p wire.SendTextParams
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := requireSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
+	if !warmup && strings.TrimSpace(p.Text) == "" {
+		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.text is empty: send the user's message")
+	}
+	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	started, run, err := s.startTurn(p.Text, warmup)
+	if err != nil {
+		return nil, nil, err
+	}
+	return started, run, nil
+}
+
+func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	var p wire.SubmitToolResultParams
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := requireSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
+	if p.ToolRequestID == "" {
+		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.toolRequestId is required")
+	}
+	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, s.submitResult(p.ToolRequestID, p.Result)
+}
+
+func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+	var p wire.SessionParams
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if err := requireSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
+	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Ending after the response is queued keeps the order: answer, then
+	// the session's last status, done and ended events.
+	return nil, func() { s.End(wire.EndedData{Reason: "end_session"}) }, nil
+}

@@ -1,0 +1,85 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// script is the deterministic built-in provider. Each turn starts a real
+// child process, `pedelec script-agent`, found on the session's PATH like
+// any agent's tool, in the session's work directory and environment. The
+// script agent reads the user's message and, line by line, runs the real
+// `pedelec tool-call` / `tool-spec` binaries; what they print comes back as
+// chat text. So the whole path is exercised without a model.
+type script struct{ settings Settings }
+
+// NewScript returns the script provider.
+func NewScript(s Settings) Provider { return &script{settings: s} }
+
+func (p *script) Name() string { return "script" }
+
+func (p *script) Check(context.Context) wire.ProviderInfo {
+	return wire.ProviderInfo{
+		Name: "script", Available: true, Version: "built-in",
+		Description: "Deterministic: each line of a message is `call <tool> <json>`, `spec <tool>` or `say <text>`; other lines are echoed.",
+	}
+}
+
+// ScriptEvent is one line the script agent writes on stdout.
+type ScriptEvent struct {
+	Chat string `json:"chat"`
+}
+
+func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
+	exe := p.settings.Executable
+	if exe == "" {
+		exe = lookPathIn(turn.Env, "pedelec")
+	}
+	env := append([]string(nil), turn.Env...)
+	for k, v := range p.settings.Env {
+		env = append(env, k+"="+v)
+	}
+	proc, err := StartProcess(ctx, ProcessSpec{
+		Path: exe, Args: append([]string{"script-agent"}, p.settings.Args...),
+		Dir: turn.WorkDir, Env: env, Stdin: turn.Message,
+	})
+	if err != nil {
+		return wire.Errorf(wire.CodeProviderError, "script agent: %v", err)
+	}
+	readErr := proc.Lines(func(line []byte) {
+		var ev ScriptEvent
+		if json.Unmarshal(line, &ev) == nil && ev.Chat != "" {
+			emit(Event{ChatDelta: ev.Chat})
+		}
+	})
+	waitErr := proc.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if waitErr != nil || readErr != nil {
+		return wire.Errorf(wire.CodeProviderError, "script agent exited with code %d: %s", proc.ExitCode(), strings.TrimSpace(proc.Stderr()))
+	}
+	return nil
+}
+
+// lookPathIn finds name on the PATH of env (not of this process): the
+// session's own bin directory comes first there.
+func lookPathIn(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if path, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, dir := range filepath.SplitList(path) {
+				candidate := filepath.Join(dir, name)
+				if _, err := exec.LookPath(candidate); err == nil {
+					return candidate
+				}
+			}
+			break
+		}
+	}
+	return name
+}

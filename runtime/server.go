@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Assets are the files Core serves besides its API: the SDK module and the
+// demo page. They come from the sdk and web packages' embedded files.
+type Assets struct {
+	SDK fs.FS // holds dist/pedelec.js and dist/pedelec.d.ts
+	Web fs.FS // holds index.html and the demo's files at its root
+}
+
+// Handler is Core's whole HTTP surface.
+func (c *Core) Handler(assets Assets) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
+	})
+	mux.HandleFunc("GET /ws", c.serveWebSocket)
+	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
+	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
+	if assets.SDK != nil {
+		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
+	}
+	if assets.Web != nil {
+		mux.Handle("GET /", http.FileServerFS(assets.Web))
+	}
+	return c.checkHost(mux)
+}
+
+// checkHost refuses any request whose Host is not a loopback name.
+func (c *Core) checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !c.hostAllowed(r) {
+			c.log.Warn("refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
+				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
+			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
+				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sdkHandler serves the SDK with CORS headers, so any page can import the
+// module straight from Core. Serving code is harmless; the WebSocket is
+// what the origin allowlist guards.
+func sdkHandler(sdk fs.FS) http.Handler {
+	files := map[string]string{"/sdk/pedelec.js": "dist/pedelec.js", "/sdk/pedelec.d.ts": "dist/pedelec.d.ts"}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		data, err := fs.ReadFile(sdk, name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if strings.HasSuffix(name, ".js") {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/typescript; charset=utf-8")
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(data)
+	})
+}
+
+func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	origin, ok := c.originAllowed(r)
+	if !ok {
+		c.log.Warn("refused a page's WebSocket: origin not allowed", "origin", origin,
+			"fix", fmt.Sprintf("restart with --allow-origin %s (or PEDELEC_ALLOW_ORIGIN=%s)", origin, origin))
+		writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
+			"origin %s may not use this Pedelec Core; start it with --allow-origin %s", origin, origin)})
+		return
+	}
+	// The origin was checked above with Pedelec's own rules.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		c.log.Warn("websocket accept", "err", err)
+		return
+	}
+	newConn(c, ws, origin).serve(context.WithoutCancel(r.Context()))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// Listen binds addr; ":0" picks a free port. It records the address
+// provider processes dial back to.
+func (c *Core) Listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	tcp := l.Addr().(*net.TCPAddr)
+	host := tcp.IP.String()
+	if tcp.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	c.coreURL = "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
+	return l, nil
+}
+
+// URL is the base URL provider processes and people use.
+func (c *Core) URL() string { return c.coreURL }
+
+// Serve runs the HTTP server on l until ctx is cancelled, then shuts down:
+// sessions end, provider processes die, work directories are removed.
+func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
+	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	c.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c.Shutdown(sctx)
+	srv.Shutdown(sctx)
+	return nil
+}

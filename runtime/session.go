@@ -1,0 +1,296 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
+)
+
+// Session is one page's conversation with one provider. Its fields after mu
+// change only under mu; methods that need mu held end in Locked.
+type Session struct {
+	core     *Core
+	id       string
+	secret   string // given only to the session's provider processes
+	origin   string // the page origin that created it
+	provider provider.Provider
+	model    string
+	skills   schema.Skills
+	tools    *schema.Registry
+	autoEnd  bool
+	dirs     workDirs
+	log      *log.Logger
+
+	mu             sync.Mutex
+	status         string
+	seq            int64
+	conn           *conn // the attached page; nil while detached
+	turn           *turnState
+	primed         bool   // the first prompt (rules, guidance, index) was delivered
+	providerThread string // the provider's id for resuming
+	lastTurnFailed bool
+	finishingTurn  string // the turn whose end is being reported, for its last status event
+	pending        map[string]*pendingCall
+	pendingOrder   []string
+	settled        settledLog
+	ended          bool
+}
+
+type turnState struct {
+	id        string
+	startedAt time.Time
+	warmup    bool
+	cancel    context.CancelFunc
+	done      chan struct{}
+}
+
+// createSession validates the request, checks the provider and starts a
+// session attached to page connection pc.
+func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSessionParams) (*Session, *wire.Error) {
+	if len(p.Skills) == 0 || string(p.Skills) == "null" {
+		return nil, schema.InvalidInput([]schema.Problem{{Path: "skills", Message: "skills is required: pass {guidance, tools}"}})
+	}
+	skills, problems := schema.ValidateSkills(p.Skills)
+	if len(problems) > 0 {
+		return nil, schema.InvalidInput(problems)
+	}
+	name := p.Provider
+	if name == "" {
+		name = c.opts.Providers.Default(ctx)
+	}
+	prov, ok := c.opts.Providers.Get(name)
+	if !ok {
+		return nil, wire.Errorf(wire.CodeProviderNotFound, "no provider %q; known providers: %v", name, c.opts.Providers.Names()).
+			WithDetails(map[string]any{"provider": name, "known": c.opts.Providers.Names()})
+	}
+	info := prov.Check(ctx)
+	if !info.Available {
+		return nil, wire.Errorf(wire.CodeProviderUnavailable, "provider %q is not available: %s", name, info.Reason).
+			WithDetails(map[string]any{"provider": name, "reason": info.Reason})
+	}
+	model := p.Model
+	if model == "" {
+		model = info.DefaultModel
+	}
+	tools, err := schema.NewRegistry(skills)
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %v", err)
+	}
+	autoEnd := true
+	if p.AutoEndOnDisconnect != nil {
+		autoEnd = *p.AutoEndOnDisconnect
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return nil, wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
+	}
+	id := newID("s_")
+	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
+	if derr != nil {
+		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %v", derr)
+	}
+	s := &Session{
+		core: c, id: id, secret: newID("k_"), origin: pc.origin,
+		provider: prov, model: model, skills: skills, tools: tools, autoEnd: autoEnd, dirs: dirs,
+		log:    c.log.With("session", id),
+		status: wire.StatusIdle, conn: pc, pending: map[string]*pendingCall{},
+	}
+	c.sessions[id] = s
+	pc.attach(s)
+	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
+	return s, nil
+}
+
+// info is the session's SessionInfo.
+func (s *Session) info() *wire.SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &wire.SessionInfo{
+		SessionID: s.id, Provider: s.provider.Name(), Model: s.model, Status: s.status,
+		Seq: s.seq, Tools: s.tools.Names(), AutoEndOnDisconnect: s.autoEnd,
+	}
+}
+
+func (s *Session) isEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// emitLocked sends one event to the attached page, giving it the next seq.
+// While detached the seq still advances, so a resumed page never sees an
+// old number again.
+func (s *Session) emitLocked(event, turnID string, data any) {
+	s.seq++
+	if s.conn != nil {
+		s.conn.send(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	}
+}
+
+// refreshStatusLocked derives the status from the session's facts and, when
+// it changed, moves along the state machine and tells the page. It is the
+// only place a status changes.
+func (s *Session) refreshStatusLocked() {
+	want := wire.StatusIdle
+	switch {
+	case s.ended:
+		want = wire.StatusEnded
+	case s.turn != nil && len(s.pending) > 0:
+		want = wire.StatusWaitingToolResult
+	case s.turn != nil:
+		want = wire.StatusRunning
+	case s.lastTurnFailed:
+		want = wire.StatusError
+	}
+	if want == s.status {
+		return
+	}
+	if err := checkTransition(s.status, want); err != nil {
+		s.log.Error("refused status change", "err", err)
+		return
+	}
+	prev := s.status
+	s.status = want
+	s.log.Debug("status", "change", prev+" -> "+want)
+	data := wire.StatusChangedData{Status: want, PreviousStatus: prev}
+	if want == wire.StatusWaitingToolResult {
+		data.WaitingOn = s.waitingOnLocked()
+	}
+	turnID := s.finishingTurn
+	if s.turn != nil {
+		turnID = s.turn.id
+	}
+	s.emitLocked(wire.EventStatusChanged, turnID, data)
+}
+
+func (s *Session) waitingOnLocked() []wire.PendingTool {
+	out := make([]wire.PendingTool, 0, len(s.pendingOrder))
+	for _, id := range s.pendingOrder {
+		if pc, ok := s.pending[id]; ok {
+			out = append(out, wire.PendingTool{ToolRequestID: id, Tool: pc.tool})
+		}
+	}
+	return out
+}
+
+// resume attaches page connection pc and sends pending calls to it again.
+func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %q has ended", s.id)
+	}
+	if old := s.conn; old != nil && old != pc {
+		old.detach(s)
+	}
+	s.conn = pc
+	s.mu.Unlock()
+	pc.attach(s)
+	info := s.info()
+	// Re-delivery happens after the response is queued, so the page knows the
+	// session before its events arrive.
+	redeliver := func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, id := range s.pendingOrder {
+			if call, ok := s.pending[id]; ok {
+				s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
+			}
+		}
+	}
+	s.log.Info("session resumed", "pending", len(s.pending))
+	return info, redeliver, nil
+}
+
+// detached is called when the page connection closes: the session ends with
+// autoEndOnDisconnect, else it waits for a page to resume it.
+func (s *Session) detached(pc *conn) {
+	s.mu.Lock()
+	if s.conn != pc {
+		s.mu.Unlock()
+		return
+	}
+	s.conn = nil
+	autoEnd := s.autoEnd
+	s.mu.Unlock()
+	if autoEnd {
+		s.End(wire.EndedData{Reason: "disconnect"})
+		return
+	}
+	s.log.Info("page disconnected; session kept for resume")
+}
+
+// End ends the session: pending calls fail with SESSION_ENDED, the running
+// turn is cancelled (its provider process group killed), the page is told,
+// and the work directory is removed once the turn has stopped.
+func (s *Session) End(why wire.EndedData) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
+	s.failPendingLocked(endedErr, "session_ended")
+	turn := s.turn
+	if turn != nil {
+		turn.cancel()
+	}
+	s.refreshStatusLocked()
+	if turn != nil {
+		s.emitLocked(wire.EventDone, turn.id, wire.DoneData{OK: false, Prepare: turn.warmup, Error: endedErr})
+	}
+	s.emitLocked(wire.EventEnded, "", why)
+	pc := s.conn
+	s.mu.Unlock()
+	if pc != nil {
+		pc.detach(s)
+	}
+	s.log.Info("session ended", "reason", why.Reason)
+	go func() {
+		if turn != nil {
+			<-turn.done
+		}
+		s.removeWorkDir()
+	}()
+	s.core.forget(s.id, 10*time.Minute)
+}
+
+func (s *Session) removeWorkDir() {
+	if err := os.RemoveAll(s.dirs.root); err != nil {
+		s.log.Warn("remove work directory", "dir", s.dirs.root, "err", err)
+	}
+}
+
+// submitResult settles one pending call with the page's result.
+func (s *Session) submitResult(toolRequestID string, result json.RawMessage) *wire.Error {
+	if len(result) == 0 || !json.Valid(result) {
+		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	call, ok := s.pending[toolRequestID]
+	if !ok {
+		reason := s.settled.reason(toolRequestID)
+		msg := map[string]string{
+			"timeout":       "the call timed out before the result arrived",
+			"result":        "a result was already submitted for this call",
+			"session_ended": "the session ended before the result arrived",
+			"cancelled":     "the agent stopped waiting for this call",
+			"unknown":       "no such call is pending in this session",
+		}[reason]
+		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, msg).
+			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
+	}
+	s.settleLocked(call, callOutcome{result: result}, "result")
+	return nil
+}

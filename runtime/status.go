@@ -1,0 +1,43 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// transitions is the whole session state machine: every status and every
+// edge a session may take. Session.refreshStatusLocked is the only code that
+// changes a status, and it asks this table first.
+//
+//	idle ──send_text/prepare──▶ running ──tool_call──▶ waiting_tool_result
+//	  ▲                           │  ▲                        │
+//	  └──────── done ok ──────────┘  └──── last call settles ─┘
+//	running/waiting ── turn failed ──▶ error ── send_text ──▶ running
+//	any but ended ── end_session / disconnect / shutdown ──▶ ended
+var transitions = map[string][]string{
+	wire.StatusIdle:              {wire.StatusRunning, wire.StatusEnded},
+	wire.StatusRunning:           {wire.StatusWaitingToolResult, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
+	wire.StatusWaitingToolResult: {wire.StatusRunning, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
+	wire.StatusError:             {wire.StatusRunning, wire.StatusEnded},
+	wire.StatusEnded:             {},
+}
+
+// canTransition reports whether from → to is an edge of the state machine.
+func canTransition(from, to string) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTransition returns an error naming the refused edge; reaching it is a
+// bug in Core, never a client's fault.
+func checkTransition(from, to string) error {
+	if from == to || canTransition(from, to) {
+		return nil
+	}
+	return fmt.Errorf("session state machine: %s -> %s is not an allowed transition", from, to)
+}

@@ -1,0 +1,33 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+func TestTransitionTable(t *testing.T) {
+	all := []string{wire.StatusIdle, wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusEnded, wire.StatusError}
+	allowed := map[[2]string]bool{
+		{"idle", "running"}: true, {"idle", "ended"}: true,
+		{"running", "waiting_tool_result"}: true, {"running", "idle"}: true, {"running", "error"}: true, {"running", "ended"}: true,
+		{"waiting_tool_result", "running"}: true, {"waiting_tool_result", "idle"}: true, {"waiting_tool_result", "error"}: true, {"waiting_tool_result", "ended"}: true,
+		{"error", "running"}: true, {"error", "ended"}: true,
+	}
+	for _, from := range all {
+		if _, ok := transitions[from]; !ok {
+			t.Errorf("status %s has no row in the table", from)
+		}
+		for _, to := range all {
+			if from == to {
+				continue
+			}
+			if got := canTransition(from, to); got != allowed[[2]string{from, to}] {
+				t.Errorf("%s -> %s: allowed=%v, want %v", from, to, got, !got)
+			}
+		}
+	}
+	if checkTransition("ended", "running") == nil {
+		t.Error("an ended session must never run again")
+	}
+}

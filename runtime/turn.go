@@ -1,0 +1,121 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/prompt"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// prepareMessage is what a warm-up turn asks of the agent: read the rules
+// and the tool index, and do nothing else yet.
+const prepareMessage = "This is a warm-up. Read the rules and the tool index above, call no tool, and reply only with: ready"
+
+// startTurn reserves the session's one turn and returns it with a function
+// that runs it; the caller runs that after answering the page, so the page
+// knows the turn id before any of the turn's events arrive.
+func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func(), *wire.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
+	}
+	if s.turn != nil {
+		return nil, nil, wire.Errorf(wire.CodeSessionBusy, "session %s is busy with turn %s; wait for its done event", s.id, s.turn.id).
+			WithDetails(map[string]any{"turnId": s.turn.id, "status": s.status})
+	}
+	if warmup && s.primed {
+		// Already warm: nothing to do, but the page still gets its done.
+		t := &turnState{id: newID("t_"), startedAt: time.Now(), warmup: true, done: make(chan struct{})}
+		close(t.done)
+		return &wire.TurnStarted{TurnID: t.id, StartedAt: t.startedAt.UnixMilli()}, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.emitLocked(wire.EventDone, t.id, wire.DoneData{OK: true, Prepare: true})
+		}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.core.opts.TurnTimeout)
+	t := &turnState{id: newID("t_"), startedAt: time.Now(), warmup: warmup, cancel: cancel, done: make(chan struct{})}
+	s.turn = t
+	s.lastTurnFailed = false
+	s.refreshStatusLocked()
+
+	message := text
+	if warmup {
+		message = prepareMessage
+	}
+	pt := &provider.Turn{
+		SessionID: s.id, TurnID: t.id, Message: message, ResumeID: s.providerThread, Model: s.model,
+		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
+		Tools: s.skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
+	}
+	if s.primed {
+		pt.Prompt = message
+	} else {
+		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: s.id, Guidance: s.skills.Guidance, Tools: s.skills.Tools, Message: message})
+	}
+	s.core.turns.Add(1)
+	run := func() {
+		go func() {
+			defer s.core.turns.Done()
+			s.runTurn(ctx, t, pt)
+		}()
+	}
+	return &wire.TurnStarted{TurnID: t.id, StartedAt: t.startedAt.UnixMilli()}, run, nil
+}
+
+// runTurn runs one provider turn and reports its end.
+func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) {
+	defer close(t.done)
+	defer t.cancel()
+	log := s.log.With("turn", t.id)
+	log.Info("turn started", "provider", s.provider.Name(), "warmup", t.warmup, "resume", pt.ResumeID != "")
+	err := s.provider.RunTurn(ctx, pt, func(ev provider.Event) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if ev.ProviderThreadID != "" {
+			s.providerThread = ev.ProviderThreadID
+		}
+		if ev.ChatDelta != "" && !t.warmup && !s.ended {
+			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: ev.ChatDelta})
+		}
+		if ev.Warning != "" {
+			log.Warn("provider", "warning", ev.Warning)
+		}
+	})
+	var werr *wire.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		werr = wire.Errorf(wire.CodeProviderTimeout, "the %s turn did not finish within %s", s.provider.Name(), s.core.opts.TurnTimeout).
+			WithDetails(map[string]any{"provider": s.provider.Name(), "turnTimeoutMs": s.core.opts.TurnTimeout.Milliseconds()})
+	case err != nil:
+		werr = wire.AsError(err)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return // End already told the page
+	}
+	// Calls the agent abandoned (its process died) cannot be answered any more.
+	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), "cancelled")
+	s.turn = nil
+	if werr == nil {
+		s.primed = true
+	} else {
+		s.lastTurnFailed = true
+	}
+	s.finishingTurn = t.id
+	s.refreshStatusLocked()
+	s.finishingTurn = ""
+	if werr != nil {
+		log.Warn("turn failed", "code", werr.Code, "message", werr.Message)
+		s.emitLocked(wire.EventError, t.id, wire.ErrorData{Error: werr})
+	} else {
+		log.Info("turn done", "elapsed", time.Since(t.startedAt).Round(time.Millisecond))
+	}
+	s.emitLocked(wire.EventDone, t.id, wire.DoneData{OK: werr == nil, Prepare: t.warmup, Error: werr})
+}
