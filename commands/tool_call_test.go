@@ -13,10 +13,10 @@ import (
 // line and column, before anything is sent to Core.
 func TestToolCallBadJSON(t *testing.T) {
 	cases := map[string]struct{ line, column int }{
-		`{"delta": 2`:           {1, 12},
-		`{"delta": two}`:        {1, 12},
+		`{"delta": 2`:             {1, 12},
+		`{"delta": two}`:          {1, 12},
 		"{\n  \"a\": 1,\n  oops}": {3, 3},
-		`{"a":1} trailing`:      {1, 9},
+		`{"a":1} trailing`:        {1, 9},
 	}
 	for args, want := range cases {
 		var out, errOut bytes.Buffer

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected frames of testdata/conformance")

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
 )
 
 // The same turn run twice, in two sessions, gives the same events: the
