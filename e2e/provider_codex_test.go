@@ -51,8 +51,8 @@ func TestCodexModelErrorThroughCore(t *testing.T)     { testModelError(t, codexC
 func TestCodexModelDownThroughCore(t *testing.T)      { testModelDown(t, codexCLI) }
 func TestCodexEndMidTurnLeavesNoProcess(t *testing.T) { testEndMidTurn(t, codexCLI) }
 
-// counterSkills is the page's manifest: one tool with a strict schema.
-const counterSkills = `{
+// cliCounterSkills is the page's manifest: one tool with a strict schema.
+const cliCounterSkills = `{
   "guidance": "Use update_counter to change the counter.",
   "tools": [{
     "name": "update_counter",
@@ -62,8 +62,8 @@ const counterSkills = `{
   }]
 }`
 
-// serveWith writes a config file for cli against baseURL and starts serve.
-func serveWith(t *testing.T, cli agentCLI, baseURL string, args ...string) *testenv.Server {
+// serveCLI writes a config file for cli against baseURL and starts serve.
+func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *testenv.Server {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n[providers.%s.env]\n",
@@ -89,8 +89,8 @@ func testToolCallsAndResume(t *testing.T, cli agentCLI) {
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
 		modelserver.Say("The counter is now 2."),
 	)
-	srv := serveWith(t, cli, ms.URL)
-	page := openPage(t, srv)
+	srv := serveCLI(t, cli, ms.URL)
+	page := openCLIPage(t, srv)
 	counter := 0
 	page.handle("update_counter", func(args json.RawMessage) any {
 		var a struct{ Delta int }
@@ -153,8 +153,8 @@ func testModelError(t *testing.T, cli agentCLI, message string) {
 	step := modelserver.FailWith(400, message)
 	step.Repeat = true
 	ms := cli.newServer(t, step)
-	srv := serveWith(t, cli, ms.URL)
-	page := openPage(t, srv)
+	srv := serveCLI(t, cli, ms.URL)
+	page := openCLIPage(t, srv)
 	sid := page.createSession(cli.name)
 	done := page.sendText(sid, "hello")
 	if done.OK || done.Error == nil {
@@ -166,12 +166,12 @@ func testModelError(t *testing.T, cli agentCLI, message string) {
 	if e := page.errorEvent(done.turnID); e == nil || e.Code != wire.CodeProviderError {
 		t.Errorf("error event = %+v, want the same PROVIDER_ERROR", e)
 	}
-	noProcessLeft(t, sid)
+	noCLIProcessLeft(t, sid)
 }
 
 func testModelDown(t *testing.T, cli agentCLI) {
-	srv := serveWith(t, cli, modelserver.DownURL(t), "--turn-timeout", "4s")
-	page := openPage(t, srv)
+	srv := serveCLI(t, cli, modelserver.DownURL(t), "--turn-timeout", "4s")
+	page := openCLIPage(t, srv)
 	sid := page.createSession(cli.name)
 	start := time.Now()
 	done := page.sendText(sid, "hello")
@@ -187,7 +187,7 @@ func testModelDown(t *testing.T, cli agentCLI) {
 	if took > 15*time.Second {
 		t.Errorf("the turn ended %s after it started, want about the 4s deadline", took)
 	}
-	noProcessLeft(t, sid)
+	noCLIProcessLeft(t, sid)
 }
 
 func testEndMidTurn(t *testing.T, cli agentCLI) {
@@ -195,8 +195,8 @@ func testEndMidTurn(t *testing.T, cli agentCLI) {
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
 		modelserver.Say("never reached"),
 	)
-	srv := serveWith(t, cli, ms.URL)
-	page := openPage(t, srv)
+	srv := serveCLI(t, cli, ms.URL)
+	page := openCLIPage(t, srv)
 	called := make(chan struct{}, 1)
 	page.handle("update_counter", func(json.RawMessage) any {
 		called <- struct{}{}
@@ -214,11 +214,11 @@ func testEndMidTurn(t *testing.T, cli agentCLI) {
 	}
 	page.request("end_session", map[string]string{"sessionId": sid})
 	testenv.Await(t, 10*time.Second, "the ended event", func() bool { return page.has(sid, "ended") })
-	noProcessLeft(t, sid)
+	noCLIProcessLeft(t, sid)
 }
 
-// noProcessLeft waits a little for every process of the session to go.
-func noProcessLeft(t *testing.T, sid string) {
+// noCLIProcessLeft waits a little for every process of the session to go.
+func noCLIProcessLeft(t *testing.T, sid string) {
 	t.Helper()
 	entry := "PEDELEC_THREAD_ID=" + sid
 	deadline := time.Now().Add(5 * time.Second)
@@ -236,7 +236,7 @@ func noProcessLeft(t *testing.T, sid string) {
 
 // ---- the page ----
 
-type frame struct {
+type cliFrame struct {
 	Type      string          `json:"type"`
 	ID        int64           `json:"id"`
 	OK        bool            `json:"ok"`
@@ -251,18 +251,18 @@ type frame struct {
 
 // page is a minimal SDK: requests by id, events recorded, tool calls
 // answered by handlers (a nil result is never submitted).
-type page struct {
+type cliPage struct {
 	t        *testing.T
 	conn     *websocket.Conn
 	ctx      context.Context
 	mu       sync.Mutex
 	nextID   int64
-	waiting  map[int64]chan frame
-	events   []frame
+	waiting  map[int64]chan cliFrame
+	events   []cliFrame
 	handlers map[string]func(json.RawMessage) any
 }
 
-func openPage(t *testing.T, srv *testenv.Server) *page {
+func openCLIPage(t *testing.T, srv *testenv.Server) *cliPage {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	conn, _, err := websocket.Dial(ctx, srv.WSURL, &websocket.DialOptions{HTTPHeader: map[string][]string{"Origin": {srv.URL}}})
@@ -271,7 +271,7 @@ func openPage(t *testing.T, srv *testenv.Server) *page {
 		t.Fatal(err)
 	}
 	conn.SetReadLimit(16 << 20)
-	p := &page{t: t, conn: conn, ctx: ctx, waiting: map[int64]chan frame{}, handlers: map[string]func(json.RawMessage) any{}}
+	p := &cliPage{t: t, conn: conn, ctx: ctx, waiting: map[int64]chan cliFrame{}, handlers: map[string]func(json.RawMessage) any{}}
 	t.Cleanup(func() {
 		conn.Close(websocket.StatusNormalClosure, "")
 		cancel()
@@ -280,13 +280,13 @@ func openPage(t *testing.T, srv *testenv.Server) *page {
 	return p
 }
 
-func (p *page) read() {
+func (p *cliPage) read() {
 	for {
 		_, data, err := p.conn.Read(p.ctx)
 		if err != nil {
 			return
 		}
-		var f frame
+		var f cliFrame
 		if json.Unmarshal(data, &f) != nil {
 			continue
 		}
@@ -311,7 +311,7 @@ func (p *page) read() {
 	}
 }
 
-func (p *page) answer(sid string, call wire.ToolCallData, h func(json.RawMessage) any) {
+func (p *cliPage) answer(sid string, call wire.ToolCallData, h func(json.RawMessage) any) {
 	result := h(call.Args)
 	if result == nil {
 		return
@@ -320,7 +320,7 @@ func (p *page) answer(sid string, call wire.ToolCallData, h func(json.RawMessage
 	p.request("submit_tool_result", map[string]any{"sessionId": sid, "toolRequestId": call.ToolRequestID, "result": json.RawMessage(raw)})
 }
 
-func (p *page) handle(tool string, h func(json.RawMessage) any) {
+func (p *cliPage) handle(tool string, h func(json.RawMessage) any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.handlers[tool] = h
@@ -328,10 +328,10 @@ func (p *page) handle(tool string, h func(json.RawMessage) any) {
 
 // request sends one request and waits for its response; an error response
 // fails the test.
-func (p *page) request(method string, params any) json.RawMessage {
+func (p *cliPage) request(method string, params any) json.RawMessage {
 	p.t.Helper()
 	raw, _ := json.Marshal(params)
-	ch := make(chan frame, 1)
+	ch := make(chan cliFrame, 1)
 	p.mu.Lock()
 	p.nextID++
 	id := p.nextID
@@ -356,9 +356,9 @@ func (p *page) request(method string, params any) json.RawMessage {
 	}
 }
 
-func (p *page) createSession(provider string) string {
+func (p *cliPage) createSession(provider string) string {
 	p.t.Helper()
-	res := p.request("create_session", map[string]any{"provider": provider, "skills": json.RawMessage(counterSkills)})
+	res := p.request("create_session", map[string]any{"provider": provider, "skills": json.RawMessage(cliCounterSkills)})
 	var info wire.SessionInfo
 	if err := json.Unmarshal(res, &info); err != nil || info.SessionID == "" {
 		p.t.Fatalf("create_session: %s", res)
@@ -369,19 +369,19 @@ func (p *page) createSession(provider string) string {
 	return info.SessionID
 }
 
-type turnDone struct {
+type cliTurnDone struct {
 	wire.DoneData
 	turnID string
 }
 
 // sendText starts a turn and waits for its done event.
-func (p *page) sendText(sid, text string) turnDone {
+func (p *cliPage) sendText(sid, text string) cliTurnDone {
 	p.t.Helper()
 	var started wire.TurnStarted
 	if err := json.Unmarshal(p.request("send_text", map[string]string{"sessionId": sid, "text": text}), &started); err != nil || started.TurnID == "" {
 		p.t.Fatalf("send_text: no turn id")
 	}
-	var done turnDone
+	var done cliTurnDone
 	testenv.Await(p.t, 90*time.Second, "turn "+started.TurnID+" to finish", func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -398,7 +398,7 @@ func (p *page) sendText(sid, text string) turnDone {
 }
 
 // chat is the text of a turn's chat_delta events.
-func (p *page) chat(turnID string) string {
+func (p *cliPage) chat(turnID string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder
@@ -412,7 +412,7 @@ func (p *page) chat(turnID string) string {
 	return b.String()
 }
 
-func (p *page) errorEvent(turnID string) *wire.Error {
+func (p *cliPage) errorEvent(turnID string) *wire.Error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.events {
@@ -425,7 +425,7 @@ func (p *page) errorEvent(turnID string) *wire.Error {
 	return nil
 }
 
-func (p *page) has(sid, event string) bool {
+func (p *cliPage) has(sid, event string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, f := range p.events {
