@@ -1,0 +1,190 @@
+// The demo page: connects to the Core that served it, fills the provider
+// picker, creates a session with the demo's tools, and wires the chat.
+import { Pedelec } from "/sdk/pedelec.js";
+import { assistantDelta, systemNote, toast, toolActivity, userMessage } from "./chat.js";
+import { agentExamples, agentIntro, scriptExamples, scriptIntro } from "./examples.js";
+import { mountApp } from "./state.js";
+import { guidance, tools } from "./tools.js";
+
+const $ = (id) => document.getElementById(id);
+const pedelec = new Pedelec();
+let session = null;
+let busy = false;
+
+// Every tool is logged in the activity panel; the handler itself is the
+// definition's own, so what runs is exactly what tools.js declares.
+const loggedTools = tools.map((tool) => ({
+  ...tool,
+  handler: async (args, ctx) => {
+    const done = toolActivity(tool.name, args);
+    try {
+      const result = await tool.handler(args, ctx);
+      done(result);
+      return result;
+    } catch (err) {
+      done({ error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } });
+      throw err;
+    }
+  },
+}));
+
+function renderStatus(status, waitingOn = []) {
+  const el = $("status");
+  el.className = `status status-${status}`;
+  const waiting = waitingOn.map((w) => w.tool).join(", ");
+  el.textContent = status === "waiting_tool_result" && waiting ? `waiting for ${waiting}` : status.replaceAll("_", " ");
+  el.title = status;
+  el.dataset.status = status;
+}
+
+function setBusy(value) {
+  busy = value;
+  $("send").disabled = value || !session;
+}
+
+function renderExamples(provider) {
+  const script = provider === "script";
+  $("examples-intro").textContent = script ? scriptIntro : agentIntro;
+  $("example-list").replaceChildren(
+    ...(script ? scriptExamples : agentExamples).map((ex) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "example";
+      b.title = ex.text;
+      b.dataset.text = ex.text;
+      const label = document.createElement("span");
+      label.textContent = ex.label;
+      const code = document.createElement("code");
+      code.textContent = ex.text.split("\n")[0] + (ex.text.includes("\n") ? " …" : "");
+      b.append(label, code);
+      b.addEventListener("click", () => {
+        $("message").value = ex.text;
+        $("message").focus();
+      });
+      return b;
+    }),
+  );
+}
+
+async function loadProviders() {
+  const select = $("provider");
+  const wanted = new URLSearchParams(location.search).get("provider");
+  let list;
+  try {
+    list = await pedelec.listProviders();
+  } catch (err) {
+    select.replaceChildren(new Option("unreachable", ""));
+    renderStatus("error");
+    systemNote(`Cannot reach Pedelec Core: ${err.code}: ${err.message}`, "error");
+    return null;
+  }
+  select.replaceChildren(
+    ...list.providers.map((p) => {
+      const o = new Option(p.available ? p.name : `${p.name} (unavailable)`, p.name);
+      o.disabled = !p.available;
+      o.title = p.available ? (p.description ?? p.version ?? "") : (p.reason ?? "not available");
+      return o;
+    }),
+  );
+  const unavailable = list.providers.filter((p) => !p.available);
+  const note = $("provider-note");
+  note.hidden = unavailable.length === 0;
+  note.replaceChildren(
+    ...unavailable.map((p) => {
+      const span = document.createElement("span");
+      span.className = "unavailable";
+      span.dataset.provider = p.name;
+      const name = document.createElement("b");
+      name.textContent = p.name;
+      span.append(name, `: ${p.reason ?? "not available"}`);
+      return span;
+    }),
+  );
+  const usable = (name) => list.providers.some((p) => p.name === name && p.available);
+  const choice = [wanted, list.defaultProvider, "script"].find((n) => n && usable(n)) ?? list.providers.find((p) => p.available)?.name;
+  if (choice) select.value = choice;
+  return choice ?? null;
+}
+
+async function startSession() {
+  const provider = $("provider").value;
+  const model = $("model").value.trim();
+  const old = session;
+  session = null;
+  setBusy(false);
+  if (old) await old.end().catch(() => {});
+  renderExamples(provider);
+  renderStatus("idle");
+  try {
+    const s = await pedelec.createSession({
+      provider: provider || undefined,
+      model: model || undefined,
+      skills: { guidance, tools: loggedTools },
+    });
+    session = s;
+    s.onChat((c) => assistantDelta(c.turnId, c.text));
+    s.onStatus((e) => renderStatus(e.status, e.waitingOn));
+    s.onError((err) => {
+      toast(`${err.code}: ${err.message}`);
+      systemNote(`${err.code}: ${err.message}`, "error");
+    });
+    s.onEnded((e) => {
+      if (session === s) {
+        systemNote(`Session ended (${e.reason}). Press "New session" to start again.`);
+        session = null;
+        setBusy(false);
+      }
+    });
+    $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
+    renderStatus(s.getStatus());
+    setBusy(false);
+    systemNote(`Session started with ${s.provider}. ${s.provider === "script" ? "Pick an example below, or type commands." : "Ask for something."}`);
+  } catch (err) {
+    renderStatus("error");
+    systemNote(`Could not start a session: ${err.code}: ${err.message}`, "error");
+  }
+}
+
+async function send(text) {
+  if (!session || busy || !text.trim()) return;
+  userMessage(text);
+  $("message").value = "";
+  setBusy(true);
+  try {
+    const turn = await session.sendText(text);
+    if (!turn.text) systemNote("(the turn finished without a reply)");
+  } catch (err) {
+    systemNote(`${err.code}: ${err.message}`, "error");
+  } finally {
+    setBusy(false);
+  }
+}
+
+function mountChat() {
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    void send($("message").value);
+  });
+  $("message").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      void send($("message").value);
+    }
+  });
+  $("restart").addEventListener("click", () => void startSession());
+  $("provider").addEventListener("change", () => void startSession());
+}
+
+// For tests and for poking around in the console.
+window.pedelecDemo = {
+  pedelec,
+  get session() {
+    return session;
+  },
+  send,
+};
+
+mountApp();
+mountChat();
+setBusy(false);
+if (await loadProviders()) await startSession();

@@ -1,0 +1,29 @@
+// What to type. With the script provider each line is a command the
+// script agent runs through the real `pedelec tool-call` / `tool-spec`;
+// with a real agent, plain requests.
+
+export const scriptIntro =
+  "The script provider needs no AI: each line of your message is a command. `call <tool> <json>` runs the tool exactly as an agent would, `spec <tool>` prints its schema, `say <text>` replies. Click an example to put it in the message box.";
+
+export const agentIntro = "Ask in plain words. Click an example to put it in the message box.";
+
+export const scriptExamples = [
+  { label: "Add 2 to the counter", text: 'call update_counter {"delta": 2}' },
+  { label: "Read the counter", text: "call get_counter {}" },
+  { label: "Add a todo", text: 'call add_todo {"text": "Buy milk"}' },
+  { label: "Two calls in one turn", text: 'say Adding two todos, then listing them.\ncall add_todo {"text": "Write docs"}\ncall add_todo {"text": "Ship it"}\ncall list_todos {}' },
+  { label: "Toggle a todo", text: 'call toggle_todo {"id": "todo-1"}' },
+  { label: "Read the selection", text: "call get_selected_text {}" },
+  { label: "Replace the selection", text: 'call replace_selection {"text": "HELLO"}' },
+  { label: "Ask me first (modal)", text: 'call confirm_action {"title": "Reset the counter?", "message": "The agent wants to subtract 5.", "confirmLabel": "Go ahead"}' },
+  { label: "Show a tool's schema", text: "spec update_counter" },
+  { label: "Bad arguments", text: 'call update_counter {"delta": "two"}' },
+  { label: "Page info", text: "call get_current_page {}" },
+];
+
+export const agentExamples = [
+  { label: "Counter", text: "Add 3 to the counter, then tell me its value." },
+  { label: "Todos", text: "Add todos for 'write docs' and 'ship it', then mark the first one done." },
+  { label: "Editor", text: "Make the text I selected in the editor more formal." },
+  { label: "Confirm", text: "Ask me for confirmation, then subtract 20 from the counter if I agree." },
+];
