@@ -138,6 +138,7 @@ type ChatServer struct {
 	requests []ChatRequest
 	models   []string
 	key      string
+	hanging  int
 	hangs    chan struct{}
 }
 
@@ -191,6 +192,14 @@ func (s *ChatServer) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.steps)
+}
+
+// Hanging is how many ChatHang requests are still open: 0 once every client
+// that was kept waiting has gone away.
+func (s *ChatServer) Hanging() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hanging
 }
 
 // AwaitRequests waits until n completion requests have arrived or timeout passes.
@@ -298,6 +307,14 @@ func (s *ChatServer) authorizedLocked(r *http.Request) bool {
 func (s *ChatServer) answer(w http.ResponseWriter, r *http.Request, step ChatStep) {
 	switch {
 	case step.Hang:
+		s.mu.Lock()
+		s.hanging++
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.hanging--
+			s.mu.Unlock()
+		}()
 		select {
 		case <-r.Context().Done():
 		case <-s.hangs:
