@@ -31,6 +31,9 @@ const (
 	// exchanges are dropped whole, the first prompt (runtime rules and tool
 	// index) is always kept.
 	DefaultOpenAIMaxMessages = 400
+	// maxOpenAIConversationBytes caps the text kept per session the same
+	// way: a few large tool results must not pin hundreds of megabytes.
+	maxOpenAIConversationBytes = 8 << 20
 	// maxOpenAISessions bounds the conversations kept at once; the least
 	// recently used is dropped first.
 	maxOpenAISessions = 1024
@@ -308,7 +311,7 @@ func (p *OpenAI) history(turn *Turn, emit func(Event)) []chatMessage {
 // save stores the conversation, trimmed to MaxMessages, and evicts the least
 // recently used session when too many are kept.
 func (p *OpenAI) save(sessionID string, messages []chatMessage) {
-	messages = trimConversation(messages, p.MaxMessages)
+	messages = trimConversation(messages, p.MaxMessages, maxOpenAIConversationBytes)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.convs[sessionID]; !ok && len(p.convs) >= maxOpenAISessions {
@@ -324,17 +327,41 @@ func (p *OpenAI) save(sessionID string, messages []chatMessage) {
 	p.convs[sessionID] = &openAIConversation{messages: append([]chatMessage(nil), messages...), used: time.Now()}
 }
 
-// trimConversation drops the oldest exchanges after the first message (the
-// first prompt, which carries the runtime rules and the tool index), cutting
-// only before a user message so no tool result loses its call.
-func trimConversation(messages []chatMessage, max int) []chatMessage {
-	if max < 2 || len(messages) <= max {
+// trimConversation keeps at most maxMessages messages and maxBytes of text
+// by dropping the oldest exchanges after the first message (the first
+// prompt, which carries the runtime rules and the tool index). It cuts only
+// before a user message, so no tool result loses its call; the latest turn
+// is kept whole even when it alone is over the limits.
+func trimConversation(messages []chatMessage, maxMessages, maxBytes int) []chatMessage {
+	size := func(m chatMessage) int {
+		n := len(m.Content) + len(m.ToolCallID)
+		for _, c := range m.ToolCalls {
+			n += len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments)
+		}
+		return n
+	}
+	total := 0
+	for _, m := range messages {
+		total += size(m)
+	}
+	if len(messages) <= maxMessages && total <= maxBytes {
 		return messages
 	}
-	for i := len(messages) - max + 1; i < len(messages); i++ {
+	// Walk the cut forward from the oldest exchange; remember the last user
+	// message seen, which is the latest cut allowed.
+	kept := total
+	lastUser := -1
+	for i := 1; i < len(messages); i++ {
 		if messages[i].Role == "user" {
-			return append(messages[:1:1], messages[i:]...)
+			lastUser = i
+			if 1+len(messages)-i <= maxMessages && kept <= maxBytes {
+				return append(messages[:1:1], messages[i:]...)
+			}
 		}
+		kept -= size(messages[i])
+	}
+	if lastUser > 1 {
+		return append(messages[:1:1], messages[lastUser:]...)
 	}
 	return messages
 }

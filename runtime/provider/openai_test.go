@@ -578,15 +578,33 @@ func TestTrimConversation(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		msgs = append(msgs, chatMessage{Role: "assistant"}, chatMessage{Role: "tool"}, chatMessage{Role: "assistant"}, chatMessage{Role: "user", Content: fmt.Sprint(i)})
 	}
-	got := trimConversation(msgs, 6)
+	got := trimConversation(msgs, 6, 1<<20)
 	if len(got) > 6 || got[0].Content != "rules" || got[1].Role != "user" {
 		t.Fatalf("trimmed = %+v", got)
 	}
 	if got[len(got)-1].Content != "4" {
 		t.Errorf("the newest message was dropped: %+v", got)
 	}
-	if short := trimConversation(msgs[:3], 6); len(short) != 3 {
+	if short := trimConversation(msgs[:3], 6, 1<<20); len(short) != 3 {
 		t.Errorf("a short conversation was trimmed")
+	}
+	// By size: a big tool result in an old turn is dropped with its turn.
+	big := []chatMessage{
+		{Role: "user", Content: "rules"},
+		{Role: "assistant"}, {Role: "tool", Content: strings.Repeat("x", 1000)}, {Role: "assistant", Content: "a"},
+		{Role: "user", Content: "q2"}, {Role: "assistant", Content: "a2"},
+	}
+	got = trimConversation(big, 100, 100)
+	if len(got) != 3 || got[1].Content != "q2" {
+		t.Errorf("trimmed by size = %+v", got)
+	}
+	// The latest turn is kept whole even when it alone is too big.
+	got = trimConversation(big, 100, 10)
+	if len(got) != 3 || got[1].Content != "q2" {
+		t.Errorf("latest turn not kept: %+v", got)
+	}
+	if got := trimConversation(big[:4], 100, 10); len(got) != 4 {
+		t.Errorf("a single turn was cut: %+v", got)
 	}
 }
 
