@@ -71,12 +71,22 @@ function toolErrorResult(code, message, details) {
 }
 
 // src/client/connection.ts
+var fetchProbe = async (base) => {
+  if (typeof fetch !== "function") return false;
+  try {
+    await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store" });
+    return true;
+  } catch {
+    return false;
+  }
+};
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
 var Connection = class {
-  constructor(url, factory) {
+  constructor(url, factory, probe = fetchProbe) {
     __publicField(this, "url", url);
     __publicField(this, "factory", factory);
+    __publicField(this, "probe", probe);
     __publicField(this, "socket", null);
     __publicField(this, "opening", null);
     __publicField(this, "nextId", 1);
@@ -144,7 +154,11 @@ var Connection = class {
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;
-          reject(err);
+          if (err.code !== "CORE_UNREACHABLE") return reject(err);
+          void this.probe(httpBase(this.url)).then(
+            (up) => reject(up ? refusedError(this.url) : err),
+            () => reject(err)
+          );
           return;
         }
         if (this.socket === socket) this.socket = null;
@@ -184,6 +198,21 @@ var Connection = class {
     }
   }
 };
+function httpBase(wsUrl) {
+  const u = new URL(wsUrl);
+  return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
+}
+function pageOrigin() {
+  return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+}
+function refusedError(url) {
+  const origin = pageOrigin();
+  return new PedelecError(
+    "ORIGIN_NOT_ALLOWED",
+    `Pedelec Core at ${url} is running but refused this page's connection: its origin ${origin} is not allowed. Start Core with --allow-origin ${origin} (or PEDELEC_ALLOW_ORIGIN=${origin}); Core's log names the reason.`,
+    { url, origin, inferred: true }
+  );
+}
 function closeError(url, code, reason, opened) {
   if (reason) {
     try {
@@ -194,7 +223,7 @@ function closeError(url, code, reason, opened) {
   }
   if (code === 1009) return new PedelecError("MESSAGE_TOO_LARGE", `Pedelec Core closed the connection: a message was too large${reason ? ` (${reason})` : ""}`);
   if (!opened) {
-    const origin = typeof location !== "undefined" ? location.origin : "this page's origin";
+    const origin = pageOrigin();
     return new PedelecError(
       "CORE_UNREACHABLE",
       `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running, and is ${origin} allowed (pedelec serve --allow-origin ${origin})?`,
@@ -1233,7 +1262,7 @@ var Pedelec = class {
     __publicField(this, "sessions", /* @__PURE__ */ new Set());
     const opts = options;
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket);
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe);
     this.connection.onClose((err) => {
       for (const session of [...this.sessions]) session.disconnected(err);
     });

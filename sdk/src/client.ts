@@ -1,7 +1,7 @@
 // The entry point a page constructs: one connection to Core, the methods
 // that do not belong to a session, and the factories for sessions.
 
-import { Connection, type SocketFactory, type SocketLike } from "./client/connection.js";
+import { Connection, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
 import type { SessionInfo } from "./client/protocol.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
@@ -16,7 +16,7 @@ import type {
 } from "./types.js";
 
 /** @internal Options tests use to run the SDK without a browser. */
-type InternalOptions = PedelecOptions & { socketFactory?: SocketFactory; moduleUrl?: string };
+type InternalOptions = PedelecOptions & { socketFactory?: SocketFactory; probe?: ReachabilityProbe; moduleUrl?: string };
 
 function browserSocket(url: string): SocketLike {
   if (typeof WebSocket === "undefined") {
@@ -42,7 +42,7 @@ export class Pedelec {
   constructor(options: PedelecOptions = {}) {
     const opts = options as InternalOptions;
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket);
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe);
     this.connection.onClose((err) => {
       for (const session of [...this.sessions]) session.disconnected(err);
     });

@@ -46,6 +46,8 @@ export class FakeCore {
   readonly handlers: Record<string, Handler> = {};
   sockets: FakeSocket[] = [];
   refuse: { code: number; reason: string } | undefined;
+  /** Whether plain HTTP reaches this "Core" (the origin-refusal probe). */
+  httpUp = false;
   private seqs = new Map<string, number>();
   private nextTurn = 1;
 
@@ -61,7 +63,7 @@ export class FakeCore {
   }
 
   client(): Pedelec {
-    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: () => this.open() } as never);
+    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: () => this.open(), probe: async () => this.httpUp } as never);
   }
 
   open(): FakeSocket {

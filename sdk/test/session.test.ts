@@ -221,6 +221,9 @@ test("a refused connection rejects with the reason Core gave", async () => {
   await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED");
   core.refuse = { code: 1006, reason: "" };
   await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "CORE_UNREACHABLE" && /allow-origin/.test(e.message));
+  // Refused during the handshake (HTTP 403, which a browser hides), while Core answers HTTP.
+  core.httpUp = true;
+  await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED" && /--allow-origin/.test(e.message));
 });
 
 test("listProviders returns providers and the default", async () => {

@@ -19,6 +19,24 @@ export interface SocketLike {
 
 export type SocketFactory = (url: string) => SocketLike;
 
+/** Tells whether Core answers plain HTTP at its base URL; tests pass a fake. */
+export type ReachabilityProbe = (httpBaseUrl: string) => Promise<boolean>;
+
+/**
+ * A no-cors request resolves (with an opaque response) whenever the server
+ * answered at all, whatever its CORS headers; it rejects only when nothing
+ * answered. That is all we need to know.
+ */
+export const fetchProbe: ReachabilityProbe = async (base) => {
+  if (typeof fetch !== "function") return false;
+  try {
+    await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: Method };
 
 type Sink = (event: EventFrame) => void;
@@ -42,6 +60,7 @@ export class Connection {
   constructor(
     readonly url: string,
     private readonly factory: SocketFactory,
+    private readonly probe: ReachabilityProbe = fetchProbe,
   ) {}
 
   /** Sends one request and resolves with its result, or rejects with its error. */
@@ -108,7 +127,14 @@ export class Connection {
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;
-          reject(err);
+          if (err.code !== "CORE_UNREACHABLE") return reject(err);
+          // Core refuses a page's origin with an HTTP 403 before the
+          // WebSocket opens, and browsers hide that status (close 1006).
+          // If Core answers plain HTTP, the refusal is the likely cause.
+          void this.probe(httpBase(this.url)).then(
+            (up) => reject(up ? refusedError(this.url) : err),
+            () => reject(err),
+          );
           return;
         }
         if (this.socket === socket) this.socket = null;
@@ -151,6 +177,24 @@ export class Connection {
   }
 }
 
+function httpBase(wsUrl: string): string {
+  const u = new URL(wsUrl);
+  return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
+}
+
+function pageOrigin(): string {
+  return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+}
+
+function refusedError(url: string): PedelecError {
+  const origin = pageOrigin();
+  return new PedelecError(
+    "ORIGIN_NOT_ALLOWED",
+    `Pedelec Core at ${url} is running but refused this page's connection: its origin ${origin} is not allowed. Start Core with --allow-origin ${origin} (or PEDELEC_ALLOW_ORIGIN=${origin}); Core's log names the reason.`,
+    { url, origin, inferred: true },
+  );
+}
+
 /**
  * Turns a close into an error a developer can act on. Core closes with an
  * application code (4000-4999) and a JSON {code, message} reason when it
@@ -169,7 +213,7 @@ export function closeError(url: string, code: number, reason: string, opened: bo
   }
   if (code === 1009) return new PedelecError("MESSAGE_TOO_LARGE", `Pedelec Core closed the connection: a message was too large${reason ? ` (${reason})` : ""}`);
   if (!opened) {
-    const origin = typeof location !== "undefined" ? location.origin : "this page's origin";
+    const origin = pageOrigin();
     return new PedelecError(
       "CORE_UNREACHABLE",
       `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running, and is ${origin} allowed (pedelec serve --allow-origin ${origin})?`,
