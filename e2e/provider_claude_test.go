@@ -19,6 +19,7 @@ var claudeCLI = agentCLI{
 }
 
 func TestClaudeThroughCore(t *testing.T)               { testToolCallsAndResume(t, claudeCLI) }
+func TestClaudeInBrowser(t *testing.T)                 { testInBrowser(t, claudeCLI) }
 func TestClaudeModelErrorThroughCore(t *testing.T)     { testModelError(t, claudeCLI, "mock bad request") }
 func TestClaudeModelDownThroughCore(t *testing.T)      { testModelDown(t, claudeCLI) }
 func TestClaudeEndMidTurnLeavesNoProcess(t *testing.T) { testEndMidTurn(t, claudeCLI) }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -47,6 +50,7 @@ var codexCLI = agentCLI{
 }
 
 func TestCodexThroughCore(t *testing.T)               { testToolCallsAndResume(t, codexCLI) }
+func TestCodexInBrowser(t *testing.T)                 { testInBrowser(t, codexCLI) }
 func TestCodexModelErrorThroughCore(t *testing.T)     { testModelError(t, codexCLI, "mock bad request") }
 func TestCodexModelDownThroughCore(t *testing.T)      { testModelDown(t, codexCLI) }
 func TestCodexEndMidTurnLeavesNoProcess(t *testing.T) { testEndMidTurn(t, codexCLI) }
@@ -249,7 +253,7 @@ type cliFrame struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// page is a minimal SDK: requests by id, events recorded, tool calls
+// cliPage is a minimal SDK: requests by id, events recorded, tool calls
 // answered by handlers (a nil result is never submitted).
 type cliPage struct {
 	t        *testing.T
@@ -434,4 +438,197 @@ func (p *cliPage) has(sid, event string) bool {
 		}
 	}
 	return false
+}
+
+// ---- a real page: Chromium running the SDK served by Core ----
+
+// browserPage is the page of testInBrowser. It imports the SDK from Core,
+// declares update_counter with an inline handler, runs two turns and posts
+// what it saw (onChat text, sendText results, errors) to /report; then, in
+// a second session whose handler never answers, it calls end() while the
+// agent waits for the tool.
+const browserPage = `<!doctype html>
+<meta charset="utf-8">
+<title>pedelec provider test</title>
+<script type="module">
+const report = (what) => fetch("/report", {method: "POST", body: JSON.stringify(what)});
+window.addEventListener("error", (e) => report({stage: "error", error: String(e.message)}));
+window.addEventListener("unhandledrejection", (e) => report({stage: "error", error: String(e.reason && (e.reason.code + ": " + e.reason.message))}));
+const { Pedelec } = await import("CORE/sdk/pedelec.js");
+const pedelec = new Pedelec();
+let counter = 0;
+const chats = {};
+const errors = [];
+const session = await pedelec.createSession({
+  provider: "PROVIDER",
+  skills: {
+    guidance: "Use update_counter to change the counter.",
+    tools: [{
+      name: "update_counter",
+      description: "Add delta to the page's counter and return the new value.",
+      argsSchema: { type: "object", properties: { delta: { type: "integer" } }, required: ["delta"] },
+      handler: (args) => { counter += args.delta; return { value: counter }; },
+    }],
+  },
+});
+session.onChat((e) => { chats[e.turnId] = e.text; });
+session.onError((e) => { errors.push(e.code + ": " + e.message); });
+const turns = [];
+for (const text of ["Add two to the counter.", "Now add the word two."]) {
+  try {
+    const r = await session.sendText(text);
+    turns.push({ turnId: r.turnId, text: r.text, chat: chats[r.turnId] || "" });
+  } catch (e) {
+    turns.push({ error: e.code + ": " + e.message });
+  }
+}
+await session.end();
+const first = { sessionId: session.sessionId, counter, turns, errors };
+
+// A second session whose handler never answers: end() while the agent waits.
+let ended;
+const hanging = await pedelec.createSession({
+  provider: "PROVIDER",
+  skills: {
+    guidance: "",
+    tools: [{
+      name: "update_counter",
+      description: "Add delta to the page's counter and return the new value.",
+      argsSchema: { type: "object", properties: { delta: { type: "integer" } }, required: ["delta"] },
+      handler: () => new Promise((resolve) => {
+        report({ stage: "waiting", sessionId: hanging.sessionId }).then(() => { ended = hanging.end(); });
+      }),
+    }],
+  },
+});
+let midTurn = "";
+try {
+  await hanging.sendText("Add one.");
+  midTurn = "the turn finished";
+} catch (e) {
+  midTurn = e.code;
+}
+await ended;
+report({ stage: "done", ...first, midTurn, hangingId: hanging.sessionId, hangingStatus: hanging.getStatus() });
+</script>
+`
+
+type browserReport struct {
+	Stage     string `json:"stage"`
+	Error     string `json:"error"`
+	SessionID string `json:"sessionId"`
+	Counter   int    `json:"counter"`
+	Turns     []struct {
+		TurnID string `json:"turnId"`
+		Text   string `json:"text"`
+		Chat   string `json:"chat"`
+		Error  string `json:"error"`
+	} `json:"turns"`
+	Errors        []string `json:"errors"`
+	MidTurn       string   `json:"midTurn"`
+	HangingID     string   `json:"hangingId"`
+	HangingStatus string   `json:"hangingStatus"`
+}
+
+func testInBrowser(t *testing.T, cli agentCLI) {
+	chromium := testenv.Chromium(t)
+	ms := cli.newServer(t,
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
+		modelserver.Say("The counter is now 2."),
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":"two"}'`),
+		modelserver.Say("That did not work."),
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
+	)
+	reports := make(chan browserReport, 8)
+	var coreURL string
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", cli.name).Replace(browserPage))
+		case "/report":
+			var rep browserReport
+			_ = json.NewDecoder(r.Body).Decode(&rep)
+			reports <- rep
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	srv := serveCLI(t, cli, ms.URL, "--allow-origin", site.URL)
+	coreURL = srv.URL
+
+	browser := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), site.URL+"/")
+	var logs strings.Builder
+	browser.Stdout, browser.Stderr = &logs, &logs
+	if err := browser.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = browser.Process.Kill()
+		_ = browser.Wait()
+		if t.Failed() {
+			t.Logf("chromium:\n%s", logs.String())
+		}
+	}()
+
+	var rep browserReport
+	waited := false
+	for rep.Stage != "done" {
+		select {
+		case rep = <-reports:
+		case <-time.After(120 * time.Second):
+			t.Fatal("the page did not finish")
+		}
+		switch rep.Stage {
+		case "error":
+			t.Fatalf("the page failed: %s", rep.Error)
+		case "waiting":
+			// The agent's pedelec tool-call waits for the page: the CLI
+			// and its command are running. The page now calls end().
+			waited = true
+			if pids := testenv.ProcessesWithEnv("PEDELEC_THREAD_ID=" + rep.SessionID); len(pids) < 2 {
+				t.Errorf("processes of the waiting session = %v, want the CLI and its pedelec tool-call", pids)
+			}
+		}
+	}
+	t.Logf("page report: %+v", rep)
+	if rep.SessionID == "" || rep.HangingID == "" || !waited {
+		t.Fatalf("incomplete report: %+v", rep)
+	}
+	// end() mid-turn: the turn's promise fails with SESSION_ENDED, and no
+	// process of that session is left.
+	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
+		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
+	}
+	noCLIProcessLeft(t, rep.HangingID)
+	noCLIProcessLeft(t, rep.SessionID)
+	if len(rep.Turns) != 2 || rep.Turns[0].Error != "" || rep.Turns[1].Error != "" {
+		t.Fatalf("turns = %+v, want two that succeeded", rep.Turns)
+	}
+	// The handler ran once (the invalid call never reached it) and the final
+	// texts reached onChat and the sendText results.
+	if rep.Counter != 2 {
+		t.Errorf("counter = %d, want 2", rep.Counter)
+	}
+	for i, want := range []string{"The counter is now 2.", "That did not work."} {
+		if rep.Turns[i].Chat != want || rep.Turns[i].Text != want {
+			t.Errorf("turn %d: onChat %q, sendText %q; want %q", i+1, rep.Turns[i].Chat, rep.Turns[i].Text, want)
+		}
+	}
+	reqs := ms.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("model requests = %d, want 5", len(reqs))
+	}
+	if out := cli.toolOutput(reqs[1]); !strings.Contains(out, `{"ok":true,"result":{"value":2}}`) {
+		t.Errorf("the agent's next request lacks the handler's result:\n%s", out)
+	}
+	if body := string(reqs[2].Body); !strings.Contains(body, "The counter is now 2.") {
+		t.Errorf("turn 2 did not resume turn 1's thread")
+	}
+	if out := cli.toolOutput(reqs[3]); !strings.Contains(out, wire.CodeToolArgsInvalid) {
+		t.Errorf("the invalid call's result lacks %s:\n%s", wire.CodeToolArgsInvalid, out)
+	}
+	noCLIProcessLeft(t, rep.SessionID)
 }
