@@ -125,8 +125,8 @@ func TestOpenAIProviderEndToEnd(t *testing.T) {
 		t.Fatalf("turn 2: %+v chat %q", turn.done, turn.chat)
 	}
 	second := model.Requests()[2]
-	if second.LastUser() != "What did I ask?" || len(second.Messages) != 5 || second.Messages[3].Content != "The counter is 2." {
-		t.Errorf("turn 2 did not continue the conversation: %+v", second.Messages)
+	if conv := second.Conversation(); second.LastUser() != "What did I ask?" || len(conv) != 5 || conv[3].Content != "The counter is 2." {
+		t.Errorf("turn 2 did not continue the conversation: %+v", conv)
 	}
 
 	// An invalid call comes back to the model as TOOL_ARGS_INVALID and never

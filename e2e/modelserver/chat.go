@@ -107,6 +107,28 @@ func (r ChatRequest) ToolResults() []ChatMessage {
 	return out
 }
 
+// System is the content of the system messages, joined by newlines.
+func (r ChatRequest) System() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Conversation is the messages without the system messages.
+func (r ChatRequest) Conversation() []ChatMessage {
+	var out []ChatMessage
+	for _, m := range r.Messages {
+		if m.Role != "system" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // LastUser is the content of the last user message.
 func (r ChatRequest) LastUser() string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {

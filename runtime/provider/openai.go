@@ -249,13 +249,18 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	}
 	names := newToolNames(turn.Tools)
 	tools := chatTools(turn.Tools, names)
+	system := nativeToolsNote(turn.Tools, names)
 
 	messages := p.history(turn, emit)
 	messages = append(messages, chatMessage{Role: "user", Content: turn.Prompt})
 	p.save(turn.SessionID, messages)
 
 	for step := 1; step <= p.MaxSteps; step++ {
-		reply, err := p.complete(ctx, model, messages, tools, emit)
+		request := messages
+		if system != "" {
+			request = append([]chatMessage{{Role: "system", Content: system}}, messages...)
+		}
+		reply, err := p.complete(ctx, model, request, tools, emit)
 		if err != nil {
 			return err
 		}
@@ -364,6 +369,34 @@ func trimConversation(messages []chatMessage, maxMessages, maxBytes int) []chatM
 		return append(messages[:1:1], messages[lastUser:]...)
 	}
 	return messages
+}
+
+// nativeToolsNote is the system message of every request when the session
+// has tools. Core's first prompt is written for agents with a shell (run
+// `pedelec-cli ... tool-call <tool> '<json>'`); this model has no shell but
+// function tools, so Pedelec's own text says how the one maps to the other.
+// It is sent with each request rather than kept in the conversation, so
+// trimming never drops it.
+func nativeToolsNote(tools []schema.Tool, names toolNames) string {
+	if len(tools) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Pedelec: you have no shell in this session. The page's tools are your functions: " +
+		"wherever instructions say to run `pedelec-cli ... tool-call <tool> '<json_args>'`, call the function of that tool " +
+		"with the same JSON object as its arguments instead; `tool-spec` is not needed, because each function's parameters are " +
+		"the tool's full argument schema. A function returns what the command would print: {\"ok\":true,\"result\":...} " +
+		"or, for a Pedelec error, {\"ok\":false,\"error\":{\"code\":...,\"message\":...,\"details\":...}}.")
+	var renamed []string
+	for _, t := range tools {
+		if fn := names.function(t.Name); fn != t.Name {
+			renamed = append(renamed, fmt.Sprintf("%s is the function %s", t.Name, fn))
+		}
+	}
+	if len(renamed) > 0 {
+		b.WriteString(" Tool names that are not valid function names were renamed: " + strings.Join(renamed, "; ") + ".")
+	}
+	return b.String()
 }
 
 func chatTools(tools []schema.Tool, names toolNames) []chatTool {

@@ -306,21 +306,21 @@ func TestOpenAIKeepsTheConversationAcrossTurns(t *testing.T) {
 	}
 	second := srv.Requests()[2]
 	var roles []string
-	for _, m := range second.Messages {
+	for _, m := range second.Conversation() {
 		roles = append(roles, m.Role)
 	}
 	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant,user" {
 		t.Fatalf("second turn's messages = %s", got)
 	}
-	if second.Messages[0].Content != "FIRST PROMPT" || second.Messages[3].Content != "It is 2." || second.LastUser() != "what did I ask?" {
-		t.Errorf("second turn's conversation = %+v", second.Messages)
+	if conv := second.Conversation(); conv[0].Content != "FIRST PROMPT" || conv[3].Content != "It is 2." || second.LastUser() != "what did I ask?" {
+		t.Errorf("second turn's conversation = %+v", conv)
 	}
 	// A first turn (no resume id) starts a new conversation.
 	if _, err := runTurn(t, p, testTurn(broker, "NEW FIRST PROMPT", "")); err != nil {
 		t.Fatal(err)
 	}
-	if third := srv.Requests()[3]; len(third.Messages) != 1 {
-		t.Errorf("a first turn should start over, got %d messages", len(third.Messages))
+	if third := srv.Requests()[3]; len(third.Conversation()) != 1 {
+		t.Errorf("a first turn should start over, got %d messages", len(third.Conversation()))
 	}
 }
 
@@ -350,7 +350,7 @@ func TestOpenAIForget(t *testing.T) {
 	if _, err := runTurn(t, p, testTurn(&fakeBroker{}, "second", "s_test")); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(srv.Requests()[1].Messages); n != 1 {
+	if n := len(srv.Requests()[1].Conversation()); n != 1 {
 		t.Errorf("after Forget the conversation has %d messages, want 1", n)
 	}
 }
@@ -511,7 +511,7 @@ func TestOpenAIWarmupStartsTheConversation(t *testing.T) {
 	if _, err := runTurn(t, p, testTurn(&fakeBroker{}, "hi", rec.threadIDs()[0])); err != nil {
 		t.Fatal(err)
 	}
-	msgs := srv.Requests()[1].Messages
+	msgs := srv.Requests()[1].Conversation()
 	if len(msgs) != 3 || msgs[0].Content != "RULES AND TOOLS. This is a warm-up." || msgs[2].Content != "hi" {
 		t.Errorf("the turn after warm-up = %+v", msgs)
 	}
@@ -707,4 +707,27 @@ func TestOpenAITurnDeadlineIsProviderTimeout(t *testing.T) {
 	defer cancel()
 	err := newOpenAI(Settings{BaseURL: srv.URL}).RunTurn(ctx, testTurn(&fakeBroker{}, "go", ""), func(Event) {})
 	wantCode(t, err, wire.CodeProviderTimeout)
+}
+
+func TestOpenAITellsTheModelItsToolsAreFunctions(t *testing.T) {
+	srv := modelserver.NewChat(t, modelserver.ChatSay("ok"), modelserver.ChatSay("ok"))
+	p := newOpenAI(Settings{BaseURL: srv.URL})
+	if _, err := runTurn(t, p, testTurn(&fakeBroker{}, "go", "")); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if r.Messages[0].Role != "system" || !strings.Contains(r.System(), "no shell") ||
+		!strings.Contains(r.System(), "editor.replace_selection is the function editor_replace_selection") {
+		t.Errorf("system message = %q", r.System())
+	}
+	// A session without tools gets no note.
+	turn := testTurn(nil, "go", "")
+	turn.Tools = nil
+	turn.SessionID = "s_other"
+	if _, err := runTurn(t, p, turn); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests()[1]; r.System() != "" || len(r.Tools) != 0 {
+		t.Errorf("no tools: system %q tools %d", r.System(), len(r.Tools))
+	}
 }
