@@ -107,6 +107,17 @@ func (r *chatReply) message() chatMessage {
 	return chatMessage{Role: "assistant", Content: r.text.String(), ToolCalls: r.toolCalls()}
 }
 
+// callAt is the call at index i, created on first sight.
+func (r *chatReply) callAt(i int) *chatToolCall {
+	call, ok := r.calls[i]
+	if !ok {
+		call = &chatToolCall{Type: "function"}
+		r.calls[i] = call
+		r.order = append(r.order, i)
+	}
+	return call
+}
+
 // addToolCallDeltas accumulates streamed fragments: the first fragment of a
 // call carries its id and name, later ones only more of its arguments.
 func (r *chatReply) addToolCallDeltas(deltas []chatToolCallDelta) {
@@ -115,12 +126,7 @@ func (r *chatReply) addToolCallDeltas(deltas []chatToolCallDelta) {
 		if d.Index != nil {
 			i = *d.Index
 		}
-		call, ok := r.calls[i]
-		if !ok {
-			call = &chatToolCall{Type: "function"}
-			r.calls[i] = call
-			r.order = append(r.order, i)
-		}
+		call := r.callAt(i)
 		if d.ID != "" {
 			call.ID = d.ID
 		}
@@ -221,9 +227,7 @@ func applyChunk(payload []byte, reply *chatReply, onText func(string)) error {
 				onText(c.Message.Content)
 			}
 			for i, call := range c.Message.ToolCalls {
-				call := call
-				reply.calls[i] = &call
-				reply.order = append(reply.order, i)
+				*reply.callAt(i) = call
 			}
 		}
 		if c.Delta.Content != "" {

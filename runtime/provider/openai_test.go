@@ -731,3 +731,28 @@ func TestOpenAITellsTheModelItsToolsAreFunctions(t *testing.T) {
 		t.Errorf("no tools: system %q tools %d", r.System(), len(r.Tools))
 	}
 }
+
+// FuzzReadChatStream: whatever a model server sends, the stream reader
+// returns (an error or a reply) and never panics; a reply it accepts has
+// every call at an index it saw.
+func FuzzReadChatStream(f *testing.F) {
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"id\":\"c\",\"function\":{\"name\":\"f\",\"arguments\":\"{\"}}]}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n")
+	f.Add("data: {\"error\":{\"message\":\"boom\"}}\n\n")
+	f.Add(": ping\nevent: x\ndata: {\"choices\":[]}\ndata: \n\n")
+	f.Add("data: {\"choices\":[{\"index\":0,\"message\":{\"content\":\"x\",\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"n\"}}]}}]}\n\n")
+	f.Add("data: {\"choices\":[{\"message\":{\"tool_calls\":[{\"id\":\"a\"}]}},{\"message\":{\"tool_calls\":[{\"id\":\"b\"}]},\"finish_reason\":\"stop\"}]}\n\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		reply := newChatReply()
+		if err := readChatStream(strings.NewReader(body), reply, func(string) {}); err != nil {
+			return
+		}
+		if !reply.finished {
+			t.Fatal("accepted a stream that never finished")
+		}
+		if len(reply.toolCalls()) != len(reply.calls) {
+			t.Fatalf("%d calls listed, %d accumulated", len(reply.toolCalls()), len(reply.calls))
+		}
+		_ = reply.message()
+	})
+}
