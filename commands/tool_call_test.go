@@ -57,3 +57,25 @@ func TestThreadIDPlacement(t *testing.T) {
 		}
 	}
 }
+
+// Any argument text gets either a pass or an INVALID_INPUT with a position
+// inside the text, never a panic.
+func FuzzCheckJSONArgs(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":`, "{\n\"a\": tru}", `[1,2]`, `"x" y`, ``, "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		werr := checkJSONArgs(raw)
+		if werr == nil {
+			if !json.Valid([]byte(raw)) {
+				t.Fatalf("accepted invalid JSON %q", raw)
+			}
+			return
+		}
+		d := werr.Details.(map[string]any)
+		line, col := d["line"].(int), d["column"].(int)
+		if line < 1 || col < 1 || line > strings.Count(raw, "\n")+1 {
+			t.Fatalf("position %d:%d outside %q", line, col, raw)
+		}
+	})
+}

@@ -72,7 +72,9 @@ func (c *conn) send(v any) {
 func (c *conn) close(code websocket.StatusCode, reason string) {
 	c.once.Do(func() {
 		close(c.closed)
-		go c.ws.Close(code, reason)
+		if c.ws != nil { // nil only in fuzz tests of the dispatcher
+			go c.ws.Close(code, reason)
+		}
 	})
 }
 

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Whatever a page sends, the dispatcher answers with well-formed frames and
+// never panics. No provider is registered, so no session or process starts.
+func FuzzHandleFrame(f *testing.F) {
+	core, _ := newTestCore(f)
+	for _, seed := range []string{
+		`{"type":"request","id":1,"method":"list_providers"}`,
+		`{"type":"request","id":2,"method":"create_session","params":{"skills":{"guidance":"g","tools":[]}}}`,
+		`{"type":"request","id":3,"method":"send_text","params":{"sessionId":"s_x","text":"hi"}}`,
+		`{"type":"request","id":4,"method":"submit_tool_result","params":{"sessionId":"s_x","toolRequestId":"tr","result":{}}}`,
+		`{"type":"request","id":5,"method":"resume_session","params":{"sessionId":5}}`,
+		`{"type":"request","id":6,"method":"end_session","params":null}`,
+		`{"type":"event"}`, `[]`, `null`, `{"id":"x"}`, `{`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := newConn(core, nil, "")
+		c.handleFrame(context.Background(), data)
+		for {
+			select {
+			case frame := <-c.out:
+				var resp wire.Response
+				if err := json.Unmarshal(frame, &resp); err != nil {
+					t.Fatalf("frame is not JSON: %s", frame)
+				}
+				if resp.Type == wire.FrameResponse && !resp.OK && (resp.Error == nil || resp.Error.Code == "") {
+					t.Fatalf("failed response without a code: %s", frame)
+				}
+			default:
+				return
+			}
+		}
+	})
+}
+
+// Whatever an agent-side caller posts, the endpoint answers with one
+// AgentResult carrying a code, and never panics.
+func FuzzAgentRequest(f *testing.F) {
+	core, _ := newTestCore(f)
+	h := core.Handler(Assets{})
+	for _, seed := range []string{`{"threadId":"s_x","tool":"t","args":{}}`, `{}`, `{"threadId":5}`, `not json`, ``} {
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, call bool) {
+		path := wire.AgentToolSpecPath
+		if call {
+			path = wire.AgentToolCallPath
+		}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1"+path, bytes.NewReader(body))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var res wire.AgentResult
+		if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
+			t.Fatalf("answer is not JSON: %q", rec.Body.String())
+		}
+		if !res.OK && (res.Error == nil || res.Error.Code == "") {
+			t.Fatalf("failure without a code: %s", rec.Body.String())
+		}
+	})
+}

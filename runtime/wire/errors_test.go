@@ -1,0 +1,51 @@
+package wire
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docs/errors.md documents every code, and documents no code that does not exist.
+func TestErrorsDocMatchesCodes(t *testing.T) {
+	data, err := os.ReadFile("../../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\|").FindAllStringSubmatch(string(data), -1) {
+		documented[m[1]] = true
+	}
+	known := map[string]bool{}
+	for _, c := range Codes {
+		if known[c] {
+			t.Errorf("code %s listed twice in Codes", c)
+		}
+		known[c] = true
+		if !documented[c] {
+			t.Errorf("code %s is missing from docs/errors.md", c)
+		}
+		if c != strings.ToUpper(c) || strings.ContainsAny(c, " -") {
+			t.Errorf("code %s is not upper snake case", c)
+		}
+	}
+	for c := range documented {
+		if !known[c] {
+			t.Errorf("docs/errors.md documents %s, which is not in wire.Codes", c)
+		}
+	}
+}
+
+func TestAsErrorKeepsCodes(t *testing.T) {
+	we := Errorf(CodeToolTimeout, "late")
+	if got := AsError(we); got != we {
+		t.Fatal("an *Error must pass through unchanged")
+	}
+	if got := AsError(os.ErrNotExist); got.Code != CodeInternal || got.Message != os.ErrNotExist.Error() {
+		t.Fatalf("plain error = %+v", got)
+	}
+	if AsError(nil) != nil {
+		t.Fatal("nil must stay nil")
+	}
+}
