@@ -207,6 +207,59 @@ func TestOpenAIProviderModelErrors(t *testing.T) {
 	})
 }
 
+func TestOpenAIProviderDottedNamesAndToolTimeout(t *testing.T) {
+	const skills = `{
+	  "guidance": "",
+	  "tools": [
+	    {"name": "editor.replace_selection", "description": "Replace the selected text.",
+	     "argsSchema": {"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},
+	    {"name": "ask_user", "description": "Ask the user; waits for an answer.",
+	     "argsSchema": {"type":"object","properties":{}}, "timeoutMs": 300}
+	  ]
+	}`
+	model := modelserver.NewChat(t,
+		modelserver.ChatCall("editor_replace_selection", `{"text":"hello"}`),
+		modelserver.ChatCall("ask_user", `{}`),
+		modelserver.ChatSay("The user did not answer."),
+	)
+	srv := oaServe(t, model.URL)
+	page := wspage.Dial(t, srv.WSURL, srv.URL)
+	var replaced []string
+	var mu sync.Mutex
+	page.Handle("editor.replace_selection", func(args json.RawMessage) any {
+		var a struct{ Text string }
+		_ = json.Unmarshal(args, &a)
+		mu.Lock()
+		replaced = append(replaced, a.Text)
+		mu.Unlock()
+		return map[string]any{"replaced": true}
+	})
+	// ask_user has no handler here: the page never answers it.
+	sid := page.CreateSession(wire.CreateSessionParams{Provider: "openai", Skills: json.RawMessage(skills)}).SessionID
+	turn := oaRunTurn(t, page, sid, "Replace the selection, then ask me.")
+	if !turn.done.OK || turn.chat != "The user did not answer." {
+		t.Fatalf("turn: %+v chat %q", turn.done, turn.chat)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(replaced) != 1 || replaced[0] != "hello" {
+		t.Errorf("editor.replace_selection ran with %v", replaced)
+	}
+	if len(turn.toolCalls) != 2 || turn.toolCalls[0].Tool != "editor.replace_selection" || turn.toolCalls[1].Tool != "ask_user" {
+		t.Errorf("the page saw %+v", turn.toolCalls)
+	}
+	reqs := model.Requests()
+	if got := strings.Join(reqs[0].ToolNames(), ","); got != "editor_replace_selection,ask_user" {
+		t.Errorf("functions offered: %s", got)
+	}
+	if res := reqs[1].ToolResults(); len(res) != 1 || res[0].Content != `{"ok":true,"result":{"replaced":true}}` {
+		t.Errorf("replace result: %+v", res)
+	}
+	if res := reqs[2].ToolResults(); len(res) != 1 || !strings.HasPrefix(res[0].Content, `{"ok":false,"error":{"code":"TOOL_TIMEOUT"`) {
+		t.Errorf("the unanswered call came back as %+v, want TOOL_TIMEOUT", res)
+	}
+}
+
 // oaTurn is what the page saw of one turn.
 type oaTurn struct {
 	chat      string
