@@ -260,6 +260,31 @@ func TestOpenAIProviderDottedNamesAndToolTimeout(t *testing.T) {
 	}
 }
 
+func TestOpenAIProviderPrepare(t *testing.T) {
+	model := modelserver.NewChat(t, modelserver.ChatSay("ready"), modelserver.ChatSay("Hello!"))
+	srv := oaServe(t, model.URL)
+	page := wspage.Dial(t, srv.WSURL, srv.URL)
+	sid := oaSession(page, "")
+	var started wire.TurnStarted
+	_ = json.Unmarshal(page.MustCall(wire.MethodPrepare, wire.SessionParams{SessionID: sid}), &started)
+	if done := page.AwaitDone(started.TurnID, 10*time.Second); !done.OK || !done.Prepare {
+		t.Fatalf("prepare: %+v", done)
+	}
+	if chat := page.Chat(started.TurnID); chat != "" {
+		t.Errorf("prepare's chat reached the page: %q", chat)
+	}
+	turn := oaRunTurn(t, page, sid, "Hi")
+	if !turn.done.OK || turn.chat != "Hello!" {
+		t.Fatalf("turn after prepare: %+v %q", turn.done, turn.chat)
+	}
+	// The rules and tool index went to the model with the warm-up; the turn
+	// after it continues that conversation with the bare message.
+	conv := model.Requests()[1].Conversation()
+	if len(conv) != 3 || !strings.Contains(conv[0].Content, "update_counter") || conv[2].Content != "Hi" {
+		t.Errorf("the turn after prepare sent %+v", conv)
+	}
+}
+
 // oaTurn is what the page saw of one turn.
 type oaTurn struct {
 	chat      string
