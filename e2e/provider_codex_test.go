@@ -89,10 +89,7 @@ func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *teste
 }
 
 func testToolCallsAndResume(t *testing.T, cli agentCLI) {
-	ms := cli.newServer(t,
-		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
-		modelserver.Say("The counter is now 2."),
-	)
+	ms := cli.newServer(t)
 	srv := serveCLI(t, cli, ms.URL)
 	page := openCLIPage(t, srv)
 	counter := 0
@@ -103,6 +100,11 @@ func testToolCallsAndResume(t *testing.T, cli agentCLI) {
 		return map[string]int{"value": counter}
 	})
 	sid := page.createSession(cli.name)
+	// The form the first-turn prompt teaches (and the seeds use).
+	ms.Push(
+		modelserver.Run(`pedelec-cli --thread-id `+sid+` tool-call update_counter '{"delta":2}'`),
+		modelserver.Say("The counter is now 2."),
+	)
 
 	// Turn 1: the model asks for the tool; the page's handler runs; the
 	// result goes back to the model; the final text reaches the chat.
@@ -125,8 +127,8 @@ func testToolCallsAndResume(t *testing.T, cli agentCLI) {
 	}
 
 	// Turn 2 resumes the same provider thread: the model sees turn 1. An
-	// invalid call comes back to the model with TOOL_ARGS_INVALID and the
-	// handler does not run.
+	// invalid call (in the short form) comes back to the model with
+	// TOOL_ARGS_INVALID and the handler does not run.
 	ms.Push(
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":"two"}'`),
 		modelserver.Say("That did not work."),

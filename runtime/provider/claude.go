@@ -35,7 +35,7 @@ type claude struct {
 // stream-json`, one process per turn, resumed by session id.
 func NewClaude(s Settings) Provider {
 	return &claude{settings: s, program: &cliProgram{
-		name: "claude", command: "claude", envVar: "PEDELEC_CLAUDE_BIN", explicit: s.Executable,
+		name: "claude", command: "claude", envVar: "PEDELEC_CLAUDE_BIN", explicit: s.Executable, env: s.Env,
 	}}
 }
 

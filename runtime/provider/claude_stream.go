@@ -23,7 +23,8 @@ type claudeLine struct {
 	SessionID string          `json:"session_id"`
 	Message   json.RawMessage `json:"message"`
 	// assistant
-	IsAPIErrorMessage bool `json:"is_api_error_message"`
+	IsAPIErrorMessage bool            `json:"is_api_error_message"`
+	ParentToolUseID   json.RawMessage `json:"parent_tool_use_id"`
 	// system/api_retry
 	Attempt     int    `json:"attempt"`
 	MaxRetries  int    `json:"max_retries"`
@@ -68,6 +69,10 @@ func (s *claudeStream) handle(line []byte, emit func(Event)) {
 		// An API error arrives as a synthetic assistant message; it is the
 		// turn's error (from result), not the agent's words.
 		if ev.IsAPIErrorMessage {
+			return
+		}
+		// A subagent's messages (inside a tool use) are not the answer.
+		if p := string(ev.ParentToolUseID); p != "" && p != "null" {
 			return
 		}
 		var msg claudeMessage

@@ -124,3 +124,17 @@ func TestClaudeArgs(t *testing.T) {
 		t.Errorf("first turn args: %s", first)
 	}
 }
+
+func TestClaudeStreamSkipsSubagentText(t *testing.T) {
+	var s claudeStream
+	var chat strings.Builder
+	for _, l := range []string{
+		`{"type":"assistant","parent_tool_use_id":"toolu_1","message":{"content":[{"type":"text","text":"inner"}]}}`,
+		`{"type":"assistant","parent_tool_use_id":null,"message":{"content":[{"type":"text","text":"outer"}]}}`,
+	} {
+		s.handle([]byte(l), func(ev Event) { chat.WriteString(ev.ChatDelta) })
+	}
+	if chat.String() != "outer" {
+		t.Errorf("chat = %q, want only the top-level text", chat.String())
+	}
+}

@@ -43,7 +43,7 @@ type codex struct {
 func NewCodex(s Settings) Provider {
 	return &codex{settings: s, program: &cliProgram{
 		name: "codex", command: "codex", envVar: "PEDELEC_CODEX_BIN",
-		explicit: s.Executable, native: codexNative,
+		explicit: s.Executable, env: s.Env, native: codexNative,
 	}}
 }
 

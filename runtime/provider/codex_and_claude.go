@@ -21,10 +21,11 @@ import (
 // cliProgram finds an agent CLI and remembers its version per path, so that
 // Check stays cheap on every list_providers.
 type cliProgram struct {
-	name     string // provider name, for messages
-	command  string // the program's name on PATH
-	envVar   string // an environment override of the path
-	explicit string // Settings.Executable
+	name     string            // provider name, for messages
+	command  string            // the program's name on PATH
+	envVar   string            // an environment override of the path
+	explicit string            // Settings.Executable
+	env      map[string]string // Settings.Env, also for --version
 	// native maps a found path to the program to run (Codex: the npm Node
 	// wrapper to its native binary). Nil means the path itself.
 	native func(path string) (string, error)
@@ -69,7 +70,7 @@ func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = append(os.Environ(), "DISABLE_AUTOUPDATER=1")
+	cmd.Env = cliEnv(append(os.Environ(), "DISABLE_AUTOUPDATER=1"), p.env)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version failed: %v", path, err)

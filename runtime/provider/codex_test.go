@@ -101,18 +101,28 @@ func TestCodexSandboxAllowsLoopbackOnly(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	outside := filepath.Join(home, fmt.Sprintf(".pedelec-sandbox-probe-%d", time.Now().UnixNano()))
 	t.Cleanup(func() { os.Remove(outside) })
-	ms := modelserver.NewResponses(t,
-		modelserver.Run(fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3; echo inside > inside.txt && echo wrote-inside; echo x > %s || echo refused-outside`, port, outside)),
-		modelserver.Say("ok"),
-	)
+	probe := modelserver.Run(fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3; echo inside > inside.txt && echo wrote-inside; echo x > %s || echo refused-outside`, port, outside))
+	ms := modelserver.NewResponses(t, probe, modelserver.Say("ok"))
+	p := newCodex(t, ms.CodexEnv(t))
 	turn := newTurn(t, "probe")
-	if _, err := run(t, newCodex(t, ms.CodexEnv(t)), context.Background(), turn); err != nil {
+	rec, err := run(t, p, context.Background(), turn)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ := ms.Requests()[1].FunctionOutput()
-	for _, want := range []string{"CORE-REACHED", "wrote-inside", "refused-outside"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("command output lacks %q:\n%s", want, out)
+	// The same sandbox holds on a resumed turn: `resume` takes it from -c.
+	ms.Push(probe, modelserver.Say("ok"))
+	resumed := *turn
+	resumed.TurnID, resumed.ResumeID = "t2", rec.thread()
+	if _, err := run(t, p, context.Background(), &resumed); err != nil {
+		t.Fatal(err)
+	}
+	reqs := ms.Requests()
+	for _, i := range []int{1, 3} {
+		out, _ := reqs[i].FunctionOutput()
+		for _, want := range []string{"CORE-REACHED", "wrote-inside", "refused-outside"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("turn %d: command output lacks %q:\n%s", (i+1)/2, want, out)
+			}
 		}
 	}
 	if _, err := os.Stat(outside); err == nil {
