@@ -558,8 +558,3 @@ func isLoopbackURL(raw string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// NativeTools reports that this provider gives the session's tools to the
-// model as function tools: its prompt should not tell the model to run
-// `pedelec-cli tool-call` in a shell it does not have.
-func (p *OpenAI) NativeTools() bool { return true }
