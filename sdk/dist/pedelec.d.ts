@@ -268,6 +268,7 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	private waitingOn;
 	private turn;
 	private readonly earlyDone;
+	private readonly otherTurns;
 	private readonly calls;
 	private ended;
 	private detached;

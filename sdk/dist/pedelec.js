@@ -960,6 +960,7 @@ var PedelecSession = class {
     __publicField(this, "waitingOn", []);
     __publicField(this, "turn", null);
     __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
+    __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
     __publicField(this, "calls", /* @__PURE__ */ new Map());
     __publicField(this, "ended", false);
     __publicField(this, "detached", false);
@@ -1140,14 +1141,22 @@ var PedelecSession = class {
     }
   }
   onDelta(turnId, text) {
+    if (typeof text !== "string") return;
     const turn = this.turn;
-    if (typeof text !== "string" || !turn) return;
-    if (turn.turnId !== null && turnId && turn.turnId !== turnId) return;
-    turn.text += text;
-    if (turn.prepare) return;
-    this.chat.emit({ turnId: turnId ?? turn.turnId ?? "", delta: text, text: turn.text });
+    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
+    if (mine) {
+      mine.text += text;
+      if (mine.prepare) return;
+      this.chat.emit({ turnId: turnId ?? mine.turnId ?? "", delta: text, text: mine.text });
+      return;
+    }
+    if (!turnId) return;
+    const so = (this.otherTurns.get(turnId) ?? "") + text;
+    this.otherTurns.set(turnId, so);
+    this.chat.emit({ turnId, delta: text, text: so });
   }
   onDone(turnId, data) {
+    if (turnId) this.otherTurns.delete(turnId);
     const turn = this.turn;
     if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
     if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);

@@ -78,6 +78,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
   private waitingOn: PendingTool[] = [];
   private turn: Turn | null = null;
   private readonly earlyDone = new Map<string, DoneData>();
+  private readonly otherTurns = new Map<string, string>();
   private readonly calls = new Map<string, RunningCall>();
   private ended = false;
   private detached = false;
@@ -288,15 +289,26 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
   }
 
   private onDelta(turnId: string | undefined, text: string) {
+    if (typeof text !== "string") return;
     const turn = this.turn;
-    if (typeof text !== "string" || !turn) return;
-    if (turn.turnId !== null && turnId && turn.turnId !== turnId) return;
-    turn.text += text;
-    if (turn.prepare) return; // a warm-up turn's chat is not delivered
-    this.chat.emit({ turnId: turnId ?? turn.turnId ?? "", delta: text, text: turn.text });
+    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
+    if (mine) {
+      mine.text += text;
+      if (mine.prepare) return; // a warm-up turn's chat is not delivered
+      this.chat.emit({ turnId: turnId ?? mine.turnId ?? "", delta: text, text: mine.text });
+      return;
+    }
+    // A turn this page did not start (a resumed session, another tab):
+    // its chat is still this session's chat.
+    if (!turnId) return;
+    const so = (this.otherTurns.get(turnId) ?? "") + text;
+    this.otherTurns.set(turnId, so);
+    this.chat.emit({ turnId, delta: text, text: so });
   }
 
+
   private onDone(turnId: string | undefined, data: DoneData) {
+    if (turnId) this.otherTurns.delete(turnId);
     const turn = this.turn;
     if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
     // The response to send_text has not arrived yet: keep the outcome for it.
