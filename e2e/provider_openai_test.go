@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,14 +34,14 @@ const oaSkills = `{
 }`
 
 // oaServe starts serve with a settings file pointing openai at baseURL.
-func oaServe(t *testing.T, baseURL string) *testenv.Server {
+func oaServe(t *testing.T, baseURL string, args ...string) *testenv.Server {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	content := fmt.Sprintf("[providers.openai]\nbase_url = %q\ndefault_model = %q\n", baseURL, modelserver.ChatModel)
 	if err := os.WriteFile(cfg, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return testenv.Serve(t, []string{"--config", cfg, "--turn-timeout", "20s"})
+	return testenv.Serve(t, append([]string{"--config", cfg, "--turn-timeout", "20s"}, args...))
 }
 
 // oaSession creates an openai session; model may be empty (default_model).
@@ -282,6 +284,101 @@ func TestOpenAIProviderPrepare(t *testing.T) {
 	conv := model.Requests()[1].Conversation()
 	if len(conv) != 3 || !strings.Contains(conv[0].Content, "update_counter") || conv[2].Content != "Hi" {
 		t.Errorf("the turn after prepare sent %+v", conv)
+	}
+}
+
+// TestOpenAIInBrowser runs the same page as the codex and claude browser
+// tests (browserPage): Chromium imports the SDK from Core, its inline
+// update_counter handler answers the model's function call, two turns reach
+// onChat, and end() in a second session stops a turn that waits on the page.
+func TestOpenAIInBrowser(t *testing.T) {
+	chromium := testenv.Chromium(t)
+	model := modelserver.NewChat(t,
+		modelserver.ChatCall("update_counter", `{"delta":2}`),
+		modelserver.ChatSay("The counter is now 2."),
+		modelserver.ChatCall("update_counter", `{"delta":"two"}`),
+		modelserver.ChatSay("That did not work."),
+		modelserver.ChatCall("update_counter", `{"delta":1}`),
+	)
+	reports := make(chan browserReport, 8)
+	var coreURL string
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", "openai").Replace(browserPage))
+		case "/report":
+			var rep browserReport
+			_ = json.NewDecoder(r.Body).Decode(&rep)
+			reports <- rep
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	srv := oaServe(t, model.URL, "--allow-origin", site.URL)
+	coreURL = srv.URL
+
+	browser := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), site.URL+"/")
+	var logs strings.Builder
+	browser.Stdout, browser.Stderr = &logs, &logs
+	if err := browser.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = browser.Process.Kill()
+		_ = browser.Wait()
+		if t.Failed() {
+			t.Logf("chromium:\n%s", logs.String())
+		}
+	}()
+
+	var rep browserReport
+	waited := false
+	for rep.Stage != "done" {
+		select {
+		case rep = <-reports:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the page did not finish")
+		}
+		switch rep.Stage {
+		case "error":
+			t.Fatalf("the page failed: %s", rep.Error)
+		case "waiting":
+			waited = true
+		}
+	}
+	t.Logf("page report: %+v", rep)
+	if rep.SessionID == "" || rep.HangingID == "" || !waited {
+		t.Fatalf("incomplete report: %+v", rep)
+	}
+	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
+		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
+	}
+	if len(rep.Turns) != 2 || rep.Turns[0].Error != "" || rep.Turns[1].Error != "" {
+		t.Fatalf("turns = %+v, want two that succeeded", rep.Turns)
+	}
+	if rep.Counter != 2 {
+		t.Errorf("counter = %d, want 2 (the invalid call must not reach the handler)", rep.Counter)
+	}
+	for i, want := range []string{"The counter is now 2.", "That did not work."} {
+		if rep.Turns[i].Chat != want || rep.Turns[i].Text != want {
+			t.Errorf("turn %d: onChat %q, sendText %q; want %q", i+1, rep.Turns[i].Chat, rep.Turns[i].Text, want)
+		}
+	}
+	reqs := model.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("model requests = %d, want 5", len(reqs))
+	}
+	if res := reqs[1].ToolResults(); len(res) != 1 || res[0].Content != `{"ok":true,"result":{"value":2}}` {
+		t.Errorf("the model's next request lacks the handler's result: %+v", res)
+	}
+	if conv := reqs[2].Conversation(); len(conv) != 5 || conv[3].Content != "The counter is now 2." {
+		t.Errorf("turn 2 did not continue turn 1's conversation: %+v", conv)
+	}
+	if res := reqs[3].ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, wire.CodeToolArgsInvalid) {
+		t.Errorf("the invalid call's result lacks %s: %+v", wire.CodeToolArgsInvalid, res)
 	}
 }
 
