@@ -17,6 +17,7 @@ func newClaude(t *testing.T, env map[string]string) provider.Provider {
 }
 
 func TestClaudeCheckReportsVersion(t *testing.T) {
+	t.Parallel()
 	info := newClaude(t, nil).Check(context.Background())
 	if !info.Available || info.Version != "2.1.332" || info.Path == "" {
 		t.Errorf("Check = %+v, want available 2.1.332 with its path", info)
@@ -24,6 +25,7 @@ func TestClaudeCheckReportsVersion(t *testing.T) {
 }
 
 func TestClaudeTurnRunsCommandAndResumes(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewMessages(t,
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
 		modelserver.Say("The counter moved."),
@@ -74,6 +76,7 @@ func TestClaudeTurnRunsCommandAndResumes(t *testing.T) {
 }
 
 func TestClaudeAllowsOnlyTheAgentCommands(t *testing.T) {
+	t.Parallel()
 	allowed := []string{
 		`pedelec tool-spec update_counter`,
 		`pedelec-cli --thread-id abc tool-call update_counter '{"delta": 2}'`,
@@ -115,6 +118,7 @@ func TestClaudeAllowsOnlyTheAgentCommands(t *testing.T) {
 }
 
 func TestClaudeModelServerErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		step modelserver.Step
@@ -139,6 +143,7 @@ func TestClaudeModelServerErrors(t *testing.T) {
 }
 
 func TestClaudeResumeUnknownSession(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewMessages(t)
 	turn := newTurn(t, "hello")
 	turn.ResumeID = "11111111-2222-3333-4444-555555555555"
@@ -147,6 +152,7 @@ func TestClaudeResumeUnknownSession(t *testing.T) {
 }
 
 func TestClaudeModelServerDown(t *testing.T) {
+	t.Parallel()
 	turn := newTurn(t, "hello")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -159,12 +165,14 @@ func TestClaudeModelServerDown(t *testing.T) {
 }
 
 func TestClaudeModelHangsHitsDeadline(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewMessages(t, modelserver.Step{Hang: true})
 	turn := newTurn(t, "hello")
 	deadlineWhenDown(t, newClaude(t, ms.ClaudeEnv(t)), turn, 3*time.Second, 4*time.Second)
 }
 
 func TestClaudeCancelMidCommandLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewMessages(t, modelserver.Run(`pedelec tool-call slow '{}'`), modelserver.Say("never"))
 	turn := newTurn(t, "hello")
 	cancelWhenStarted(t, newClaude(t, ms.ClaudeEnv(t)), turn, 5*time.Second)

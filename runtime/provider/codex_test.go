@@ -21,6 +21,7 @@ func newCodex(t *testing.T, env map[string]string) provider.Provider {
 }
 
 func TestCodexCheckReportsVersion(t *testing.T) {
+	t.Parallel()
 	info := newCodex(t, nil).Check(context.Background())
 	if !info.Available || info.Version != "0.171.0" || info.Path == "" {
 		t.Errorf("Check = %+v, want available 0.171.0 with its path", info)
@@ -28,6 +29,7 @@ func TestCodexCheckReportsVersion(t *testing.T) {
 }
 
 func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewResponses(t,
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
 		modelserver.Say("The counter moved."),
@@ -81,6 +83,7 @@ func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
 }
 
 func TestCodexSandboxAllowsLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	// What `pedelec tool-call` needs: a TCP dial-back to Core on 127.0.0.1.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -131,6 +134,7 @@ func TestCodexSandboxAllowsLoopbackOnly(t *testing.T) {
 }
 
 func TestCodexModelServerErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		step modelserver.Step
@@ -154,6 +158,7 @@ func TestCodexModelServerErrors(t *testing.T) {
 }
 
 func TestCodexResumeUnknownThread(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewResponses(t)
 	turn := newTurn(t, "hello")
 	turn.ResumeID = "01a22acc-0000-7000-8000-000000000000"
@@ -162,12 +167,14 @@ func TestCodexResumeUnknownThread(t *testing.T) {
 }
 
 func TestCodexModelServerDownHitsDeadline(t *testing.T) {
+	t.Parallel()
 	// Codex retries an unreachable server forever: only the deadline ends it.
 	turn := newTurn(t, "hello")
 	deadlineWhenDown(t, newCodex(t, modelserver.CodexHome(t, modelserver.DownURL(t))), turn, 3*time.Second, 4*time.Second)
 }
 
 func TestCodexCancelMidCommandLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	ms := modelserver.NewResponses(t, modelserver.Run(`pedelec tool-call slow '{}'`), modelserver.Say("never"))
 	turn := newTurn(t, "hello")
 	cancelWhenStarted(t, newCodex(t, ms.CodexEnv(t)), turn, 5*time.Second)
