@@ -261,6 +261,10 @@ func (s *Session) End(why wire.EndedData) {
 			<-turn.done
 		}
 		s.removeWorkDir()
+		// In-process providers (openai) keep the conversation in memory.
+		if f, ok := s.provider.(provider.SessionForgetter); ok {
+			f.Forget(s.id)
+		}
 	}()
 	s.core.forget(s.id, 10*time.Minute)
 }
