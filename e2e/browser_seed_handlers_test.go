@@ -112,7 +112,7 @@ const offFallback = session.onTool(async (tool, args, ctx) => {
       return {
         error: {
           code: "UNSUPPORTED_TOOL",
-          message: ` + "`No application handler for ${tool}`" + `,
+          message: `+"`No application handler for ${tool}`"+`,
         },
       };
   }
@@ -289,7 +289,7 @@ const save = async () => ({ ok: false, status: 500 });
 session.onTool("save_document", async (args) => {
   const response = await save(args);
   if (!response.ok) {
-    throw new Error(` + "`Save failed with ${response.status}`" + `);
+    throw new Error(`+"`Save failed with ${response.status}`"+`);
   }
   return response.data;
 });

@@ -1119,7 +1119,12 @@ var PedelecSession = class {
     switch (ev.event) {
       case "status_changed": {
         const d = ev.data;
-        if (STATUSES.includes(d.status)) this.setStatus(d.status, "core", d.waitingOn ?? []);
+        if (!STATUSES.includes(d.status)) return;
+        const waiting = [...d.waitingOn ?? []];
+        for (const [toolRequestId, call] of this.calls) {
+          if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
+        }
+        this.setStatus(d.status, "core", waiting);
         return;
       }
       case "chat_delta":
@@ -1183,6 +1188,7 @@ var PedelecSession = class {
     this.endedEmitter.emit({ reason });
   }
   settled(data) {
+    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
     const call = this.calls.get(data.toolRequestId);
     if (!call || data.outcome === "result") return;
     const reason = data.outcome === "timeout" ? new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`) : new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
@@ -1200,7 +1206,8 @@ var PedelecSession = class {
       Math.max(0, deadline - Date.now())
     );
     this.calls.set(toolRequestId, call);
-    if (this.status !== "waiting_tool_result") this.setStatus("waiting_tool_result", "sdk", [{ toolRequestId, tool }]);
+    const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? this.waitingOn : [...this.waitingOn, { toolRequestId, tool }];
+    this.setStatus("waiting_tool_result", "sdk", waiting);
     const ctx = {
       sessionId: this.sessionId,
       toolRequestId,
@@ -1216,6 +1223,7 @@ var PedelecSession = class {
     const outcome = await this.registry.run(tool, data.args, ctx);
     clearTimeout(call.timer);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
       this.errors.emit(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }));
     }

@@ -266,7 +266,12 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     switch (ev.event) {
       case "status_changed": {
         const d = ev.data as StatusChangedData;
-        if (STATUSES.includes(d.status)) this.setStatus(d.status, "core", d.waitingOn ?? []);
+        if (!STATUSES.includes(d.status)) return;
+        const waiting = [...(d.waitingOn ?? [])];
+        for (const [toolRequestId, call] of this.calls) {
+          if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
+        }
+        this.setStatus(d.status, "core", waiting);
         return;
       }
       case "chat_delta":
@@ -339,6 +344,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
   }
 
   private settled(data: ToolCallSettledData) {
+    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
     const call = this.calls.get(data.toolRequestId);
     if (!call || data.outcome === "result") return;
     const reason =
@@ -361,7 +367,12 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       Math.max(0, deadline - Date.now()),
     );
     this.calls.set(toolRequestId, call);
-    if (this.status !== "waiting_tool_result") this.setStatus("waiting_tool_result", "sdk", [{ toolRequestId, tool }]);
+    // Core names the calls it waits on only when its status changes; a
+    // call that overlaps another is known here first.
+    const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId)
+      ? this.waitingOn
+      : [...this.waitingOn, { toolRequestId, tool }];
+    this.setStatus("waiting_tool_result", "sdk", waiting);
 
     const ctx: ToolContext = {
       sessionId: this.sessionId,
@@ -378,6 +389,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     const outcome = await this.registry.run(tool, data.args, ctx);
     clearTimeout(call.timer);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
       this.errors.emit(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }));
     }
