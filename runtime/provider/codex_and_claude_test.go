@@ -179,5 +179,3 @@ func deadlineWhenDown(t *testing.T, p provider.Provider, turn *provider.Turn, de
 	wantCode(t, err, wire.CodeProviderTimeout, "deadline")
 	noProcessesLeft(t, turn)
 }
-
-func errorsAs(err error, target **wire.Error) bool { return errors.As(err, target) }
