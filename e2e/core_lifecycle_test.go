@@ -146,3 +146,15 @@ func TestPrepare(t *testing.T) {
 		t.Fatalf("chat after prepare = %q", p.Chat(turn))
 	}
 }
+
+// A disconnected session that nobody resumes ends after --resume-window,
+// taking its provider process and work directory with it.
+func TestResumeWindowExpires(t *testing.T) {
+	srv := testenv.Serve(t, []string{"--resume-window", "500ms"})
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, false)
+	awaitPendingCall(t, p, info.SessionID)
+	p.Close()
+	noSessionLeftovers(t, srv, info.SessionID)
+	testenv.Await(t, 5*time.Second, "the expiry log line", func() bool { return strings.Contains(srv.Logs(), "resume_window_expired") })
+}

@@ -26,6 +26,10 @@ type Options struct {
 	// 15m): Codex retries forever when its model server is down, so a turn
 	// must not rely on the provider to end itself.
 	TurnTimeout time.Duration
+	// ResumeWindow is how long a session whose page disconnected (with
+	// autoEndOnDisconnect false) waits for a page to resume it before it
+	// ends (default 10m), so an abandoned session cannot live forever.
+	ResumeWindow time.Duration
 	// MaxPendingCalls bounds the tool calls waiting at once in one session (default 8).
 	MaxPendingCalls int
 	// MaxMessageBytes bounds every WebSocket frame and agent request (default 1 MiB).
@@ -53,6 +57,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.TurnTimeout <= 0 {
 		o.TurnTimeout = 15 * time.Minute
+	}
+	if o.ResumeWindow <= 0 {
+		o.ResumeWindow = 10 * time.Minute
 	}
 	if o.MaxPendingCalls <= 0 {
 		o.MaxPendingCalls = 8

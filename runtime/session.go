@@ -41,6 +41,7 @@ type Session struct {
 	pendingOrder   []string
 	settled        settledLog
 	ended          bool
+	detachTimer    *time.Timer // ends the session if no page resumes it in time
 }
 
 type turnState struct {
@@ -193,6 +194,10 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
 		old.detach(s)
 	}
 	s.conn = pc
+	if s.detachTimer != nil {
+		s.detachTimer.Stop()
+		s.detachTimer = nil
+	}
 	s.mu.Unlock()
 	pc.attach(s)
 	info := s.info()
@@ -221,12 +226,23 @@ func (s *Session) detached(pc *conn) {
 	}
 	s.conn = nil
 	autoEnd := s.autoEnd
+	if !autoEnd {
+		window := s.core.opts.ResumeWindow
+		s.detachTimer = time.AfterFunc(window, func() {
+			s.mu.Lock()
+			stillDetached := s.conn == nil
+			s.mu.Unlock()
+			if stillDetached {
+				s.End(wire.EndedData{Reason: "resume_window_expired"})
+			}
+		})
+	}
 	s.mu.Unlock()
 	if autoEnd {
 		s.End(wire.EndedData{Reason: "disconnect"})
 		return
 	}
-	s.log.Info("page disconnected; session kept for resume")
+	s.log.Info("page disconnected; session kept for resume", "window", s.core.opts.ResumeWindow)
 }
 
 // End ends the session: pending calls fail with SESSION_ENDED, the running
