@@ -32,6 +32,7 @@ func TestClaudeTurnRunsCommandAndResumes(t *testing.T) {
 	)
 	p := newClaude(t, ms.ClaudeEnv(t))
 	turn := newTurn(t, "Add two to the counter.")
+	turn.Model = "claude-pedelec-test"
 
 	rec, err := run(t, p, context.Background(), turn)
 	if err != nil {
@@ -47,6 +48,9 @@ func TestClaudeTurnRunsCommandAndResumes(t *testing.T) {
 	reqs := ms.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("model requests = %d, want 2", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Body), `"model":"claude-pedelec-test"`) {
+		t.Errorf("the turn's model did not reach the model server")
 	}
 	if !strings.Contains(string(reqs[0].Body), "Add two to the counter.") {
 		t.Errorf("the prompt did not reach the model")

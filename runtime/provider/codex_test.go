@@ -36,6 +36,7 @@ func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
 	)
 	p := newCodex(t, ms.CodexEnv(t))
 	turn := newTurn(t, "Add two to the counter.")
+	turn.Model = "gpt-5.5-pedelec-test"
 
 	rec, err := run(t, p, context.Background(), turn)
 	if err != nil {
@@ -52,6 +53,9 @@ func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("model requests = %d, want 2", len(reqs))
 	}
+	if !strings.Contains(string(reqs[0].Body), `"model":"gpt-5.5-pedelec-test"`) {
+		t.Errorf("the turn's model did not reach the model server")
+	}
 	if !strings.Contains(string(reqs[0].Body), "Add two to the counter.") {
 		t.Errorf("the prompt did not reach the model: %s", reqs[0].Body)
 	}
@@ -63,10 +67,9 @@ func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
 	}
 
 	ms.Push(modelserver.Say("Second answer."))
-	turn2 := newTurn(t, "And again?")
-	turn2.SessionID, turn2.Env, turn2.TurnID = turn.SessionID, turn.Env, "t2"
-	turn2.WorkDir, turn2.ResumeID = turn.WorkDir, thread
-	rec2, err := run(t, p, context.Background(), turn2)
+	turn2 := *turn
+	turn2.TurnID, turn2.Prompt, turn2.ResumeID = "t2", "And again?", thread
+	rec2, err := run(t, p, context.Background(), &turn2)
 	if err != nil {
 		t.Fatal(err)
 	}
