@@ -45,7 +45,7 @@ func (p *cliProgram) find() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s not found on PATH (install it, or set %s or the executable in the config file)", p.command, p.envVar)
 		}
-		path, source = found, "PATH"
+		path = found
 	} else if found, err := exec.LookPath(path); err != nil {
 		return "", fmt.Errorf("%s (from %s) is not an executable: %v", path, source, err)
 	} else {

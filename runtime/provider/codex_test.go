@@ -28,6 +28,25 @@ func TestCodexCheckReportsVersion(t *testing.T) {
 	}
 }
 
+func TestCodexOnPathIsTheNativeBinary(t *testing.T) {
+	// The npm install puts the Node wrapper on PATH; Pedelec runs the native
+	// binary beside it, so that SIGINT reaches Codex itself.
+	if os.Getenv("PEDELEC_CODEX_BIN") != "" {
+		t.Skip("PEDELEC_CODEX_BIN points at another build")
+	}
+	native := testenv.CodexBinary(t)
+	bin := filepath.Join(testenv.CacheDir(), "npm", "node_modules", ".bin")
+	if _, err := os.Stat(filepath.Join(bin, "codex")); err != nil {
+		t.Skipf("no npm wrapper at %s", bin)
+	}
+	t.Setenv("PEDELEC_CODEX_BIN", "")
+	t.Setenv("PATH", bin)
+	info := provider.NewCodex(provider.Settings{}).Check(context.Background())
+	if !info.Available || info.Path != native {
+		t.Errorf("Check = %+v, want the native binary %s", info, native)
+	}
+}
+
 func TestCodexTurnRunsCommandAndResumes(t *testing.T) {
 	t.Parallel()
 	ms := modelserver.NewResponses(t,
