@@ -48,7 +48,7 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1360, 900),
+		chromedp.WindowSize(1360, 1000),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
@@ -169,6 +169,8 @@ func (b *browser) waitJS(t testing.TB, timeout time.Duration, expr, what string)
 // screenshot saves a PNG of the viewport as a test artifact and returns its path.
 func (b *browser) screenshot(t testing.TB, name string) string {
 	t.Helper()
+	// Clicks scroll the page; the picture should show it from the top.
+	_, _ = b.eval(5*time.Second, "window.scrollTo(0, 0)")
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

@@ -7,6 +7,10 @@ import * as app from "./state.js";
 
 const noArgs = { type: "object", properties: {}, required: [] };
 
+// How long confirm_action waits for the user; ?confirmTimeoutMs= shortens
+// it to watch (or test) the timeout path.
+const confirmTimeoutMs = Number(new URLSearchParams(location.search).get("confirmTimeoutMs")) || 120_000;
+
 const fail = (code, message, details) => ({ error: details ? { code, message, details } : { code, message } });
 
 export const guidance = [
@@ -129,7 +133,7 @@ export const tools = [
       },
       required: ["title"],
     },
-    timeoutMs: 120_000,
+    timeoutMs: confirmTimeoutMs,
     handler: async (args, ctx) => {
       const title = typeof args?.title === "string" && args.title.trim() ? args.title : "Confirm?";
       const answer = await askUser({
