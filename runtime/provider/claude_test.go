@@ -91,6 +91,7 @@ func TestClaudeAllowsOnlyTheAgentCommands(t *testing.T) {
 		`curl -s http://127.0.0.1:1/`,
 		`pedelec tool-call x '{}' && touch smuggled`,
 		`pedelec serve`,
+		`cat /etc/hostname`, // reading outside the working directory
 	}
 	var steps []modelserver.Step
 	for _, c := range append(append([]string{}, allowed...), refused...) {
@@ -118,6 +119,27 @@ func TestClaudeAllowsOnlyTheAgentCommands(t *testing.T) {
 	}
 	if len(rec.warnings) != len(refused) {
 		t.Errorf("warnings = %q, want one per refused command", rec.warnings)
+	}
+}
+
+func TestClaudeArgsAddAllowedTools(t *testing.T) {
+	t.Parallel()
+	ms := modelserver.NewMessages(t,
+		modelserver.Run(`touch granted-by-config`),
+		modelserver.Run(`pedelec tool-spec update_counter`),
+		modelserver.Say("done"))
+	p := provider.NewClaude(provider.Settings{Executable: testenv.ClaudeBinary(t), Env: ms.ClaudeEnv(t),
+		Args: []string{"--allowedTools", "Bash(touch *)"}})
+	turn := newTurn(t, "probe")
+	if _, err := run(t, p, context.Background(), turn); err != nil {
+		t.Fatal(err)
+	}
+	reqs := ms.Requests()
+	if out, isErr, _ := reqs[1].ToolResult(); isErr {
+		t.Errorf("a command granted in args was refused: %s", out)
+	}
+	if out, isErr, _ := reqs[2].ToolResult(); isErr || !strings.Contains(out, "FAKE-PEDELEC") {
+		t.Errorf("the agent commands are no longer granted when args grant more: %s", out)
 	}
 }
 
