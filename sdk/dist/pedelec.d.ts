@@ -304,8 +304,13 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	onError(listener: ErrorListener): Disposer;
 	/** Called once when the session ends, with the reason. */
 	onEnded(listener: Listener<EndedEvent>): Disposer;
-	/** Registers the handler for one tool; it overrides the definition's inline handler. */
-	onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, ToolResult<TTools, N>>): Disposer;
+	/**
+	 * Registers the handler for one tool; it overrides the definition's
+	 * inline handler. Its arguments are typed from the definition; its result
+	 * is free, because a named handler may answer a domain error
+	 * ({error: {code, message}}) or a different shape than the default.
+	 */
+	onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): Disposer;
 	/** Registers the generic fallback for tools that have no named or inline handler. */
 	onTool(fallback: GenericToolHandler<ToolName<TTools>>): Disposer;
 	private startTurn;

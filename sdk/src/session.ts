@@ -34,7 +34,6 @@ import type {
   ToolArgs,
   ToolContext,
   ToolName,
-  ToolResult,
   ToolSpecificHandler,
   TurnResult,
 } from "./types.js";
@@ -176,8 +175,13 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     return this.endedEmitter.add(listener);
   }
 
-  /** Registers the handler for one tool; it overrides the definition's inline handler. */
-  onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, ToolResult<TTools, N>>): Disposer;
+  /**
+   * Registers the handler for one tool; it overrides the definition's
+   * inline handler. Its arguments are typed from the definition; its result
+   * is free, because a named handler may answer a domain error
+   * ({error: {code, message}}) or a different shape than the default.
+   */
+  onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): Disposer;
   /** Registers the generic fallback for tools that have no named or inline handler. */
   onTool(fallback: GenericToolHandler<ToolName<TTools>>): Disposer;
   onTool(nameOrFallback: string | GenericToolHandler, handler?: unknown): Disposer {

@@ -80,8 +80,10 @@ async function sessions() {
   });
   // @ts-expect-error a misspelled tool name is a compile error
   session.onTool("update_countr", () => ({ value: 1 }));
-  // @ts-expect-error the handler's result must match the definition's
-  session.onTool("update_counter", () => ({ value: "one" }));
+  // A named handler may answer a domain error instead of the default shape.
+  session.onTool("update_counter", () => ({ error: { code: "NOT_ALLOWED", message: "no" } }));
+  // @ts-expect-error the arguments are typed from the definition
+  session.onTool("update_counter", (args: { delta: string }) => args.delta);
 
   // The fallback receives the union of names.
   const off = session.onTool((tool, args, ctx) => {
