@@ -59,7 +59,7 @@ type claudeMessage struct {
 
 func (s *claudeStream) handle(line []byte, emit func(Event)) {
 	var ev claudeLine
-	if json.Unmarshal(line, &ev) != nil {
+	if !decodeLenient(line, &ev) {
 		return
 	}
 	switch ev.Type {
@@ -76,7 +76,7 @@ func (s *claudeStream) handle(line []byte, emit func(Event)) {
 			return
 		}
 		var msg claudeMessage
-		if json.Unmarshal(ev.Message, &msg) != nil || msg.Model == "<synthetic>" {
+		if !decodeLenient(ev.Message, &msg) || msg.Model == "<synthetic>" {
 			return
 		}
 		for _, block := range msg.Content {
@@ -92,7 +92,7 @@ func (s *claudeStream) handle(line []byte, emit func(Event)) {
 		}
 	case "result":
 		var r claudeResult
-		if json.Unmarshal(line, &r) != nil {
+		if !decodeLenient(line, &r) {
 			return
 		}
 		s.result = &r

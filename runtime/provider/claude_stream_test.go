@@ -138,3 +138,22 @@ func TestClaudeStreamSkipsSubagentText(t *testing.T) {
 		t.Errorf("chat = %q, want only the top-level text", chat.String())
 	}
 }
+
+func TestClaudeStreamKeepsLinesWithChangedFieldTypes(t *testing.T) {
+	var s claudeStream
+	var ids []string
+	for _, l := range []string{
+		`{"type":"system","subtype":"init","session_id":"s1","attempt":"one","error":{"nested":true}}`,
+		`{"type":"result","subtype":"success","is_error":true,"result":"it broke","errors":[{"message":"x"}],"session_id":"s1"}`,
+	} {
+		s.handle([]byte(l), func(ev Event) {
+			if ev.ProviderThreadID != "" {
+				ids = append(ids, ev.ProviderThreadID)
+			}
+		})
+	}
+	if len(ids) != 1 || ids[0] != "s1" {
+		t.Errorf("ids = %v: init was dropped for an unexpected field type", ids)
+	}
+	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "claude: it broke")
+}

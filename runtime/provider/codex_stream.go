@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -35,7 +36,7 @@ type codexLine struct {
 
 func (s *codexStream) handle(line []byte, emit func(Event)) {
 	var ev codexLine
-	if json.Unmarshal(line, &ev) != nil {
+	if !decodeLenient(line, &ev) {
 		return // not JSON: Codex prints only JSON on stdout, but be lenient
 	}
 	switch ev.Type {
@@ -118,4 +119,13 @@ func codexMessage(msg string) string {
 		return body.Error.Message
 	}
 	return msg
+}
+
+// decodeLenient decodes a JSON line, keeping every field that fits: a field
+// whose type changed in another CLI version is skipped, not the whole line.
+// It reports false only for a line that is not JSON.
+func decodeLenient(line []byte, v any) bool {
+	err := json.Unmarshal(line, v)
+	var typeErr *json.UnmarshalTypeError
+	return err == nil || errors.As(err, &typeErr)
 }

@@ -218,3 +218,9 @@ func TestCodexMessageUnwrapsErrorBodies(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexStreamKeepsLinesWithChangedFieldTypes(t *testing.T) {
+	var s codexStream
+	s.handle([]byte(`{"type":"turn.failed","thread_id":42,"error":{"message":"quota exceeded"}}`), func(Event) {})
+	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "codex: quota exceeded")
+}
