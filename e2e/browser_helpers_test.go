@@ -24,7 +24,6 @@ import (
 // browser is one headless Chromium tab with what it logged.
 type browser struct {
 	ctx context.Context
-	t   *testing.T
 
 	mu      sync.Mutex
 	console []string
@@ -52,7 +51,7 @@ func newBrowser(t *testing.T) *browser {
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	b := &browser{ctx: ctx, t: t}
+	b := &browser{ctx: ctx}
 	// The first Run starts the browser; it must not carry a timeout.
 	if err := chromedp.Do(ctx); err != nil {
 		cancelCtx()

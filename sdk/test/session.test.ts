@@ -230,3 +230,27 @@ test("listProviders returns providers and the default", async () => {
   const core = new FakeCore();
   assert.deepEqual(await core.client().listProviders(), { providers: [{ name: "script", available: true }], defaultProvider: "script" });
 });
+
+test("without autoEndOnDisconnect, a lost connection rejects the turn and the next call resumes first", async () => {
+  const core = new FakeCore();
+  core.handlers.resume_session = (p) => ({ result: { sessionId: p.sessionId, provider: "script", status: "idle", seq: 40, tools: [], autoEndOnDisconnect: false } });
+  const pedelec = core.client();
+  const session = await pedelec.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [] } });
+  const errors: string[] = [];
+  session.onError((e) => errors.push(e.code));
+  const turn = session.sendText("one");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  core.socket.close(1006, "");
+  await assert.rejects(turn, (e: PedelecError) => e.code === "CORE_UNREACHABLE");
+  assert.notEqual(session.getStatus(), "ended");
+  const next = session.sendText("two");
+  await until(() => core.sent("send_text").length === 2, "second send_text");
+  assert.deepEqual(core.requests.map((r) => r.method).slice(-2), ["resume_session", "send_text"]);
+  await tick(5);
+  core.event("chat_delta", { text: "old" }, { turnId: "t_2", seq: 39 }); // before the resume: dropped
+  core.event("chat_delta", { text: "new" }, { turnId: "t_2", seq: 41 });
+  core.event("done", { ok: true }, { turnId: "t_2", seq: 42 });
+  assert.equal((await next).text, "new");
+  assert.deepEqual(errors, ["CORE_UNREACHABLE"]);
+});
