@@ -82,6 +82,7 @@ var fetchProbe = async (base) => {
 };
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
+var RESPONSE_TIMEOUT_MS = 6e4;
 var Connection = class {
   constructor(url, factory, probe = fetchProbe) {
     __publicField(this, "url", url);
@@ -101,11 +102,20 @@ var Connection = class {
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method });
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return;
+        reject(new PedelecError("CORE_UNREACHABLE", `Pedelec Core did not answer ${method} within ${RESPONSE_TIMEOUT_MS / 1e3}s`, { method }));
+      }, RESPONSE_TIMEOUT_MS);
+      const settle = (f) => (v) => {
+        clearTimeout(timer);
+        f(v);
+      };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), method });
       try {
         socket.send(JSON.stringify(frame));
       } catch (err) {
         this.pending.delete(id);
+        clearTimeout(timer);
         reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${method} to Pedelec Core: ${String(err)}`));
       }
     });

@@ -48,6 +48,10 @@ const MAX_EARLY_EVENTS = 1000;
 
 const OPEN = 1;
 
+// Core answers every request at once (a turn's outcome is an event, not
+// the answer), so a request unanswered this long means Core is stuck.
+const RESPONSE_TIMEOUT_MS = 60_000;
+
 export class Connection {
   private socket: SocketLike | null = null;
   private opening: Promise<SocketLike> | null = null;
@@ -69,11 +73,20 @@ export class Connection {
     const id = this.nextId++;
     const frame: RequestFrame = { type: "request", id, method, params };
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return;
+        reject(new PedelecError("CORE_UNREACHABLE", `Pedelec Core did not answer ${method} within ${RESPONSE_TIMEOUT_MS / 1000}s`, { method }));
+      }, RESPONSE_TIMEOUT_MS);
+      const settle = <V>(f: (v: V) => void) => (v: V) => {
+        clearTimeout(timer);
+        f(v);
+      };
+      this.pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject), method });
       try {
         socket.send(JSON.stringify(frame));
       } catch (err) {
         this.pending.delete(id);
+        clearTimeout(timer);
         reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${method} to Pedelec Core: ${String(err)}`));
       }
     });
