@@ -175,3 +175,12 @@ func TestManifestJSONSchema(t *testing.T) {
 		check("testdata/definitions/"+name+".json", false)
 	}
 }
+
+// A name required twice passes the rules (it is harmless) and must still
+// compile: the library's meta-schema would refuse it as written.
+func TestRequiredTwiceCompiles(t *testing.T) {
+	tool := mustCompile(t, json.RawMessage(`{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"string"}},"required":["y","y"]}},"required":["x","x"]}`))
+	if v := tool.ValidateArgs([]byte(`{"x":{}}`)); len(v) != 1 || v[0].Path != "x.y" {
+		t.Errorf("got %v", v)
+	}
+}

@@ -360,14 +360,13 @@ func (p *parser) str() (string, error) {
 			case 'u':
 				for i := 2; i < 6; i++ {
 					if p.pos+i >= len(p.data) || !isHex(p.data[p.pos+i]) {
-						p.pos++
 						return "", p.errorf("invalid \\u escape in a string: it needs four hex digits")
 					}
 				}
 				p.pos += 6
 			default:
-				p.pos++
-				return "", p.errorf("invalid escape \\%c in a string", p.data[p.pos])
+				r, _ := utf8.DecodeRune(p.data[p.pos+1:])
+				return "", p.errorf("invalid escape \\%s in a string", string(r))
 			}
 		case c < 0x20:
 			return "", p.errorf("control character %q inside a string: escape it", rune(c))

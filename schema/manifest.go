@@ -20,7 +20,7 @@ type Tool struct {
 	Name        string          `json:"name" jsonschema:"pattern=^[a-zA-Z][a-zA-Z0-9_.-]*$,description=Stable tool name; unique within the manifest."`
 	Description string          `json:"description" jsonschema:"minLength=1,description=What the tool does, what it reads or changes, its constraints and when to prefer another tool."`
 	ArgsSchema  json.RawMessage `json:"argsSchema" jsonschema:"description=Argument schema: an object schema in Pedelec's supported JSON Schema subset."`
-	TimeoutMs   *int64          `json:"timeoutMs,omitempty" jsonschema:"minimum=1,description=How long Core waits for the handler's result; 60000 when omitted."`
+	TimeoutMs   *int64          `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=9007199254740991,description=How long Core waits for the handler's result; 60000 when omitted."`
 }
 
 // DefaultTimeoutMs is Core's tool timeout when a definition has none.

@@ -60,7 +60,9 @@ func compileTool(t Tool) (*CompiledTool, error) {
 		}
 		return sourceRegexp{re, s}, nil
 	})
-	if err := c.AddResource(schemaURL, tree.toAny()); err != nil {
+	doc := tree.toAny()
+	dedupeRequired(doc)
+	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
 	sch, err := c.Compile(schemaURL)
@@ -78,6 +80,38 @@ type sourceRegexp struct {
 }
 
 func (r sourceRegexp) String() string { return r.source }
+
+// dedupeRequired drops repeated names from every "required": harmless in
+// a definition (a name required twice is required once), but the draft
+// 2020-12 meta-schema the library checks schemas against refuses them.
+func dedupeRequired(node any) {
+	n, ok := node.(map[string]any)
+	if !ok {
+		return
+	}
+	if req, ok := n["required"].([]any); ok {
+		seen := map[any]bool{}
+		out := req[:0:0]
+		for _, r := range req {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+		n["required"] = out
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		for _, p := range props {
+			dedupeRequired(p)
+		}
+	}
+	dedupeRequired(n["items"])
+	if options, ok := n["oneOf"].([]any); ok {
+		for _, o := range options {
+			dedupeRequired(o)
+		}
+	}
+}
 
 // Tool returns the tool named name.
 func (r *Registry) Tool(name string) (*CompiledTool, bool) {
