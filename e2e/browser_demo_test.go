@@ -5,6 +5,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -187,6 +190,41 @@ return { options, listed, notes, selected: document.getElementById("provider").v
 			t.Errorf("after Cancel the agent saw %q", r)
 		}
 	})
+}
+
+// The demo's manifest, as toManifest gives it in the page, passes the
+// offline check an app's CI would run: the loop the docs promise.
+func TestBrowserDemoManifestValidates(t *testing.T) {
+	d := openDemo(t, "")
+	var manifest json.RawMessage
+	d.b.js(t, &manifest, `
+const { toManifest } = await import("/sdk/pedelec.js");
+const { guidance, tools } = await import("/tools.js");
+const m = toManifest({ guidance, tools });
+if (m.tools.some((tool) => "handler" in tool)) throw new Error("a handler left the page");
+return m;
+`)
+	file := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(file, manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(testenv.Binary(t), "validate-tools", file).CombinedOutput()
+	if err != nil {
+		t.Errorf("pedelec validate-tools on the demo's manifest: %v\n%s", err, out)
+	}
+	// And the definitions the page sent Core carry no handler.
+	created := 0
+	for _, f := range d.b.sentFrames() {
+		if strings.Contains(f, `"create_session"`) {
+			created++
+			if strings.Contains(f, `"handler"`) {
+				t.Errorf("create_session carried a handler: %s", f)
+			}
+		}
+	}
+	if created == 0 {
+		t.Error("saw no create_session frame")
+	}
 }
 
 func TestBrowserDemoModalTimeoutAndPageClose(t *testing.T) {
