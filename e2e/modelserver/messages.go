@@ -3,6 +3,7 @@ package modelserver
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -74,7 +75,15 @@ func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step St
 		return
 	}
 	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
-	sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
+	if step.Command == "" {
+		// Text streams word by word, as a model's does.
+		for _, chunk := range splitWords(step.Text) {
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "text_delta", "text": chunk}})
+		}
+	} else {
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": delta})
+	}
 	sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	sse(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
@@ -156,4 +165,19 @@ func flattenContent(raw json.RawMessage) string {
 		return out
 	}
 	return string(raw)
+}
+
+// splitWords cuts text after each space, keeping every character.
+func splitWords(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
 }

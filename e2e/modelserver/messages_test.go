@@ -35,6 +35,9 @@ func TestMessagesScript(t *testing.T) {
 	if ev[2]["delta"].(map[string]any)["text"] != "done" || ev[4]["delta"].(map[string]any)["stop_reason"] != "end_turn" {
 		t.Errorf("text answer = %s", body)
 	}
+	if got := strings.Join(splitWords("a bc  d"), "|"); got != "a |bc | |d" {
+		t.Errorf("splitWords = %q", got)
+	}
 
 	// Claude Code falls back to a non-streaming request: answered as JSON.
 	_, body = scriptPost(t, url, `{"stream":false,"messages":[]}`)

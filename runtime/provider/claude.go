@@ -74,7 +74,7 @@ func (c *claude) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 // args builds the command line. --allowedTools takes several values, so it
 // comes last and the prompt goes on stdin.
 func (c *claude) args(turn *Turn) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--tools", "Bash"}
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--tools", "Bash"}
 	model := turn.Model
 	if model == "" {
 		model = c.settings.DefaultModel

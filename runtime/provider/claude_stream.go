@@ -8,11 +8,16 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// claudeStream reads `claude -p --output-format stream-json --verbose`
-// lines into events and remembers the result. Unknown types are ignored.
+// claudeStream reads `claude -p --output-format stream-json --verbose
+// --include-partial-messages` lines into events and remembers the result.
+// Text is sent as it streams (stream_event text deltas); a complete
+// assistant text block that did not stream is sent whole. Unknown types are
+// ignored.
 type claudeStream struct {
 	sessionID string
-	texts     int // text blocks sent, for the separator
+	texts     int               // text blocks sent, for the separator
+	block     string            // the text block being streamed: "<message id>/<index>"
+	streamed  map[string]string // text streamed so far, by API message id
 	denied    map[string]bool
 	result    *claudeResult
 }
@@ -22,9 +27,18 @@ type claudeLine struct {
 	Subtype   string          `json:"subtype"`
 	SessionID string          `json:"session_id"`
 	Message   json.RawMessage `json:"message"`
-	// assistant
+	// assistant, stream_event
 	IsAPIErrorMessage bool            `json:"is_api_error_message"`
 	ParentToolUseID   json.RawMessage `json:"parent_tool_use_id"`
+	APIMessageID      string          `json:"api_message_id"`
+	Event             *struct {
+		Type  string `json:"type"`
+		Index int    `json:"index"`
+		Delta struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"delta"`
+	} `json:"event"`
 	// system/api_retry
 	Attempt     int    `json:"attempt"`
 	MaxRetries  int    `json:"max_retries"`
@@ -50,6 +64,7 @@ type claudeResult struct {
 }
 
 type claudeMessage struct {
+	ID      string `json:"id"`
 	Model   string `json:"model"`
 	Content []struct {
 		Type string `json:"type"`
@@ -65,14 +80,30 @@ func (s *claudeStream) handle(line []byte, emit func(Event)) {
 	switch ev.Type {
 	case "system":
 		s.system(ev, emit)
+	case "stream_event":
+		if isSubagent(ev.ParentToolUseID) || ev.Event == nil {
+			return
+		}
+		if ev.Event.Type != "content_block_delta" || ev.Event.Delta.Type != "text_delta" || ev.Event.Delta.Text == "" {
+			return
+		}
+		text := ev.Event.Delta.Text
+		if key := fmt.Sprintf("%s/%d", ev.APIMessageID, ev.Event.Index); key != s.block {
+			s.block = key
+			if s.texts > 0 {
+				text = "\n\n" + text
+			}
+			s.texts++
+		}
+		if s.streamed == nil {
+			s.streamed = map[string]string{}
+		}
+		s.streamed[ev.APIMessageID] += ev.Event.Delta.Text
+		emit(Event{ChatDelta: text})
 	case "assistant":
 		// An API error arrives as a synthetic assistant message; it is the
 		// turn's error (from result), not the agent's words.
-		if ev.IsAPIErrorMessage {
-			return
-		}
-		// A subagent's messages (inside a tool use) are not the answer.
-		if p := string(ev.ParentToolUseID); p != "" && p != "null" {
+		if ev.IsAPIErrorMessage || isSubagent(ev.ParentToolUseID) {
 			return
 		}
 		var msg claudeMessage
@@ -83,11 +114,15 @@ func (s *claudeStream) handle(line []byte, emit func(Event)) {
 			if block.Type != "text" || block.Text == "" {
 				continue
 			}
+			if msg.ID != "" && strings.Contains(s.streamed[msg.ID], block.Text) {
+				continue // already sent as it streamed
+			}
 			text := block.Text
 			if s.texts > 0 {
 				text = "\n\n" + text
 			}
 			s.texts++
+			s.block = ""
 			emit(Event{ChatDelta: text})
 		}
 	case "result":
@@ -172,4 +207,11 @@ func (s *claudeStream) outcome(run cliRun, resumeID string) error {
 		}
 	}
 	return wire.Errorf(wire.CodeProviderError, "claude: %s", msg).WithDetails(details)
+}
+
+// isSubagent reports whether a line belongs to a subagent (it is inside a
+// tool use): a subagent's messages are not the answer.
+func isSubagent(parentToolUseID json.RawMessage) bool {
+	p := string(parentToolUseID)
+	return p != "" && p != "null"
 }

@@ -116,7 +116,7 @@ func TestClaudeOutcomeWithoutResult(t *testing.T) {
 func TestClaudeArgs(t *testing.T) {
 	c := NewClaude(Settings{Args: []string{"--max-turns", "5"}}).(*claude)
 	got := strings.Join(c.args(&Turn{ResumeID: "s1", Model: "opus"}), " ")
-	want := "-p --output-format stream-json --verbose --tools Bash --model opus --resume s1 --max-turns 5 --allowedTools " + strings.Join(ClaudeAllowedTools, " ")
+	want := "-p --output-format stream-json --verbose --include-partial-messages --tools Bash --model opus --resume s1 --max-turns 5 --allowedTools " + strings.Join(ClaudeAllowedTools, " ")
 	if got != want {
 		t.Errorf("args:\n got %s\nwant %s", got, want)
 	}
@@ -156,4 +156,35 @@ func TestClaudeStreamKeepsLinesWithChangedFieldTypes(t *testing.T) {
 		t.Errorf("ids = %v: init was dropped for an unexpected field type", ids)
 	}
 	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "claude: it broke")
+}
+
+func TestClaudeStreamSendsTextAsItStreams(t *testing.T) {
+	var s claudeStream
+	var deltas []string
+	for _, l := range []string{
+		`{"type":"system","subtype":"init","session_id":"s1"}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}},"parent_tool_use_id":null,"api_message_id":"m1"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"I will "}},"parent_tool_use_id":null,"api_message_id":"m1"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"run it."}},"parent_tool_use_id":null,"api_message_id":"m1"}`,
+		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"text","text":"I will run it."}]},"parent_tool_use_id":null}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}},"parent_tool_use_id":null,"api_message_id":"m1"}`,
+		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]},"parent_tool_use_id":null}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"inner"}},"parent_tool_use_id":"t","api_message_id":"m9"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done"}},"parent_tool_use_id":null,"api_message_id":"m2"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"."}},"parent_tool_use_id":null,"api_message_id":"m2"}`,
+		`{"type":"assistant","message":{"id":"m2","model":"x","content":[{"type":"text","text":"Done."}]},"parent_tool_use_id":null}`,
+		// A block that did not stream (a non-streaming fallback) is sent whole.
+		`{"type":"assistant","message":{"id":"m3","model":"x","content":[{"type":"text","text":"Whole."}]},"parent_tool_use_id":null}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Whole.","session_id":"s1"}`,
+	} {
+		s.handle([]byte(l), func(ev Event) {
+			if ev.ChatDelta != "" {
+				deltas = append(deltas, ev.ChatDelta)
+			}
+		})
+	}
+	want := []string{"I will ", "run it.", "\n\nDone", ".", "\n\nWhole."}
+	if strings.Join(deltas, "|") != strings.Join(want, "|") {
+		t.Errorf("deltas = %q, want %q", deltas, want)
+	}
 }

@@ -41,6 +41,9 @@ func TestClaudeTurnRunsCommandAndResumes(t *testing.T) {
 	if rec.text() != "The counter moved." {
 		t.Errorf("chat = %q", rec.text())
 	}
+	if rec.deltas < 3 {
+		t.Errorf("chat came in %d deltas, want it to stream word by word", rec.deltas)
+	}
 	thread := rec.thread()
 	if thread == "" {
 		t.Fatal("no provider thread id")

@@ -63,6 +63,7 @@ func newTurn(t *testing.T, prompt string) *provider.Turn {
 type recorder struct {
 	mu       sync.Mutex
 	chat     strings.Builder
+	deltas   int
 	threads  []string
 	warnings []string
 }
@@ -71,6 +72,9 @@ func (r *recorder) emit(ev provider.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.chat.WriteString(ev.ChatDelta)
+	if ev.ChatDelta != "" {
+		r.deltas++
+	}
 	if ev.ProviderThreadID != "" {
 		r.threads = append(r.threads, ev.ProviderThreadID)
 	}
