@@ -151,7 +151,10 @@ func (c *CompiledTool) translate(e *jsonschema.ValidationError, inst *value, out
 	case *kind.OneOf:
 		c.oneOf(k, e, node, inst, got, p, out)
 	default:
-		add(describe(node, 0), show(got), e.ErrorKind.LocalizedString(nil))
+		// Unreachable with the subset's keywords; worded from the keyword so
+		// a new library kind still yields a usable violation.
+		exp := describe(node, 0)
+		add(exp, show(got), "does not satisfy "+strings.Join(e.ErrorKind.KeywordPath(), "/")+"; must be "+exp)
 	}
 }
 

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -439,4 +440,48 @@ func quoteJSON(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// compact re-encodes a value tree as JSON.
+func compact(v *value) json.RawMessage {
+	var b bytes.Buffer
+	writeJSON(&b, v)
+	return json.RawMessage(b.Bytes())
+}
+
+func writeJSON(b *bytes.Buffer, v *value) {
+	switch v.kind {
+	case kindNull:
+		b.WriteString("null")
+	case kindBool:
+		if v.b {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case kindNumber:
+		b.WriteString(v.s)
+	case kindString:
+		b.WriteString(quoteJSON(v.s))
+	case kindArray:
+		b.WriteByte('[')
+		for i, e := range v.arr {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, e)
+		}
+		b.WriteByte(']')
+	case kindObject:
+		b.WriteByte('{')
+		for i, m := range v.obj {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(quoteJSON(m.key))
+			b.WriteByte(':')
+			writeJSON(b, m.val)
+		}
+		b.WriteByte('}')
+	}
 }
