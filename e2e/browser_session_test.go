@@ -91,11 +91,14 @@ const session = await pedelec.createSession({ provider: "script", skills: { guid
   { name: "wait_a", description: "Waits.", argsSchema: { type: "object" } },
   { name: "wait_b", description: "Waits.", argsSchema: { type: "object" } },
 ] } });
-let maxWaiting = 0;
+let maxWaiting = 0, arrived = 0;
 session.onTool(async (tool) => {
+  arrived++;
+  // Each call holds until both are in, so they overlap however slowly
+  // the agent's two processes start.
+  await h.waitFor(() => arrived === 2, "both calls", 15000);
   maxWaiting = Math.max(maxWaiting, session.getWaitingOn().length);
-  await h.sleep(tool === "wait_a" ? 300 : 100);
-  maxWaiting = Math.max(maxWaiting, session.getWaitingOn().length);
+  await h.sleep(tool === "wait_a" ? 200 : 50);
   return { tool };
 });
 const rec = h.record(session);
