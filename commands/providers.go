@@ -28,7 +28,7 @@ func providersCommand() *cli.Command {
 			"and the reason when it cannot run. The settings file (--config) chooses executables, models and endpoints.",
 		Flags: []cli.Flag{
 			configFlag(),
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json", EnvVars: []string{"PEDELEC_PROVIDERS_FORMAT"}},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
