@@ -979,6 +979,9 @@ var PedelecSession = class {
     __publicField(this, "statusEmitter", new Emitter());
     __publicField(this, "errors", new Emitter());
     __publicField(this, "endedEmitter", new Emitter());
+    if (!init?.info || !init.connection) {
+      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
+    }
     const { info } = init;
     this.sessionId = info.sessionId;
     this.provider = info.provider;
@@ -1361,6 +1364,7 @@ export {
   ERROR_CODES,
   Pedelec,
   PedelecError,
+  PedelecSession,
   defineTool,
   toManifest
 };

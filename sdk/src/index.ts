@@ -2,7 +2,7 @@
 // exported from here; the rest of src/ is internal.
 
 export { Pedelec } from "./client.js";
-export type { PedelecSession } from "./session.js";
+export { PedelecSession } from "./session.js";
 export { defineTool } from "./define-tool.js";
 export { toManifest } from "./manifest.js";
 export { PedelecError, ERROR_CODES } from "./errors.js";

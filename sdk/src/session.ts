@@ -90,6 +90,9 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
 
   /** @internal Sessions come from Pedelec.createSession / resumeSession. */
   constructor(init: SessionInit) {
+    if (!init?.info || !init.connection) {
+      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
+    }
     const { info } = init;
     this.sessionId = info.sessionId;
     this.provider = info.provider;
