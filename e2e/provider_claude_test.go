@@ -18,8 +18,10 @@ var claudeCLI = agentCLI{
 	},
 }
 
-func TestClaudeThroughCore(t *testing.T)               { testToolCallsAndResume(t, claudeCLI) }
-func TestClaudeInBrowser(t *testing.T)                 { testInBrowser(t, claudeCLI) }
-func TestClaudeModelErrorThroughCore(t *testing.T)     { testModelError(t, claudeCLI, "mock bad request") }
-func TestClaudeModelDownThroughCore(t *testing.T)      { testModelDown(t, claudeCLI) }
-func TestClaudeEndMidTurnLeavesNoProcess(t *testing.T) { testEndMidTurn(t, claudeCLI) }
+func TestClaudeThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, claudeCLI) }
+func TestClaudeInBrowser(t *testing.T)   { testCLIInBrowser(t, claudeCLI) }
+func TestClaudeModelErrorThroughCore(t *testing.T) {
+	testCLIModelError(t, claudeCLI, "mock bad request")
+}
+func TestClaudeModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, claudeCLI) }
+func TestClaudeEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, claudeCLI) }

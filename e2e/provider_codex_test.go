@@ -49,11 +49,11 @@ var codexCLI = agentCLI{
 	},
 }
 
-func TestCodexThroughCore(t *testing.T)               { testToolCallsAndResume(t, codexCLI) }
-func TestCodexInBrowser(t *testing.T)                 { testInBrowser(t, codexCLI) }
-func TestCodexModelErrorThroughCore(t *testing.T)     { testModelError(t, codexCLI, "mock bad request") }
-func TestCodexModelDownThroughCore(t *testing.T)      { testModelDown(t, codexCLI) }
-func TestCodexEndMidTurnLeavesNoProcess(t *testing.T) { testEndMidTurn(t, codexCLI) }
+func TestCodexThroughCore(t *testing.T)               { testCLIToolCallsAndResume(t, codexCLI) }
+func TestCodexInBrowser(t *testing.T)                 { testCLIInBrowser(t, codexCLI) }
+func TestCodexModelErrorThroughCore(t *testing.T)     { testCLIModelError(t, codexCLI, "mock bad request") }
+func TestCodexModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, codexCLI) }
+func TestCodexEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, codexCLI) }
 
 // cliCounterSkills is the page's manifest: one tool with a strict schema.
 const cliCounterSkills = `{
@@ -93,7 +93,7 @@ func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...stri
 	return testenv.Serve(t, append([]string{"--config", config}, args...))
 }
 
-func testToolCallsAndResume(t *testing.T, cli agentCLI) {
+func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t)
 	srv := serveCLI(t, cli, ms.URL)
 	page := openCLIPage(t, srv)
@@ -160,7 +160,7 @@ func testToolCallsAndResume(t *testing.T, cli agentCLI) {
 	}
 }
 
-func testModelError(t *testing.T, cli agentCLI, message string) {
+func testCLIModelError(t *testing.T, cli agentCLI, message string) {
 	step := modelserver.FailWith(400, message)
 	step.Repeat = true
 	ms := cli.newServer(t, step)
@@ -180,7 +180,7 @@ func testModelError(t *testing.T, cli agentCLI, message string) {
 	noCLIProcessLeft(t, sid)
 }
 
-func testModelDown(t *testing.T, cli agentCLI) {
+func testCLIModelDown(t *testing.T, cli agentCLI) {
 	env := cli.env(t, modelserver.DownURL(t))
 	// Codex retries an unreachable server forever. Claude Code retries too,
 	// with backoff, unless told not to: let it, as a user's would.
@@ -203,7 +203,7 @@ func testModelDown(t *testing.T, cli agentCLI) {
 	noCLIProcessLeft(t, sid)
 }
 
-func testEndMidTurn(t *testing.T, cli agentCLI) {
+func testCLIEndMidTurn(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t,
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
 		modelserver.Say("never reached"),
@@ -451,7 +451,7 @@ func (p *cliPage) has(sid, event string) bool {
 
 // ---- a real page: Chromium running the SDK served by Core ----
 
-// browserPage is the page of testInBrowser. It imports the SDK from Core,
+// browserPage is the page of testCLIInBrowser. It imports the SDK from Core,
 // declares update_counter with an inline handler, runs two turns and posts
 // what it saw (onChat text, sendText results, errors) to /report; then, in
 // a second session whose handler never answers, it calls end() while the
@@ -539,7 +539,7 @@ type browserReport struct {
 	HangingStatus string   `json:"hangingStatus"`
 }
 
-func testInBrowser(t *testing.T, cli agentCLI) {
+func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	chromium := testenv.Chromium(t)
 	ms := cli.newServer(t,
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
