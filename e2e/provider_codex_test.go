@@ -455,7 +455,7 @@ func (p *cliPage) has(sid, event string) bool {
 // declares update_counter with an inline handler, runs two turns and posts
 // what it saw (onChat text, sendText results, errors) to /report; then, in
 // a second session whose handler never answers, it calls end() while the
-// agent waits for the tool.
+// agent waits for the tool. provider_openai_test.go runs the same page.
 const browserPage = `<!doctype html>
 <meta charset="utf-8">
 <title>pedelec provider test</title>
