@@ -17,6 +17,9 @@ const loggedTools = tools.map((tool) => ({
   ...tool,
   handler: async (args, ctx) => {
     const done = toolActivity(tool.name, args);
+    // Overlapping calls change who the agent waits on without a status
+    // change, so refresh the status line around each handler too.
+    refreshStatus();
     try {
       const result = await tool.handler(args, ctx);
       done(result);
@@ -24,6 +27,8 @@ const loggedTools = tools.map((tool) => ({
     } catch (err) {
       done({ error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } });
       throw err;
+    } finally {
+      queueMicrotask(refreshStatus);
     }
   },
 }));
@@ -35,6 +40,10 @@ function renderStatus(status, waitingOn = []) {
   el.textContent = status === "waiting_tool_result" && waiting ? `waiting for ${waiting}` : status.replaceAll("_", " ");
   el.title = status;
   el.dataset.status = status;
+}
+
+function refreshStatus() {
+  if (session) renderStatus(session.getStatus(), session.getWaitingOn());
 }
 
 function setBusy(value) {
