@@ -78,8 +78,10 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	s.pending[call.id] = call
 	s.pendingOrder = append(s.pendingOrder, call.id)
-	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
+	// Status first, so the page hears waiting_tool_result from Core before
+	// the call it runs a handler for.
 	s.refreshStatusLocked()
+	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 
