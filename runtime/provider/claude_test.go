@@ -88,6 +88,9 @@ func TestClaudeAllowsOnlyTheAgentCommands(t *testing.T) {
 		`pedelec tool-spec update_counter`,
 		`pedelec-cli --thread-id abc tool-call update_counter '{"delta": 2}'`,
 		`pedelec-cli tool-call update_counter '{}'`,
+		// Shell metacharacters inside the quoted JSON are data, not commands.
+		`pedelec-cli --thread-id abc tool-call note '{"text":"cost $5; a && b | c > d ` + "`x`" + ` $(y)"}'`,
+		`pedelec-cli --thread-id abc tool-call note '{"text":"it'\''s"}'`,
 	}
 	refused := []string{
 		`touch made-by-agent`,
