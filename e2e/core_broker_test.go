@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -209,7 +211,11 @@ func TestConcurrentCalls(t *testing.T) {
 		lines = append(lines, `& call update_counter {"delta": `+string(rune('0'+i))+`}`)
 	}
 	turn := p.SendText(info.SessionID, strings.Join(lines, "\n"))
-	testenv.Await(t, 15*time.Second, "3 pending calls", func() bool { return len(pendingCalls(p)) == 3 })
+	// The fourth call is refused only while three are pending: wait until
+	// its tool-call process has exited, whatever order they started in.
+	testenv.Await(t, 30*time.Second, "3 pending calls and the 4th refused", func() bool {
+		return len(pendingCalls(p)) == 3 && len(toolCallProcesses(t, info.SessionID)) == 3
+	})
 	calls := pendingCalls(p)
 	for i, call := range calls {
 		p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{"n":` + string(rune('0'+i)) + `}`)})
@@ -279,4 +285,16 @@ func lastStatus(p *wspage.Page) string {
 func mustJSON(v any) []byte {
 	data, _ := json.Marshal(v)
 	return data
+}
+
+// toolCallProcesses lists the live `pedelec tool-call` processes of a session.
+func toolCallProcesses(t *testing.T, sessionID string) []int {
+	var out []int
+	for _, pid := range testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + sessionID) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "cmdline"))
+		if strings.Contains(string(cmdline), "tool-call\x00") {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -44,9 +44,16 @@ func Binary(t testing.TB) string {
 			return
 		}
 		buildPath = filepath.Join(dir, "pedelec")
-		cmd := exec.Command("go", "build", "-o", buildPath, ".")
+		// PEDELEC_TEST_RACE=1 builds the binary with the race detector, so
+		// the end-to-end tests also hunt data races in Core.
+		args := []string{"build", "-o", buildPath}
+		cgo := "CGO_ENABLED=0"
+		if os.Getenv("PEDELEC_TEST_RACE") == "1" {
+			args, cgo = append(args, "-race"), "CGO_ENABLED=1"
+		}
+		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = RepoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Env = append(os.Environ(), cgo)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
