@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,13 +11,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -96,15 +94,15 @@ func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...stri
 func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t)
 	srv := serveCLI(t, cli, ms.URL)
-	page := openCLIPage(t, srv)
+	page := dialCLIPage(t, srv)
 	counter := 0
-	page.handle("update_counter", func(args json.RawMessage) any {
+	page.Handle("update_counter", func(args json.RawMessage) any {
 		var a struct{ Delta int }
 		_ = json.Unmarshal(args, &a)
 		counter += a.Delta
 		return map[string]int{"value": counter}
 	})
-	sid := page.createSession(cli.name)
+	sid := cliSession(t, page, cli)
 	// The form the first-turn prompt teaches (and the seeds use).
 	ms.Push(
 		modelserver.Run(`pedelec-cli --thread-id `+sid+` tool-call update_counter '{"delta":2}'`),
@@ -113,7 +111,7 @@ func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 
 	// Turn 1: the model asks for the tool; the page's handler runs; the
 	// result goes back to the model; the final text reaches the chat.
-	done := page.sendText(sid, "Add two to the counter.")
+	turnID, done := cliTurn(t, page, sid, "Add two to the counter.")
 	if done.Error != nil || !done.OK {
 		t.Fatalf("turn 1 failed: %+v", done.Error)
 	}
@@ -127,7 +125,7 @@ func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	if out := cli.toolOutput(reqs[1]); !strings.Contains(out, `{"ok":true,"result":{"value":2}}`) {
 		t.Errorf("the agent's next request lacks the tool result; it sent back:\n%s", out)
 	}
-	if chat := page.chat(done.turnID); chat != "The counter is now 2." {
+	if chat := page.Chat(turnID); chat != "The counter is now 2." {
 		t.Errorf("chat = %q", chat)
 	}
 
@@ -138,7 +136,7 @@ func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":"two"}'`),
 		modelserver.Say("That did not work."),
 	)
-	done = page.sendText(sid, "Now add the word two.")
+	turnID, done = cliTurn(t, page, sid, "Now add the word two.")
 	if done.Error != nil || !done.OK {
 		t.Fatalf("turn 2 failed: %+v", done.Error)
 	}
@@ -155,7 +153,7 @@ func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	if counter != 2 {
 		t.Errorf("counter = %d: the handler ran for an invalid call", counter)
 	}
-	if chat := page.chat(done.turnID); chat != "That did not work." {
+	if chat := page.Chat(turnID); chat != "That did not work." {
 		t.Errorf("turn 2 chat = %q", chat)
 	}
 }
@@ -165,16 +163,20 @@ func testCLIModelError(t *testing.T, cli agentCLI, message string) {
 	step.Repeat = true
 	ms := cli.newServer(t, step)
 	srv := serveCLI(t, cli, ms.URL)
-	page := openCLIPage(t, srv)
-	sid := page.createSession(cli.name)
-	done := page.sendText(sid, "hello")
+	page := dialCLIPage(t, srv)
+	sid := cliSession(t, page, cli)
+	turnID, done := cliTurn(t, page, sid, "hello")
 	if done.OK || done.Error == nil {
 		t.Fatalf("turn succeeded, want a session error")
 	}
 	if done.Error.Code != wire.CodeProviderError || !strings.Contains(done.Error.Message, message) {
 		t.Errorf("error = %s: %s; want %s carrying %q", done.Error.Code, done.Error.Message, wire.CodeProviderError, message)
 	}
-	if e := page.errorEvent(done.turnID); e == nil || e.Code != wire.CodeProviderError {
+	var e *wire.Error
+	if errs := page.Errors(turnID); len(errs) > 0 {
+		e = errs[0]
+	}
+	if e == nil || e.Code != wire.CodeProviderError {
 		t.Errorf("error event = %+v, want the same PROVIDER_ERROR", e)
 	}
 	noCLIProcessLeft(t, sid)
@@ -186,10 +188,10 @@ func testCLIModelDown(t *testing.T, cli agentCLI) {
 	// with backoff, unless told not to: let it, as a user's would.
 	delete(env, "CLAUDE_CODE_MAX_RETRIES")
 	srv := serveCLIEnv(t, cli, env, "--turn-timeout", "4s")
-	page := openCLIPage(t, srv)
-	sid := page.createSession(cli.name)
+	page := dialCLIPage(t, srv)
+	sid := cliSession(t, page, cli)
 	start := time.Now()
-	done := page.sendText(sid, "hello")
+	_, done := cliTurn(t, page, sid, "hello")
 	took := time.Since(start)
 	if done.OK || done.Error == nil {
 		t.Fatalf("turn succeeded against a model server that is down")
@@ -209,253 +211,80 @@ func testCLIEndMidTurn(t *testing.T, cli agentCLI) {
 		modelserver.Say("never reached"),
 	)
 	srv := serveCLI(t, cli, ms.URL)
-	page := openCLIPage(t, srv)
-	called := make(chan struct{}, 1)
-	page.handle("update_counter", func(json.RawMessage) any {
-		called <- struct{}{}
-		return nil // never answered: the call stays pending
+	// No handler for update_counter: the page never answers, the call stays
+	// pending.
+	page := dialCLIPage(t, srv)
+	sid := cliSession(t, page, cli)
+	page.SendText(sid, "add one")
+	page.AwaitEvent(60*time.Second, "the tool call to reach the page", func(e wire.Event) bool {
+		return e.Event == wire.EventToolCall && e.SessionID == sid
 	})
-	sid := page.createSession(cli.name)
-	page.request("send_text", map[string]string{"sessionId": sid, "text": "add one"})
-	select {
-	case <-called:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the tool call never reached the page")
-	}
-	if pids := testenv.ProcessesWithEnv("PEDELEC_THREAD_ID=" + sid); len(pids) < 2 {
+	if pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + sid); len(pids) < 2 {
 		t.Errorf("processes of the session = %v, want the CLI and its pedelec tool-call", pids)
 	}
-	page.request("end_session", map[string]string{"sessionId": sid})
-	testenv.Await(t, 10*time.Second, "the ended event", func() bool { return page.has(sid, "ended") })
+	page.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
+	page.AwaitEvent(10*time.Second, "the ended event", func(e wire.Event) bool {
+		return e.Event == wire.EventEnded && e.SessionID == sid
+	})
 	noCLIProcessLeft(t, sid)
 }
 
 // noCLIProcessLeft waits a little for every process of the session to go.
 func noCLIProcessLeft(t *testing.T, sid string) {
 	t.Helper()
-	entry := "PEDELEC_THREAD_ID=" + sid
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := testenv.ProcessesWithEnv(entry)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind with %s: %v", entry, pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// ---- the page ----
-
-type cliFrame struct {
-	Type      string          `json:"type"`
-	ID        int64           `json:"id"`
-	OK        bool            `json:"ok"`
-	Result    json.RawMessage `json:"result"`
-	Error     *wire.Error     `json:"error"`
-	Event     string          `json:"event"`
-	SessionID string          `json:"sessionId"`
-	Seq       int64           `json:"seq"`
-	TurnID    string          `json:"turnId"`
-	Data      json.RawMessage `json:"data"`
-}
-
-// cliPage is a minimal SDK: requests by id, events recorded, tool calls
-// answered by handlers (a nil result is never submitted).
-type cliPage struct {
-	t        *testing.T
-	conn     *websocket.Conn
-	ctx      context.Context
-	mu       sync.Mutex
-	nextID   int64
-	waiting  map[int64]chan cliFrame
-	events   []cliFrame
-	handlers map[string]func(json.RawMessage) any
-}
-
-func openCLIPage(t *testing.T, srv *testenv.Server) *cliPage {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	conn, _, err := websocket.Dial(ctx, srv.WSURL, &websocket.DialOptions{HTTPHeader: map[string][]string{"Origin": {srv.URL}}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	conn.SetReadLimit(16 << 20)
-	p := &cliPage{t: t, conn: conn, ctx: ctx, waiting: map[int64]chan cliFrame{}, handlers: map[string]func(json.RawMessage) any{}}
-	t.Cleanup(func() {
-		conn.Close(websocket.StatusNormalClosure, "")
-		cancel()
+	entry := wire.EnvThreadID + "=" + sid
+	testenv.Await(t, 5*time.Second, "no process left behind with "+entry, func() bool {
+		return len(testenv.ProcessesWithEnv(entry)) == 0
 	})
-	go p.read()
-	return p
 }
 
-func (p *cliPage) read() {
-	for {
-		_, data, err := p.conn.Read(p.ctx)
-		if err != nil {
-			return
+// ---- the page: a wspage.Page with the update_counter manifest ----
+
+// dialCLIPage connects a page to srv. A result of its handlers that Core
+// refuses fails the test.
+func dialCLIPage(t *testing.T, srv *testenv.Server) *wspage.Page {
+	t.Helper()
+	page := wspage.Dial(t, srv.WSURL, srv.URL)
+	t.Cleanup(func() {
+		if errs := page.SubmitErrors(); len(errs) > 0 {
+			t.Errorf("submit_tool_result failed: %+v", errs)
 		}
-		var f cliFrame
-		if json.Unmarshal(data, &f) != nil {
-			continue
-		}
-		p.mu.Lock()
-		switch f.Type {
-		case "response":
-			if ch, ok := p.waiting[f.ID]; ok {
-				ch <- f
-				delete(p.waiting, f.ID)
-			}
-		case "event":
-			p.events = append(p.events, f)
-			if f.Event == wire.EventToolCall {
-				var call wire.ToolCallData
-				_ = json.Unmarshal(f.Data, &call)
-				if h := p.handlers[call.Tool]; h != nil {
-					go p.answer(f.SessionID, call, h)
-				}
-			}
-		}
-		p.mu.Unlock()
-	}
+	})
+	return page
 }
 
-func (p *cliPage) answer(sid string, call wire.ToolCallData, h func(json.RawMessage) any) {
-	result := h(call.Args)
-	if result == nil {
-		return
+// cliSession creates a session of cli with cliCounterSkills.
+func cliSession(t *testing.T, page *wspage.Page, cli agentCLI) string {
+	t.Helper()
+	info := page.CreateSession(wire.CreateSessionParams{Provider: cli.name, Skills: json.RawMessage(cliCounterSkills)})
+	if info.SessionID == "" {
+		t.Fatalf("create_session: no session id")
 	}
-	raw, _ := json.Marshal(result)
-	p.request("submit_tool_result", map[string]any{"sessionId": sid, "toolRequestId": call.ToolRequestID, "result": json.RawMessage(raw)})
-}
-
-func (p *cliPage) handle(tool string, h func(json.RawMessage) any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.handlers[tool] = h
-}
-
-// request sends one request and waits for its response; an error response
-// fails the test.
-func (p *cliPage) request(method string, params any) json.RawMessage {
-	p.t.Helper()
-	raw, _ := json.Marshal(params)
-	ch := make(chan cliFrame, 1)
-	p.mu.Lock()
-	p.nextID++
-	id := p.nextID
-	p.waiting[id] = ch
-	p.mu.Unlock()
-	msg, _ := json.Marshal(wire.Request{Type: "request", ID: id, Method: method, Params: raw})
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	defer cancel()
-	if err := p.conn.Write(ctx, websocket.MessageText, msg); err != nil {
-		p.t.Errorf("%s: %v", method, err)
-		return nil
-	}
-	select {
-	case f := <-ch:
-		if !f.OK {
-			p.t.Errorf("%s failed: %+v", method, f.Error)
-		}
-		return f.Result
-	case <-ctx.Done():
-		p.t.Errorf("%s: no response", method)
-		return nil
-	}
-}
-
-func (p *cliPage) createSession(provider string) string {
-	p.t.Helper()
-	res := p.request("create_session", map[string]any{"provider": provider, "skills": json.RawMessage(cliCounterSkills)})
-	var info wire.SessionInfo
-	if err := json.Unmarshal(res, &info); err != nil || info.SessionID == "" {
-		p.t.Fatalf("create_session: %s", res)
-	}
-	if info.Provider != provider {
-		p.t.Fatalf("session provider = %q, want %q", info.Provider, provider)
+	if info.Provider != cli.name {
+		t.Fatalf("session provider = %q, want %q", info.Provider, cli.name)
 	}
 	return info.SessionID
 }
 
-type cliTurnDone struct {
-	wire.DoneData
-	turnID string
-}
-
-// sendText starts a turn and waits for its done event.
-func (p *cliPage) sendText(sid, text string) cliTurnDone {
-	p.t.Helper()
-	var started wire.TurnStarted
-	if err := json.Unmarshal(p.request("send_text", map[string]string{"sessionId": sid, "text": text}), &started); err != nil || started.TurnID == "" {
-		p.t.Fatalf("send_text: no turn id")
+// cliTurn starts a turn and waits for its done event.
+func cliTurn(t *testing.T, page *wspage.Page, sid, text string) (turnID string, done wire.DoneData) {
+	t.Helper()
+	turnID = page.SendText(sid, text)
+	if turnID == "" {
+		t.Fatalf("send_text: no turn id")
 	}
-	var done cliTurnDone
-	testenv.Await(p.t, 90*time.Second, "turn "+started.TurnID+" to finish", func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, f := range p.events {
-			if f.Event == wire.EventDone && f.TurnID == started.TurnID {
-				_ = json.Unmarshal(f.Data, &done.DoneData)
-				done.turnID = f.TurnID
-				return true
-			}
-		}
-		return false
-	})
-	return done
-}
-
-// chat is the text of a turn's chat_delta events.
-func (p *cliPage) chat(turnID string) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var b strings.Builder
-	for _, f := range p.events {
-		if f.Event == wire.EventChatDelta && f.TurnID == turnID {
-			var d wire.ChatDeltaData
-			_ = json.Unmarshal(f.Data, &d)
-			b.WriteString(d.Text)
-		}
-	}
-	return b.String()
-}
-
-func (p *cliPage) errorEvent(turnID string) *wire.Error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, f := range p.events {
-		if f.Event == wire.EventError && f.TurnID == turnID {
-			var d wire.ErrorData
-			_ = json.Unmarshal(f.Data, &d)
-			return d.Error
-		}
-	}
-	return nil
-}
-
-func (p *cliPage) has(sid, event string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, f := range p.events {
-		if f.SessionID == sid && f.Event == event {
-			return true
-		}
-	}
-	return false
+	return turnID, page.AwaitDone(turnID, 90*time.Second)
 }
 
 // ---- a real page: Chromium running the SDK served by Core ----
 
-// browserPage is the page of testCLIInBrowser. It imports the SDK from Core,
+// browserPage is the page runBrowserPage shows Chromium, with CORE and
+// PROVIDER filled in, for testCLIInBrowser and TestOpenAIInBrowser. It
+// imports the SDK from Core,
 // declares update_counter with an inline handler, runs two turns and posts
 // what it saw (onChat text, sendText results, errors) to /report; then, in
 // a second session whose handler never answers, it calls end() while the
-// agent waits for the tool. provider_openai_test.go runs the same page.
+// agent waits for the tool.
 const browserPage = `<!doctype html>
 <meta charset="utf-8">
 <title>pedelec provider test</title>
@@ -539,22 +368,21 @@ type browserReport struct {
 	HangingStatus string   `json:"hangingStatus"`
 }
 
-func testCLIInBrowser(t *testing.T, cli agentCLI) {
+// runBrowserPage serves browserPage for provider from a test site, starts
+// Core with serve (given the site's origin to allow) and Chromium on the
+// site, and returns the page's final report. waiting, if not nil, runs when
+// the page reports that the agent waits on its hanging handler. Chromium
+// stays up until the test ends.
+func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve func(origin string) *testenv.Server, waiting func(rep browserReport)) browserReport {
+	t.Helper()
 	chromium := testenv.Chromium(t)
-	ms := cli.newServer(t,
-		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
-		modelserver.Say("The counter is now 2."),
-		modelserver.Run(`pedelec tool-call update_counter '{"delta":"two"}'`),
-		modelserver.Say("That did not work."),
-		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
-	)
 	reports := make(chan browserReport, 8)
 	var coreURL string
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", cli.name).Replace(browserPage))
+			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", provider).Replace(browserPage))
 		case "/report":
 			var rep browserReport
 			_ = json.NewDecoder(r.Body).Decode(&rep)
@@ -563,9 +391,8 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer site.Close()
-	srv := serveCLI(t, cli, ms.URL, "--allow-origin", site.URL)
-	coreURL = srv.URL
+	t.Cleanup(site.Close)
+	coreURL = serve(site.URL).URL
 
 	browser := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), site.URL+"/")
@@ -574,31 +401,29 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	if err := browser.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		_ = browser.Process.Kill()
 		_ = browser.Wait()
 		if t.Failed() {
 			t.Logf("chromium:\n%s", logs.String())
 		}
-	}()
+	})
 
 	var rep browserReport
 	waited := false
 	for rep.Stage != "done" {
 		select {
 		case rep = <-reports:
-		case <-time.After(120 * time.Second):
+		case <-time.After(timeout):
 			t.Fatal("the page did not finish")
 		}
 		switch rep.Stage {
 		case "error":
 			t.Fatalf("the page failed: %s", rep.Error)
 		case "waiting":
-			// The agent's pedelec tool-call waits for the page: the CLI
-			// and its command are running. The page now calls end().
 			waited = true
-			if pids := testenv.ProcessesWithEnv("PEDELEC_THREAD_ID=" + rep.SessionID); len(pids) < 2 {
-				t.Errorf("processes of the waiting session = %v, want the CLI and its pedelec tool-call", pids)
+			if waiting != nil {
+				waiting(rep)
 			}
 		}
 	}
@@ -606,6 +431,43 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	if rep.SessionID == "" || rep.HangingID == "" || !waited {
 		t.Fatalf("incomplete report: %+v", rep)
 	}
+	return rep
+}
+
+// checkBrowserTurns checks the two turns of browserPage's first session:
+// both succeeded, the handler ran once (the invalid call never reached it)
+// and the final texts reached onChat and the sendText results.
+func checkBrowserTurns(t *testing.T, rep browserReport) {
+	t.Helper()
+	if len(rep.Turns) != 2 || rep.Turns[0].Error != "" || rep.Turns[1].Error != "" {
+		t.Fatalf("turns = %+v, want two that succeeded", rep.Turns)
+	}
+	if rep.Counter != 2 {
+		t.Errorf("counter = %d, want 2 (the invalid call must not reach the handler)", rep.Counter)
+	}
+	for i, want := range []string{"The counter is now 2.", "That did not work."} {
+		if rep.Turns[i].Chat != want || rep.Turns[i].Text != want {
+			t.Errorf("turn %d: onChat %q, sendText %q; want %q", i+1, rep.Turns[i].Chat, rep.Turns[i].Text, want)
+		}
+	}
+}
+
+func testCLIInBrowser(t *testing.T, cli agentCLI) {
+	ms := cli.newServer(t,
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":2}'`),
+		modelserver.Say("The counter is now 2."),
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":"two"}'`),
+		modelserver.Say("That did not work."),
+		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
+	)
+	serve := func(origin string) *testenv.Server { return serveCLI(t, cli, ms.URL, "--allow-origin", origin) }
+	rep := runBrowserPage(t, cli.name, 120*time.Second, serve, func(waiting browserReport) {
+		// The agent's pedelec tool-call waits for the page: the CLI and its
+		// command are running. The page now calls end().
+		if pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + waiting.SessionID); len(pids) < 2 {
+			t.Errorf("processes of the waiting session = %v, want the CLI and its pedelec tool-call", pids)
+		}
+	})
 	// end() mid-turn: the turn's promise fails with SESSION_ENDED, and no
 	// process of that session is left.
 	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
@@ -613,19 +475,7 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	}
 	noCLIProcessLeft(t, rep.HangingID)
 	noCLIProcessLeft(t, rep.SessionID)
-	if len(rep.Turns) != 2 || rep.Turns[0].Error != "" || rep.Turns[1].Error != "" {
-		t.Fatalf("turns = %+v, want two that succeeded", rep.Turns)
-	}
-	// The handler ran once (the invalid call never reached it) and the final
-	// texts reached onChat and the sendText results.
-	if rep.Counter != 2 {
-		t.Errorf("counter = %d, want 2", rep.Counter)
-	}
-	for i, want := range []string{"The counter is now 2.", "That did not work."} {
-		if rep.Turns[i].Chat != want || rep.Turns[i].Text != want {
-			t.Errorf("turn %d: onChat %q, sendText %q; want %q", i+1, rep.Turns[i].Chat, rep.Turns[i].Text, want)
-		}
-	}
+	checkBrowserTurns(t, rep)
 	reqs := ms.Requests()
 	if len(reqs) != 5 {
 		t.Fatalf("model requests = %d, want 5", len(reqs))

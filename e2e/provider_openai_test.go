@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -292,7 +290,6 @@ func TestOpenAIProviderPrepare(t *testing.T) {
 // update_counter handler answers the model's function call, two turns reach
 // onChat, and end() in a second session stops a turn that waits on the page.
 func TestOpenAIInBrowser(t *testing.T) {
-	chromium := testenv.Chromium(t)
 	model := modelserver.NewChat(t,
 		modelserver.ChatCall("update_counter", `{"delta":2}`),
 		modelserver.ChatSay("The counter is now 2."),
@@ -300,73 +297,12 @@ func TestOpenAIInBrowser(t *testing.T) {
 		modelserver.ChatSay("That did not work."),
 		modelserver.ChatCall("update_counter", `{"delta":1}`),
 	)
-	reports := make(chan browserReport, 8)
-	var coreURL string
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", "openai").Replace(browserPage))
-		case "/report":
-			var rep browserReport
-			_ = json.NewDecoder(r.Body).Decode(&rep)
-			reports <- rep
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer site.Close()
-	srv := oaServe(t, model.URL, "--allow-origin", site.URL)
-	coreURL = srv.URL
-
-	browser := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), site.URL+"/")
-	var logs strings.Builder
-	browser.Stdout, browser.Stderr = &logs, &logs
-	if err := browser.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = browser.Process.Kill()
-		_ = browser.Wait()
-		if t.Failed() {
-			t.Logf("chromium:\n%s", logs.String())
-		}
-	}()
-
-	var rep browserReport
-	waited := false
-	for rep.Stage != "done" {
-		select {
-		case rep = <-reports:
-		case <-time.After(60 * time.Second):
-			t.Fatal("the page did not finish")
-		}
-		switch rep.Stage {
-		case "error":
-			t.Fatalf("the page failed: %s", rep.Error)
-		case "waiting":
-			waited = true
-		}
-	}
-	t.Logf("page report: %+v", rep)
-	if rep.SessionID == "" || rep.HangingID == "" || !waited {
-		t.Fatalf("incomplete report: %+v", rep)
-	}
+	serve := func(origin string) *testenv.Server { return oaServe(t, model.URL, "--allow-origin", origin) }
+	rep := runBrowserPage(t, "openai", 60*time.Second, serve, nil)
 	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
 		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
 	}
-	if len(rep.Turns) != 2 || rep.Turns[0].Error != "" || rep.Turns[1].Error != "" {
-		t.Fatalf("turns = %+v, want two that succeeded", rep.Turns)
-	}
-	if rep.Counter != 2 {
-		t.Errorf("counter = %d, want 2 (the invalid call must not reach the handler)", rep.Counter)
-	}
-	for i, want := range []string{"The counter is now 2.", "That did not work."} {
-		if rep.Turns[i].Chat != want || rep.Turns[i].Text != want {
-			t.Errorf("turn %d: onChat %q, sendText %q; want %q", i+1, rep.Turns[i].Chat, rep.Turns[i].Text, want)
-		}
-	}
+	checkBrowserTurns(t, rep)
 	reqs := model.Requests()
 	if len(reqs) != 5 {
 		t.Fatalf("model requests = %d, want 5", len(reqs))
@@ -395,21 +331,12 @@ type oaTurn struct {
 func oaRunTurn(t *testing.T, page *wspage.Page, sessionID, text string) oaTurn {
 	t.Helper()
 	turnID := page.SendText(sessionID, text)
-	out := oaTurn{done: page.AwaitDone(turnID, 30*time.Second), chat: page.Chat(turnID)}
+	out := oaTurn{done: page.AwaitDone(turnID, 30*time.Second), chat: page.Chat(turnID), errors: page.Errors(turnID)}
 	for _, e := range page.Events() {
-		if e.TurnID != turnID {
-			continue
-		}
-		raw, _ := e.Data.(json.RawMessage)
-		switch e.Event {
-		case wire.EventToolCall:
+		if e.TurnID == turnID && e.Event == wire.EventToolCall {
 			var c wire.ToolCallData
-			_ = json.Unmarshal(raw, &c)
+			_ = json.Unmarshal(e.Data.(json.RawMessage), &c)
 			out.toolCalls = append(out.toolCalls, c)
-		case wire.EventError:
-			var d wire.ErrorData
-			_ = json.Unmarshal(raw, &d)
-			out.errors = append(out.errors, d.Error)
 		}
 	}
 	return out

@@ -31,8 +31,8 @@ type Page struct {
 	changed  chan struct{}
 	handlers map[string]Handler
 	closed   bool
-	// SubmitErrors are the errors Core answered submit_tool_result with.
-	SubmitErrors []*wire.Error
+	// submitErrors are the errors Core answered submit_tool_result with.
+	submitErrors []*wire.Error
 }
 
 // Dial connects to wsURL with the given Origin header ("" for none).
@@ -146,7 +146,7 @@ func (p *Page) answer(sessionID string, call wire.ToolCallData, h Handler) {
 	_, err := p.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: sessionID, ToolRequestID: call.ToolRequestID, Result: mustJSON(result)})
 	if err != nil {
 		p.mu.Lock()
-		p.SubmitErrors = append(p.SubmitErrors, err)
+		p.submitErrors = append(p.submitErrors, err)
 		p.mu.Unlock()
 	}
 }
@@ -232,6 +232,13 @@ func (p *Page) Frames() [][]byte {
 	return append([][]byte(nil), p.frames...)
 }
 
+// SubmitErrors returns the errors Core answered the handlers' results with.
+func (p *Page) SubmitErrors() []*wire.Error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*wire.Error(nil), p.submitErrors...)
+}
+
 // Closed reports whether the connection is closed.
 func (p *Page) Closed() bool {
 	p.mu.Lock()
@@ -287,6 +294,19 @@ func (p *Page) Chat(turnID string) string {
 		}
 	}
 	return s
+}
+
+// Errors are the errors of turnID's error events, in order.
+func (p *Page) Errors(turnID string) []*wire.Error {
+	var errs []*wire.Error
+	for _, e := range p.Events() {
+		if e.Event == wire.EventError && e.TurnID == turnID {
+			var d wire.ErrorData
+			json.Unmarshal(e.Data.(json.RawMessage), &d)
+			errs = append(errs, d.Error)
+		}
+	}
+	return errs
 }
 
 func (p *Page) dump() string {
