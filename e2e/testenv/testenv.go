@@ -169,6 +169,9 @@ func Serve(t testing.TB, args []string, env ...string) *Server {
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		s.Stop(t)
+		if strings.Contains(s.Logs(), "WARNING: DATA RACE") {
+			t.Errorf("the race detector reported a data race in pedelec serve")
+		}
 		if t.Failed() {
 			t.Logf("pedelec serve logs:\n%s", s.Logs())
 		}
