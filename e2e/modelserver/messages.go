@@ -96,9 +96,15 @@ func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step St
 func ClaudeEnv(t testing.TB, baseURL string) map[string]string {
 	t.Helper()
 	return map[string]string{
-		"ANTHROPIC_BASE_URL":                       baseURL,
-		"ANTHROPIC_API_KEY":                        "test-key",
-		"CLAUDE_CONFIG_DIR":                        t.TempDir(),
+		// Claude's Bash tool snapshots a login shell, which runs the
+		// profile in HOME. A private HOME keeps the tests from depending on
+		// (or writing to) the developer's own dotfiles: a pyenv profile,
+		// say, rehashes into ~/.pyenv and can leave a lock that stalls every
+		// later shell for a minute when a turn is cancelled mid-rehash.
+		"HOME":               t.TempDir(),
+		"ANTHROPIC_BASE_URL": baseURL,
+		"ANTHROPIC_API_KEY":  "test-key",
+		"CLAUDE_CONFIG_DIR":  t.TempDir(),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_AUTOUPDATER":                      "1",
 		"CLAUDE_CODE_MAX_RETRIES":                  "0",

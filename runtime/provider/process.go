@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -29,16 +30,24 @@ type ProcessSpec struct {
 }
 
 // Process is a running child in its own process group. Everything it
-// started dies with it: Wait kills the group after the leader exits, so a
-// grandchild (a shell the agent spawned) never outlives the turn.
+// started dies with it: when the leader exits, the group is killed and any
+// process still carrying the session's tag is swept, so a grandchild (a
+// shell the agent spawned, even one that left the group) never outlives the
+// turn, and never holds the output open.
 type Process struct {
 	cmd    *exec.Cmd
-	stdout io.ReadCloser
+	stdout *os.File
 	stderr *tailBuffer
-	done   chan struct{}
+	errR   *os.File
+	done   chan struct{} // closed after the leader exited and the group was killed
 	err    error
-	once   sync.Once
+	tag    string // the PEDELEC_THREAD_ID=… entry of its environment, if any
 }
+
+// drainDelay bounds how long output is still read after the leader exited
+// and its group was killed: a process outside the group and without the tag
+// could otherwise hold the pipe open forever.
+const drainDelay = 2 * time.Second
 
 // StartProcess starts spec in a new process group and stops it when ctx is
 // cancelled: StopSignal to the group, then SIGKILL after the grace period.
@@ -48,15 +57,38 @@ func StartProcess(ctx context.Context, spec ProcessSpec) (*Process, error) {
 	cmd.Env = spec.Env
 	setProcessGroup(cmd)
 	cmd.Stdin = strings.NewReader(spec.Stdin)
-	stdout, err := cmd.StdoutPipe()
+	// Pipes of our own (not StdoutPipe): cmd.Wait then returns when the
+	// leader exits, without waiting for whoever else holds the write ends.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{cmd: cmd, stdout: stdout, stderr: &tailBuffer{max: 64 << 10}, done: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	p := &Process{cmd: cmd, stdout: outR, errR: errR, stderr: &tailBuffer{max: 64 << 10}, done: make(chan struct{}), tag: threadTag(spec.Env)}
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
+	go io.Copy(p.stderr, errR)
+	go func() {
+		p.err = cmd.Wait()
+		reapLeftovers(cmd, p.tag)
+		close(p.done)
+		time.AfterFunc(drainDelay, func() {
+			outR.Close()
+			errR.Close()
+		})
+	}()
 	stop := spec.StopSignal
 	if stop == 0 {
 		stop = syscall.SIGTERM
@@ -88,18 +120,47 @@ func (p *Process) Lines(fn func(line []byte)) error {
 	for sc.Scan() {
 		fn(sc.Bytes())
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
-// Wait waits for the process to exit, then kills what is left of its group.
-// It returns the exit error (an *exec.ExitError for a non-zero exit).
+// Wait waits for the process to exit and for its group (and anything that
+// still carries its session tag) to be killed. It returns the exit error (an
+// *exec.ExitError for a non-zero exit).
 func (p *Process) Wait() error {
-	p.once.Do(func() {
-		p.err = p.cmd.Wait()
-		signalGroup(p.cmd, syscall.SIGKILL)
-		close(p.done)
-	})
+	<-p.done
 	return p.err
+}
+
+// leftoverGrace is how long what the leader left running gets to exit on
+// SIGTERM before SIGKILL: long enough for a shell's EXIT trap to release a
+// lock (pyenv's rehash lock, say), short enough not to hold the turn up.
+const leftoverGrace = 500 * time.Millisecond
+
+// reapLeftovers stops what is left of the group and anything else carrying
+// the session tag: SIGTERM, a short grace, then SIGKILL.
+func reapLeftovers(cmd *exec.Cmd, tag string) {
+	signalGroup(cmd, syscall.SIGTERM)
+	signalTagged(tag, syscall.SIGTERM)
+	deadline := time.Now().Add(leftoverGrace)
+	for time.Now().Before(deadline) && (groupAlive(cmd) || len(taggedPIDs(tag)) > 0) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalGroup(cmd, syscall.SIGKILL)
+	sweepTagged(tag)
+}
+
+// threadTag is the last PEDELEC_THREAD_ID entry of env: every process of a
+// session's turn inherits it, which is how leftovers are found.
+func threadTag(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if strings.HasPrefix(env[i], "PEDELEC_THREAD_ID=") {
+			return env[i]
+		}
+	}
+	return ""
 }
 
 // ExitCode is the exit code after Wait, or -1 when killed by a signal.

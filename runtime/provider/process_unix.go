@@ -17,3 +17,8 @@ func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
 		_ = syscall.Kill(-cmd.Process.Pid, sig)
 	}
 }
+
+// groupAlive reports whether any process of the child's group still exists.
+func groupAlive(cmd *exec.Cmd) bool {
+	return cmd.Process != nil && syscall.Kill(-cmd.Process.Pid, 0) == nil
+}
