@@ -198,6 +198,7 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
 		s.detachTimer.Stop()
 		s.detachTimer = nil
 	}
+	pending := len(s.pending)
 	s.mu.Unlock()
 	pc.attach(s)
 	info := s.info()
@@ -212,7 +213,7 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
 			}
 		}
 	}
-	s.log.Info("session resumed", "pending", len(s.pending))
+	s.log.Info("session resumed", "pending", pending)
 	return info, redeliver, nil
 }
 
