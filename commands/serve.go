@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -79,10 +78,6 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("listen on %s: %v", c.String("addr"), err)
 	}
-	web, err := fs.Sub(web.Files, ".")
-	if err != nil {
-		return err
-	}
 	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
 	for _, info := range providers.List(c.Context) {
 		if info.Available {
@@ -95,5 +90,5 @@ func runServe(c *cli.Context) error {
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return core.Serve(ctx, l, pruntime.Assets{SDK: sdk.Dist, Web: web})
+	return core.Serve(ctx, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
 }

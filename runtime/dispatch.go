@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 
@@ -72,20 +73,12 @@ func decode(params json.RawMessage, v any) *wire.Error {
 	if err := json.Unmarshal(params, v); err != nil {
 		msg := err.Error()
 		var ute *json.UnmarshalTypeError
-		if asTypeError(err, &ute) {
+		if errors.As(err, &ute) {
 			msg = "params." + ute.Field + ": expected " + ute.Type.String() + ", got JSON " + ute.Value
 		}
 		return wire.Errorf(wire.CodeInvalidInput, "%s", msg)
 	}
 	return nil
-}
-
-func asTypeError(err error, target **json.UnmarshalTypeError) bool {
-	ute, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = ute
-	}
-	return ok
 }
 
 func requireSessionID(id string) *wire.Error {
