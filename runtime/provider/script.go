@@ -40,29 +40,24 @@ func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	if exe == "" {
 		exe = lookPathIn(turn.Env, "pedelec")
 	}
-	env := append([]string(nil), turn.Env...)
-	for k, v := range p.settings.Env {
-		env = append(env, k+"="+v)
-	}
-	proc, err := StartProcess(ctx, ProcessSpec{
+	run := runCLI(ctx, ProcessSpec{
 		Path: exe, Args: append([]string{"script-agent"}, p.settings.Args...),
-		Dir: turn.WorkDir, Env: env, Stdin: turn.Message,
-	})
-	if err != nil {
-		return wire.Errorf(wire.CodeProviderError, "script agent: %v", err)
-	}
-	readErr := proc.Lines(func(line []byte) {
+		Dir: turn.WorkDir, Env: cliEnv(turn.Env, p.settings.Env), Stdin: turn.Message,
+	}, func(line []byte) {
 		var ev ScriptEvent
 		if json.Unmarshal(line, &ev) == nil && ev.Chat != "" {
 			emit(Event{ChatDelta: ev.Chat})
 		}
 	})
-	waitErr := proc.Wait()
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return stoppedTurn(ctx, "script")
 	}
-	if waitErr != nil || readErr != nil {
-		return wire.Errorf(wire.CodeProviderError, "script agent exited with code %d: %s", proc.ExitCode(), strings.TrimSpace(proc.Stderr()))
+	if run.err != nil || run.exitCode != 0 {
+		detail := strings.TrimSpace(run.stderr)
+		if run.err != nil {
+			detail = run.err.Error() + " " + detail
+		}
+		return wire.Errorf(wire.CodeProviderError, "script agent exited with code %d: %s", run.exitCode, strings.TrimSpace(detail))
 	}
 	return nil
 }
