@@ -81,11 +81,25 @@ func decode(params json.RawMessage, v any) *wire.Error {
 	return nil
 }
 
-func requireSessionID(id string) *wire.Error {
-	if strings.TrimSpace(id) == "" {
-		return wire.Errorf(wire.CodeInvalidInput, "params.sessionId is required")
+// sessionFor decodes params into p and returns the session they name,
+// after the checks every session method shares, in order: params well
+// formed, an id given, check (the method's own fields; may be nil), the
+// session exists, and this connection's origin owns it.
+func (c *conn) sessionFor(params json.RawMessage, p any, check func() *wire.Error) (*Session, *wire.Error) {
+	if err := decode(params, p); err != nil {
+		return nil, err
 	}
-	return nil
+	var ref wire.SessionParams
+	_ = json.Unmarshal(params, &ref) // decode above proved params well formed
+	if strings.TrimSpace(ref.SessionID) == "" {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "params.sessionId is required")
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	return c.core.sessionForOrigin(ref.SessionID, c.origin)
 }
 
 func handleListProviders(ctx context.Context, c *conn, _ json.RawMessage) (any, func(), *wire.Error) {
@@ -106,14 +120,7 @@ func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (
 }
 
 func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
-	var p wire.SessionParams
-	if err := decode(params, &p); err != nil {
-		return nil, nil, err
-	}
-	if err := requireSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	s, err := c.sessionFor(params, &wire.SessionParams{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,16 +137,12 @@ func handleSendText(ctx context.Context, c *conn, params json.RawMessage) (any, 
 
 func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func(), *wire.Error) {
 	var p wire.SendTextParams
-	if err := decode(params, &p); err != nil {
-		return nil, nil, err
-	}
-	if err := requireSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if !warmup && strings.TrimSpace(p.Text) == "" {
-		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.text is empty: send the user's message")
-	}
-	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	s, err := c.sessionFor(params, &p, func() *wire.Error {
+		if !warmup && strings.TrimSpace(p.Text) == "" {
+			return wire.Errorf(wire.CodeInvalidInput, "params.text is empty: send the user's message")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,16 +155,12 @@ func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func()
 
 func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
 	var p wire.SubmitToolResultParams
-	if err := decode(params, &p); err != nil {
-		return nil, nil, err
-	}
-	if err := requireSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if p.ToolRequestID == "" {
-		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.toolRequestId is required")
-	}
-	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	s, err := c.sessionFor(params, &p, func() *wire.Error {
+		if p.ToolRequestID == "" {
+			return wire.Errorf(wire.CodeInvalidInput, "params.toolRequestId is required")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,14 +168,7 @@ func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) 
 }
 
 func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
-	var p wire.SessionParams
-	if err := decode(params, &p); err != nil {
-		return nil, nil, err
-	}
-	if err := requireSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	s, err := c.core.sessionForOrigin(p.SessionID, c.origin)
+	s, err := c.sessionFor(params, &wire.SessionParams{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
