@@ -136,8 +136,9 @@ func (p *Process) Wait() error {
 
 // leftoverGrace is how long what the leader left running gets to exit on
 // SIGTERM before SIGKILL: long enough for a shell's EXIT trap to release a
-// lock (pyenv's rehash lock, say), short enough not to hold the turn up.
-const leftoverGrace = 500 * time.Millisecond
+// lock (pyenv's rehash lock, say) on a loaded machine, short enough not to
+// hold the turn up. It is waited only while something is still running.
+const leftoverGrace = time.Second
 
 // reapLeftovers stops what is left of the group and anything else carrying
 // the session tag: SIGTERM, a short grace, then SIGKILL.

@@ -79,17 +79,21 @@ func TestLeftoversGetToCleanUp(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
 	}
-	lock := t.TempDir() + "/lock"
+	dir := t.TempDir()
+	ready, cleaned := dir+"/ready", dir+"/cleaned"
 	tag, env := tagEnv(t)
-	script := `bash -c 'trap "rm -f ` + lock + `" EXIT; touch ` + lock + `; sleep 300' & sleep 0.5`
+	// The leftover shell sets its trap (a builtin redirection: no fork to
+	// wait for), says so, and sleeps; the leader exits once it is ready.
+	script := `bash -c 'trap "echo done > ` + cleaned + `" EXIT; : > ` + ready + `; sleep 300' & ` +
+		`while [ ! -e ` + ready + ` ]; do sleep 0.05; done`
 	p, err := StartProcess(context.Background(), ProcessSpec{Path: "/bin/sh", Args: []string{"-c", script}, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Lines(func([]byte) {})
 	p.Wait()
-	if _, err := os.Stat(lock); err == nil {
-		t.Fatal("the leftover shell was killed before its EXIT trap could remove the lock")
+	if _, err := os.Stat(cleaned); err != nil {
+		t.Fatal("the leftover shell was killed before its EXIT trap ran")
 	}
 	if left := testenv.ProcessesWithEnv(tag); len(left) != 0 {
 		t.Fatalf("processes left behind: %v", left)
