@@ -377,6 +377,9 @@ func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve 
 	t.Helper()
 	chromium := testenv.Chromium(t)
 	reports := make(chan browserReport, 8)
+	// The page ends the hanging session once its "waiting" report is
+	// answered, so that answer waits until the waiting callback has looked.
+	looked := make(chan struct{})
 	var coreURL string
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -387,6 +390,12 @@ func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve 
 			var rep browserReport
 			_ = json.NewDecoder(r.Body).Decode(&rep)
 			reports <- rep
+			if rep.Stage == "waiting" {
+				select {
+				case <-looked:
+				case <-r.Context().Done():
+				}
+			}
 		default:
 			http.NotFound(w, r)
 		}
@@ -425,6 +434,7 @@ func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve 
 			if waiting != nil {
 				waiting(rep)
 			}
+			close(looked)
 		}
 	}
 	t.Logf("page report: %+v", rep)
