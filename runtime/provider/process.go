@@ -39,9 +39,12 @@ type Process struct {
 	stdout *os.File
 	stderr *tailBuffer
 	errR   *os.File
-	done   chan struct{} // closed after the leader exited and the group was killed
-	err    error
-	tag    string // the PEDELEC_THREAD_ID=… entry of its environment, if any
+	// errDone is closed when stderr is copied to its end (EOF, or the pipe
+	// closed drainDelay after the exit), so Stderr after Wait sees it all.
+	errDone chan struct{}
+	done    chan struct{} // closed after the leader exited and the group was killed
+	err     error
+	tag     string // the PEDELEC_THREAD_ID=… entry of its environment, if any
 }
 
 // drainDelay bounds how long output is still read after the leader exited
@@ -70,7 +73,7 @@ func StartProcess(ctx context.Context, spec ProcessSpec) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	p := &Process{cmd: cmd, stdout: outR, errR: errR, stderr: &tailBuffer{max: 64 << 10}, done: make(chan struct{}), tag: threadTag(spec.Env)}
+	p := &Process{cmd: cmd, stdout: outR, errR: errR, stderr: &tailBuffer{max: 64 << 10}, errDone: make(chan struct{}), done: make(chan struct{}), tag: threadTag(spec.Env)}
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
@@ -79,7 +82,10 @@ func StartProcess(ctx context.Context, spec ProcessSpec) (*Process, error) {
 		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
-	go io.Copy(p.stderr, errR)
+	go func() {
+		_, _ = io.Copy(p.stderr, errR)
+		close(p.errDone)
+	}()
 	go func() {
 		p.err = cmd.Wait()
 		reapLeftovers(cmd, p.tag)
@@ -172,8 +178,17 @@ func (p *Process) ExitCode() int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// Stderr is the last 64 KiB the process wrote to stderr.
-func (p *Process) Stderr() string { return p.stderr.String() }
+// Stderr is the last 64 KiB the process wrote to stderr. After Wait it is
+// complete: it waits for the copier to reach the end of the pipe (at most
+// drainDelay, when something that outlived the group still holds it).
+func (p *Process) Stderr() string {
+	select {
+	case <-p.done:
+		<-p.errDone
+	default:
+	}
+	return p.stderr.String()
+}
 
 // Pid is the process (and process group) id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
