@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"context"
 	"syscall"
 	"time"
-
-	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // ClaudeAllowedTools are the only Bash commands Claude Code may run without
@@ -23,69 +20,32 @@ var ClaudeAllowedTools = []string{
 	"Bash(pedelec-cli --thread-id * tool-spec *)",
 }
 
-// claudeGrace is how long Claude Code gets after SIGTERM to stop.
-const claudeGrace = 3 * time.Second
-
-type claude struct {
-	settings Settings
-	program  *cliProgram
-}
-
 // NewClaude is the Claude Code provider: `claude -p --output-format
 // stream-json`, one process per turn, resumed by session id.
-func NewClaude(s Settings) Provider {
-	return &claude{settings: s, program: &cliProgram{
-		name: "claude", command: "claude", envVar: "PEDELEC_CLAUDE_BIN", explicit: s.Executable, env: s.Env,
-	}}
+func NewClaude(s Settings) Provider { return newCLIAgent(claudeSpec, s) }
+
+var claudeSpec = cliSpec{
+	name:        "claude",
+	description: "Claude Code (claude -p)",
+	command:     "claude",
+	envVar:      "PEDELEC_CLAUDE_BIN",
+	allow:       append([]string{"--allowedTools"}, ClaudeAllowedTools...),
+	args:        claudeArgs,
+	stopSignal:  syscall.SIGTERM,
+	grace:       3 * time.Second,
+	newStream:   func() cliStream { return &claudeStream{} },
 }
 
-func (c *claude) Name() string { return "claude" }
-
-func (c *claude) Check(ctx context.Context) wire.ProviderInfo {
-	info := c.program.check(ctx, "Claude Code (claude -p)")
-	info.DefaultModel = c.settings.DefaultModel
-	return info
-}
-
-func (c *claude) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
-	path, err := c.program.find()
-	if err != nil {
-		return wire.Errorf(wire.CodeProviderUnavailable, "claude: %v", err)
-	}
-	var stream claudeStream
-	run := runCLI(ctx, ProcessSpec{
-		Path:       path,
-		Args:       c.args(turn),
-		Dir:        turn.WorkDir,
-		Env:        cliEnv(turn.Env, c.settings.Env),
-		Stdin:      turn.Prompt,
-		StopSignal: syscall.SIGTERM,
-		Grace:      claudeGrace,
-	}, func(line []byte) { stream.handle(line, emit) })
-	if ctx.Err() != nil {
-		return stoppedTurn(ctx, "claude")
-	}
-	if run.err != nil && run.exitCode == -1 {
-		return wire.Errorf(wire.CodeProviderError, "claude: %v", run.err)
-	}
-	return stream.outcome(run, turn.ResumeID)
-}
-
-// args builds the command line. --allowedTools takes several values, so it
-// comes last and the prompt goes on stdin.
-func (c *claude) args(turn *Turn) []string {
+// claudeArgs builds the command line. --allowedTools takes several values,
+// so it comes last and the prompt goes on stdin.
+func claudeArgs(a cliArgs) []string {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--tools", "Bash"}
-	model := turn.Model
-	if model == "" {
-		model = c.settings.DefaultModel
+	if a.turn.Model != "" {
+		args = append(args, "--model", a.turn.Model)
 	}
-	if model != "" {
-		args = append(args, "--model", model)
+	if a.turn.ResumeID != "" {
+		args = append(args, "--resume", a.turn.ResumeID)
 	}
-	if turn.ResumeID != "" {
-		args = append(args, "--resume", turn.ResumeID)
-	}
-	args = append(args, c.settings.Args...)
-	args = append(args, "--allowedTools")
-	return append(args, ClaudeAllowedTools...)
+	args = append(args, a.extra...)
+	return append(args, a.allow...)
 }

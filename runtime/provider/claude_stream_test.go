@@ -114,7 +114,7 @@ func TestClaudeOutcomeWithoutResult(t *testing.T) {
 }
 
 func TestClaudeArgs(t *testing.T) {
-	c := NewClaude(Settings{Args: []string{"--max-turns", "5"}}).(*claude)
+	c := NewClaude(Settings{Args: []string{"--max-turns", "5"}}).(*cliAgent)
 	got := strings.Join(c.args(&Turn{ResumeID: "s1", Model: "opus"}), " ")
 	want := "-p --output-format stream-json --verbose --include-partial-messages --tools Bash --model opus --resume s1 --max-turns 5 --allowedTools " + strings.Join(ClaudeAllowedTools, " ")
 	if got != want {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // codexSandboxArgs are the -c overrides every Codex turn gets. The agent's
@@ -29,72 +26,36 @@ var codexSandboxArgs = []string{
 	"-c", `allow_login_shell=false`,
 }
 
-// codexGrace is how long Codex gets after SIGINT to stop its own children
-// before the group is killed.
-const codexGrace = 3 * time.Second
-
-type codex struct {
-	settings Settings
-	program  *cliProgram
-}
-
 // NewCodex is the OpenAI Codex CLI provider: `codex exec --json`, one
 // process per turn, resumed by thread id.
-func NewCodex(s Settings) Provider {
-	return &codex{settings: s, program: &cliProgram{
-		name: "codex", command: "codex", envVar: "PEDELEC_CODEX_BIN",
-		explicit: s.Executable, env: s.Env, native: codexNative,
-	}}
+func NewCodex(s Settings) Provider { return newCLIAgent(codexSpec, s) }
+
+var codexSpec = cliSpec{
+	name:        "codex",
+	description: "OpenAI Codex CLI (codex exec)",
+	command:     "codex",
+	envVar:      "PEDELEC_CODEX_BIN",
+	native:      codexNative,
+	allow:       codexSandboxArgs,
+	args:        codexArgs,
+	stopSignal:  syscall.SIGINT,  // Codex kills its running command on SIGINT, not on SIGTERM
+	grace:       3 * time.Second, // for Codex to stop its own children before the group is killed
+	newStream:   func() cliStream { return &codexStream{} },
 }
 
-func (c *codex) Name() string { return "codex" }
-
-func (c *codex) Check(ctx context.Context) wire.ProviderInfo {
-	info := c.program.check(ctx, "OpenAI Codex CLI (codex exec)")
-	info.DefaultModel = c.settings.DefaultModel
-	return info
-}
-
-func (c *codex) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
-	path, err := c.program.find()
-	if err != nil {
-		return wire.Errorf(wire.CodeProviderUnavailable, "codex: %v", err)
-	}
-	var stream codexStream
-	run := runCLI(ctx, ProcessSpec{
-		Path:       path,
-		Args:       c.args(turn),
-		Dir:        turn.WorkDir,
-		Env:        cliEnv(turn.Env, c.settings.Env),
-		Stdin:      turn.Prompt,
-		StopSignal: syscall.SIGINT, // Codex kills its running command on SIGINT, not on SIGTERM
-		Grace:      codexGrace,
-	}, func(line []byte) { stream.handle(line, emit) })
-	if ctx.Err() != nil {
-		return stoppedTurn(ctx, "codex")
-	}
-	if run.err != nil && run.exitCode == -1 {
-		return wire.Errorf(wire.CodeProviderError, "codex: %v", run.err)
-	}
-	return stream.outcome(run, turn.ResumeID)
-}
-
-// args builds `codex exec` for a first or a resumed turn. -C comes once,
-// before `resume`, which takes no sandbox flag: the sandbox is -c config.
-func (c *codex) args(turn *Turn) []string {
-	args := []string{"exec", "--json", "--skip-git-repo-check", "-C", turn.WorkDir}
-	args = append(args, codexSandboxArgs...)
-	model := turn.Model
-	if model == "" {
-		model = c.settings.DefaultModel
-	}
-	if model != "" {
-		quoted, _ := json.Marshal(model) // a JSON string is a TOML basic string
+// codexArgs builds `codex exec` for a first or a resumed turn. -C comes
+// once, before `resume`, which takes no sandbox flag: the sandbox is -c
+// config.
+func codexArgs(a cliArgs) []string {
+	args := []string{"exec", "--json", "--skip-git-repo-check", "-C", a.turn.WorkDir}
+	args = append(args, a.allow...)
+	if a.turn.Model != "" {
+		quoted, _ := json.Marshal(a.turn.Model) // a JSON string is a TOML basic string
 		args = append(args, "-c", "model="+string(quoted))
 	}
-	args = append(args, c.settings.Args...)
-	if turn.ResumeID != "" {
-		args = append(args, "resume", turn.ResumeID)
+	args = append(args, a.extra...)
+	if a.turn.ResumeID != "" {
+		args = append(args, "resume", a.turn.ResumeID)
 	}
 	return append(args, "-") // the prompt is on stdin
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -119,13 +118,4 @@ func codexMessage(msg string) string {
 		return body.Error.Message
 	}
 	return msg
-}
-
-// decodeLenient decodes a JSON line, keeping every field that fits: a field
-// whose type changed in another CLI version is skipped, not the whole line.
-// It reports false only for a line that is not JSON.
-func decodeLenient(line []byte, v any) bool {
-	err := json.Unmarshal(line, v)
-	var typeErr *json.UnmarshalTypeError
-	return err == nil || errors.As(err, &typeErr)
 }

@@ -127,8 +127,8 @@ func TestCodexOutcomeErrorEventWithoutTurnFailed(t *testing.T) {
 }
 
 func TestCodexArgs(t *testing.T) {
-	c := NewCodex(Settings{Args: []string{"-c", "foo=1"}, DefaultModel: "gpt-x"}).(*codex)
-	first := strings.Join(c.args(&Turn{WorkDir: "/w"}), " ")
+	c := NewCodex(Settings{Args: []string{"-c", "foo=1"}}).(*cliAgent)
+	first := strings.Join(c.args(&Turn{WorkDir: "/w", Model: "gpt-x"}), " ")
 	want := `exec --json --skip-git-repo-check -C /w -c approval_policy="never" -c sandbox_mode="workspace-write" -c sandbox_workspace_write.network_access=true -c allow_login_shell=false -c model="gpt-x" -c foo=1 -`
 	if first != want {
 		t.Errorf("first turn args:\n got %s\nwant %s", first, want)

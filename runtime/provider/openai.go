@@ -236,10 +236,7 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	if p.badSettings != "" {
 		return wire.Errorf(wire.CodeProviderUnavailable, "openai settings: %s", p.badSettings)
 	}
-	model := turn.Model
-	if model == "" {
-		model = p.settings.DefaultModel
-	}
+	model := turn.Model // Core filled in Settings.DefaultModel (Check reports it)
 	if model == "" {
 		return wire.Errorf(wire.CodeModelRequired,
 			"the openai provider needs a model: pass createSession({model}) or set default_model under [providers.openai] in the config file (endpoint %s)", p.baseURL)

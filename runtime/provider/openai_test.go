@@ -401,13 +401,12 @@ func TestOpenAIErrors(t *testing.T) {
 	}
 }
 
-func TestOpenAIDefaultModelAndKeyFromEnv(t *testing.T) {
+func TestOpenAIKeyFromEnv(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "from-env")
 	srv := modelserver.NewChat(t, modelserver.ChatSay("ok"))
 	srv.RequireKey("from-env")
-	p := newOpenAI(Settings{BaseURL: srv.URL + "/", DefaultModel: modelserver.ChatModel})
+	p := newOpenAI(Settings{BaseURL: srv.URL + "/"})
 	turn := testTurn(&fakeBroker{}, "go", "")
-	turn.Model = ""
 	if _, err := runTurn(t, p, turn); err != nil {
 		t.Fatal(err)
 	}

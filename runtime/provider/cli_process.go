@@ -15,8 +15,9 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// What the codex and claude adapters share: both run an agent CLI as a
-// child process per turn and read JSON lines from its stdout.
+// What every adapter that runs a child process per turn shares (the CLI
+// agents of cli_agent.go and script): finding a program and its version,
+// its environment, running it line by line, and judging how it stopped.
 
 // cliProgram finds an agent CLI and remembers its version per path, so that
 // Check stays cheap on every list_providers.

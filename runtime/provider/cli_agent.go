@@ -1,0 +1,151 @@
+package provider
+
+import (
+	"context"
+	"syscall"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// An agent CLI (Codex, Claude Code, ...) is one process per turn: Pedelec
+// starts it in the session's working directory with the prompt, reads its
+// JSON event lines from stdout, and resumes the next turn by the thread id
+// the CLI reported. Everything that is the same for every such CLI is
+// cliAgent below; what differs is a cliSpec, one small value per CLI.
+//
+// Adding an agent CLI is one new file, <name>.go, plus recordings and tests:
+//
+//	// NewGemini is the Gemini CLI provider: `gemini -p ...`.
+//	func NewGemini(s Settings) Provider { return newCLIAgent(geminiSpec, s) }
+//
+//	var geminiSpec = cliSpec{
+//		name:        "gemini",                 // createSession({provider})
+//		description: "Gemini CLI (gemini -p)", // list_providers
+//		command:     "gemini",                 // found on PATH ...
+//		envVar:      "PEDELEC_GEMINI_BIN",     // ... unless this or Settings.Executable names it
+//		allow:       []string{...},            // only `pedelec` commands run unasked
+//		args:        geminiArgs,               // first and resumed turn
+//		stopSignal:  syscall.SIGTERM, grace: 3 * time.Second,
+//		newStream:   func() cliStream { return &geminiStream{} },
+//	}
+//
+// plus a <name>_stream.go with the stream parser, recordings of the real
+// CLI under testdata/<name>-<version>/ replayed by <name>_stream_test.go, a
+// <name>_test.go that runs the real CLI against e2e/modelserver (skipped
+// under -short), the name in config.go's provider list, and docs/providers.md.
+//
+// Core fills Turn.Model from createSession or Settings.DefaultModel (Check
+// reports it); an args function uses turn.Model as it is and never falls
+// back on its own.
+
+// cliSpec describes one agent CLI to cliAgent.
+type cliSpec struct {
+	// name is the provider code (createSession({provider}), messages).
+	name string
+	// description is shown by list_providers and `pedelec providers`.
+	description string
+	// command is the program's name on PATH; envVar (PEDELEC_<NAME>_BIN)
+	// and Settings.Executable override it, in that order of precedence:
+	// Settings.Executable, envVar, PATH.
+	command string
+	envVar  string
+	// native maps a found path to the program to run (Codex: the npm Node
+	// wrapper to its native binary, so that signals reach the agent). Nil
+	// runs the path itself. Its version is `<program> --version`.
+	native func(path string) (string, error)
+	// allow are the arguments that let the agent run `pedelec` and
+	// `pedelec-cli` commands without asking and nothing that would need
+	// asking: nobody is there to approve (Claude: --allowedTools rules;
+	// Codex: a sandbox that reaches loopback). args places them.
+	allow []string
+	// args is the command line of a turn: a first turn when
+	// a.turn.ResumeID is empty, else one that resumes that thread. It must
+	// include a.allow and the user's a.extra (Settings.Args).
+	args func(a cliArgs) []string
+	// promptInArgs says args put a.turn.Prompt on the command line; by
+	// default the prompt goes on stdin (no argv length limit, not in `ps`).
+	promptInArgs bool
+	// stopSignal is sent to the process group when the turn is cancelled;
+	// after grace the group is killed.
+	stopSignal syscall.Signal
+	grace      time.Duration
+	// newStream is a fresh parser for one turn's stdout.
+	newStream func() cliStream
+}
+
+// cliArgs is what a cliSpec's args function builds a command line from.
+type cliArgs struct {
+	turn  *Turn
+	allow []string // cliSpec.allow
+	extra []string // Settings.Args, added to every invocation
+}
+
+// cliStream turns one turn's stdout lines into events and judges the turn.
+type cliStream interface {
+	// handle reads one stdout line (decode it with decodeLenient; ignore
+	// what it does not know: CLIs add event types between versions) and
+	// emits what it means: chat text, the thread id to resume with
+	// (as soon as the CLI reports it), warnings.
+	handle(line []byte, emit func(Event))
+	// outcome is the turn's result once the process exited: nil for a
+	// completed turn, else a PROVIDER_ERROR in the CLI's own words (or
+	// its stderr tail, exitDetails) that says when resumeID was unknown.
+	outcome(run cliRun, resumeID string) error
+}
+
+// cliAgent is the Provider for any agent CLI described by a cliSpec.
+type cliAgent struct {
+	spec     cliSpec
+	settings Settings
+	program  *cliProgram
+}
+
+func newCLIAgent(spec cliSpec, s Settings) *cliAgent {
+	return &cliAgent{spec: spec, settings: s, program: &cliProgram{
+		name: spec.name, command: spec.command, envVar: spec.envVar,
+		explicit: s.Executable, env: s.Env, native: spec.native,
+	}}
+}
+
+func (c *cliAgent) Name() string { return c.spec.name }
+
+func (c *cliAgent) Check(ctx context.Context) wire.ProviderInfo {
+	info := c.program.check(ctx, c.spec.description)
+	info.DefaultModel = c.settings.DefaultModel
+	return info
+}
+
+// args is the command line of turn.
+func (c *cliAgent) args(turn *Turn) []string {
+	return c.spec.args(cliArgs{turn: turn, allow: c.spec.allow, extra: c.settings.Args})
+}
+
+func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
+	name := c.spec.name
+	path, err := c.program.find()
+	if err != nil {
+		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %v", name, err)
+	}
+	stdin := turn.Prompt
+	if c.spec.promptInArgs {
+		stdin = ""
+	}
+	stream := c.spec.newStream()
+	run := runCLI(ctx, ProcessSpec{
+		Path:       path,
+		Args:       c.args(turn),
+		Dir:        turn.WorkDir,
+		Env:        cliEnv(turn.Env, c.settings.Env),
+		Stdin:      stdin,
+		StopSignal: c.spec.stopSignal,
+		Grace:      c.spec.grace,
+	}, func(line []byte) { stream.handle(line, emit) })
+	if ctx.Err() != nil {
+		return stoppedTurn(ctx, name)
+	}
+	if run.err != nil && run.exitCode == -1 {
+		return wire.Errorf(wire.CodeProviderError, "%s: %v", name, run.err)
+	}
+	return stream.outcome(run, turn.ResumeID)
+}
