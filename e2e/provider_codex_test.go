@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -380,12 +381,19 @@ func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve 
 	// The page ends the hanging session once its "waiting" report is
 	// answered, so that answer waits until the waiting callback has looked.
 	looked := make(chan struct{})
-	var coreURL string
+	// Set once Core is up, before Chromium starts; the site's handlers run
+	// on other goroutines, so it is shared through an atomic.
+	var coreURL atomic.Pointer[string]
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
+			core := coreURL.Load()
+			if core == nil {
+				http.Error(w, "Core is not up yet", http.StatusServiceUnavailable)
+				return
+			}
 			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, strings.NewReplacer("CORE", coreURL, "PROVIDER", provider).Replace(browserPage))
+			fmt.Fprint(w, strings.NewReplacer("CORE", *core, "PROVIDER", provider).Replace(browserPage))
 		case "/report":
 			var rep browserReport
 			_ = json.NewDecoder(r.Body).Decode(&rep)
@@ -401,7 +409,8 @@ func runBrowserPage(t *testing.T, provider string, timeout time.Duration, serve 
 		}
 	}))
 	t.Cleanup(site.Close)
-	coreURL = serve(site.URL).URL
+	url := serve(site.URL).URL
+	coreURL.Store(&url)
 
 	browser := exec.Command(chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), site.URL+"/")

@@ -34,9 +34,21 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
+// SkipShort skips a test of the end-to-end tier under `go test -short`:
+// one that builds and runs the real binary, Chromium or an agent CLI. The
+// short tier is the in-process one (seconds); the README's test command
+// runs both.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s belongs to the end-to-end tier", what)
+	}
+}
+
 // Binary builds the real pedelec binary once per test process and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "the pedelec binary")
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pedelec-bin-")
 		if err != nil {
@@ -86,6 +98,7 @@ func CacheDir() string {
 // Chromium returns the path of Debian's chromium.
 func Chromium(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "chromium")
 	for _, p := range []string{os.Getenv("PEDELEC_CHROMIUM"), "/usr/bin/chromium"} {
 		if p != "" {
 			if _, err := os.Stat(p); err == nil {
@@ -100,6 +113,7 @@ func Chromium(t testing.TB) string {
 // CodexBinary is the native Codex binary installed by the test command.
 func CodexBinary(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "the codex CLI")
 	p := os.Getenv("PEDELEC_CODEX_BIN")
 	if p == "" {
 		p = filepath.Join(CacheDir(), "npm", "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
@@ -113,6 +127,7 @@ func CodexBinary(t testing.TB) string {
 // ClaudeBinary is the Claude Code binary installed by the test command.
 func ClaudeBinary(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "the claude CLI")
 	p := os.Getenv("PEDELEC_CLAUDE_BIN")
 	if p == "" {
 		p = filepath.Join(CacheDir(), "npm", "node_modules", ".bin", "claude")
