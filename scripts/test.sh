@@ -2,8 +2,10 @@
 # Runs every Pedelec test, installing first whatever the tests need on a fresh
 # machine: Debian's chromium (browser tests), the Codex and Claude Code CLIs
 # (provider tests, cached in $PEDELEC_TEST_CACHE), the SDK's npm packages.
-# Then: gofmt, go vet, the SDK's checks (types, unit tests, dist matches
-# source), and go test ./... (unit, golden, fuzz seeds, end-to-end).
+# Then: gofmt, go vet, staticcheck, go mod tidy -diff, and, in parallel, the
+# SDK's checks (types, unit tests, dist matches source) and go test -race
+# ./... (the in-process tier and the end-to-end tier: unit, golden, fuzz
+# seeds, the real binary built with -race, Chromium, the agent CLIs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,15 +30,29 @@ cp e2e/npm/package.json "$PEDELEC_TEST_CACHE/npm/package.json"
 step "SDK packages"
 npm ci --prefix sdk --no-audit --no-fund --loglevel=error
 
-step "gofmt and go vet"
+step "gofmt, go vet, staticcheck, go mod tidy"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 go vet ./...
+go tool staticcheck ./...
+go mod tidy -diff
 
-step "SDK: types, type tests, unit tests, dist matches source"
-npm --prefix sdk test
-
-step "go test"
-go test -count=1 -timeout 60m ./...
+# The SDK's checks run beside go test: they need one core for a few seconds
+# while go test mostly waits on Chromium and the agent CLIs.
+step "SDK (types, type tests, unit tests, dist matches source) and go test -race, in parallel"
+sdk_log=$(mktemp)
+trap 'rm -f "$sdk_log"' EXIT
+npm --prefix sdk test >"$sdk_log" 2>&1 &
+sdk_pid=$!
+go_rc=0
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m ./... || go_rc=$?
+sdk_rc=0
+wait "$sdk_pid" || sdk_rc=$?
+echo "--- SDK checks (exit $sdk_rc):"
+cat "$sdk_log"
+if [ "$go_rc" != 0 ] || [ "$sdk_rc" != 0 ]; then
+  echo "FAILED: go test exit $go_rc, SDK checks exit $sdk_rc"
+  exit 1
+fi
