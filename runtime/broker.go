@@ -24,7 +24,7 @@ type pendingCall struct {
 
 type callOutcome struct {
 	result json.RawMessage
-	err    *wire.Error
+	err    error
 }
 
 func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
@@ -38,7 +38,7 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 // waits for the result, the tool's deadline, the session's end, or the
 // caller giving up (ctx). The agent endpoint and in-process providers both
 // come through here, so validation, timeouts and status are the same for all.
-func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	def, ok := s.tools.Tool(tool)
 	if !ok {
 		return nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
@@ -124,7 +124,7 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
 }
 
 // failPendingLocked settles every pending call with err.
-func (s *Session) failPendingLocked(err *wire.Error, how string) {
+func (s *Session) failPendingLocked(err error, how string) {
 	for _, id := range append([]string(nil), s.pendingOrder...) {
 		if call, ok := s.pending[id]; ok {
 			s.settleLocked(call, callOutcome{err: err}, how)
@@ -163,6 +163,6 @@ func (l *settledLog) reason(id string) string {
 // sessionCaller is the broker as an in-process provider sees it.
 type sessionCaller struct{ s *Session }
 
-func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	return c.s.callTool(ctx, tool, args)
 }

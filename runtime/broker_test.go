@@ -74,9 +74,9 @@ func TestCallToolRefusesBadCalls(t *testing.T) {
 	_, ht := h.send(p, info.SessionID, "go")
 
 	_, err := ht.call("nope", `{}`)
-	wantCode(t, err, wire.CodeToolNotFound)
-	if d, _ := err.Details.(map[string]any); d["tool"] != "nope" || !strings.Contains(err.Message, "echo") {
-		t.Errorf("TOOL_NOT_FOUND = %+v", err)
+	we := wantCode(t, err, wire.CodeToolNotFound)
+	if d, _ := we.Details.(map[string]any); d["tool"] != "nope" || !strings.Contains(we.Message, "echo") {
+		t.Errorf("TOOL_NOT_FOUND = %+v", we)
 	}
 	_, err = ht.call("echo", `{"x":"seven"}`)
 	wantCode(t, err, wire.CodeToolArgsInvalid)
@@ -129,8 +129,7 @@ func TestToolTimeoutAndLateResults(t *testing.T) {
 	}
 	reason := func(err *wire.Error) string {
 		t.Helper()
-		wantCode(t, err, wire.CodeToolRequestNotPending)
-		d, _ := err.Details.(map[string]any)
+		d, _ := wantCode(t, err, wire.CodeToolRequestNotPending).Details.(map[string]any)
 		r, _ := d["reason"].(string)
 		return r
 	}
@@ -162,7 +161,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 	h.send(p, info.SessionID, "go")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan *wire.Error, 1)
+	done := make(chan error, 1)
 	go func() {
 		_, err := s.callTool(ctx, "echo", json.RawMessage(`{"x":1}`))
 		done <- err
@@ -174,8 +173,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 		t.Errorf("settled = %+v", d)
 	}
 	_, err := p.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`1`)})
-	wantCode(t, err, wire.CodeToolRequestNotPending)
-	if d, _ := err.Details.(map[string]any); d["reason"] != "cancelled" {
+	if d, _ := wantCode(t, err, wire.CodeToolRequestNotPending).Details.(map[string]any); d["reason"] != "cancelled" {
 		t.Errorf("reason = %v", d["reason"])
 	}
 }

@@ -127,9 +127,9 @@ func (c *conn) writeLoop(ctx context.Context) {
 }
 
 // respond answers request id.
-func (c *conn) respond(id int64, result any, err *wire.Error) {
+func (c *conn) respond(id int64, result any, err error) {
 	if err != nil {
-		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: err})
+		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: wire.AsError(err)})
 		return
 	}
 	if result == nil {

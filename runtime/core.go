@@ -106,7 +106,7 @@ func NewCore(opts Options) (*Core, error) {
 }
 
 // session finds a live or recently ended session.
-func (c *Core) session(id string) (*Session, *wire.Error) {
+func (c *Core) session(id string) (*Session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.sessions[id]
@@ -117,7 +117,7 @@ func (c *Core) session(id string) (*Session, *wire.Error) {
 }
 
 // sessionForOrigin finds a session and checks that origin owns it.
-func (c *Core) sessionForOrigin(id, origin string) (*Session, *wire.Error) {
+func (c *Core) sessionForOrigin(id, origin string) (*Session, error) {
 	s, err := c.session(id)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ type turnState struct {
 
 // createSession validates the request, checks the provider and starts a
 // session attached to page connection pc.
-func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSessionParams) (*Session, *wire.Error) {
+func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSessionParams) (*Session, error) {
 	if len(p.Skills) == 0 || string(p.Skills) == "null" {
 		return nil, schema.InvalidInput([]schema.Problem{{Path: "skills", Message: "skills is required: pass {guidance, tools}"}})
 	}
@@ -82,7 +82,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	tools, err := schema.NewRegistry(skills)
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %v", err)
+		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %w", err)
 	}
 	autoEnd := true
 	if p.AutoEndOnDisconnect != nil {
@@ -97,7 +97,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	id := newID("s_")
 	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
 	if derr != nil {
-		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %v", derr)
+		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %w", derr)
 	}
 	s := &Session{
 		core: c, id: id, secret: newID("k_"), origin: pc.origin,
@@ -184,7 +184,7 @@ func (s *Session) waitingOnLocked() []wire.PendingTool {
 }
 
 // resume attaches page connection pc and sends pending calls to it again.
-func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
+func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -293,7 +293,7 @@ func (s *Session) removeWorkDir() {
 }
 
 // submitResult settles one pending call with the page's result.
-func (s *Session) submitResult(toolRequestID string, result json.RawMessage) *wire.Error {
+func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
 	if len(result) == 0 || !json.Valid(result) {
 		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
 	}

@@ -17,7 +17,7 @@ const prepareMessage = "This is a warm-up. Read the rules and the tool index abo
 // startTurn reserves the session's one turn and returns it with a function
 // that runs it; the caller runs that after answering the page, so the page
 // knows the turn id before any of the turn's events arrive.
-func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func(), *wire.Error) {
+func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {

@@ -25,7 +25,7 @@ type Client struct {
 }
 
 // FromEnv reads the client settings Core put in the environment.
-func FromEnv(getenv func(string) string) (*Client, *wire.Error) {
+func FromEnv(getenv func(string) string) (*Client, error) {
 	base, secret := getenv(wire.EnvCoreURL), getenv(wire.EnvSecret)
 	var missing []string
 	if base == "" {
@@ -56,22 +56,22 @@ func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.Agent
 func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResult {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %v", err))
+		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(data))
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %v", wire.EnvCoreURL, c.BaseURL, err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %w", wire.EnvCoreURL, c.BaseURL, err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Secret)
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", c.BaseURL, err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %v", err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
 	var out wire.AgentResult
 	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {

@@ -48,7 +48,7 @@ func (p *cliProgram) find() (string, error) {
 		}
 		path = found
 	} else if found, err := exec.LookPath(path); err != nil {
-		return "", fmt.Errorf("%s (from %s) is not an executable: %v", path, source, err)
+		return "", fmt.Errorf("%s (from %s) is not an executable: %w", path, source, err)
 	} else {
 		path = found
 	}
@@ -74,7 +74,7 @@ func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
 	cmd.Env = cliEnv(append(os.Environ(), "DISABLE_AUTOUPDATER=1"), p.env)
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s --version failed: %v", path, err)
+		return "", fmt.Errorf("%s --version failed: %w", path, err)
 	}
 	v = strings.TrimSpace(string(out))
 	if m := versionNumber.FindString(v); m != "" {

@@ -8,17 +8,28 @@ import (
 // Error is the one failure shape Pedelec puts on any wire: the SDK's
 // WebSocket, the agent endpoint, the CLI's stdout. Code is stable and
 // upper-snake; Message is for a person or a model; Details is JSON data.
+//
+// Inside the process errors travel as plain `error`s, wrapped with %w;
+// AsError turns one into this shape only where it leaves the process.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Details any    `json:"details,omitempty"`
+	// cause is the error a %w in Errorf's format wrapped, for errors.Is
+	// and errors.As; its text is already part of Message.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// Errorf builds an *Error with a formatted message.
+// Unwrap is the error Errorf's %w wrapped, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Errorf builds an *Error with a formatted message; a %w verb wraps its
+// error (as fmt.Errorf does) so the cause stays inspectable.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: err.Error(), cause: errors.Unwrap(err)}
 }
 
 // WithDetails returns e with Details set, for chaining at construction.

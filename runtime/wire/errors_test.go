@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -47,5 +49,17 @@ func TestAsErrorKeepsCodes(t *testing.T) {
 	}
 	if AsError(nil) != nil {
 		t.Fatal("nil must stay nil")
+	}
+}
+
+func TestErrorfWrapsItsCause(t *testing.T) {
+	we := Errorf(CodeInternal, "create work directory: %w", os.ErrPermission)
+	if !errors.Is(we, os.ErrPermission) || we.Message != "create work directory: "+os.ErrPermission.Error() {
+		t.Fatalf("Errorf with %%w = %+v", we)
+	}
+	// Wrapped further along, the code is still found at the edge.
+	outer := fmt.Errorf("session s_1: %w", we)
+	if got := AsError(outer); got != we {
+		t.Fatalf("AsError(wrapped) = %+v", got)
 	}
 }
