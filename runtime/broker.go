@@ -22,6 +22,61 @@ type pendingCall struct {
 	outcome       chan callOutcome // buffered: settling never blocks
 }
 
+// pendingCalls is a session's broker state, guarded by the session's mu:
+// the calls waiting for the page, in the order they were made, and how
+// recent calls settled. Every change to it goes through settleLocked.
+type pendingCalls struct {
+	byID    map[string]*pendingCall
+	order   []*pendingCall // oldest first
+	settled settledLog
+}
+
+func (p *pendingCalls) add(call *pendingCall) {
+	if p.byID == nil {
+		p.byID = map[string]*pendingCall{}
+	}
+	p.byID[call.id] = call
+	p.order = append(p.order, call)
+}
+
+func (p *pendingCalls) get(id string) (*pendingCall, bool) {
+	call, ok := p.byID[id]
+	return call, ok
+}
+
+func (p *pendingCalls) len() int { return len(p.order) }
+
+// inOrder is a copy of the pending calls, oldest first.
+func (p *pendingCalls) inOrder() []*pendingCall {
+	return append([]*pendingCall(nil), p.order...)
+}
+
+// remove takes call out and records how it settled; false if it was not
+// pending (it settled already).
+func (p *pendingCalls) remove(call *pendingCall, how string) bool {
+	if _, ok := p.byID[call.id]; !ok {
+		return false
+	}
+	delete(p.byID, call.id)
+	for i, c := range p.order {
+		if c == call {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			break
+		}
+	}
+	p.settled.add(call.id, how)
+	return true
+}
+
+// waitingOn lists the pending calls for a waiting_tool_result status.
+func (p *pendingCalls) waitingOn() []wire.PendingTool {
+	out := make([]wire.PendingTool, 0, len(p.order))
+	for _, c := range p.order {
+		out = append(out, wire.PendingTool{ToolRequestID: c.id, Tool: c.tool})
+	}
+	return out
+}
+
 type callOutcome struct {
 	result json.RawMessage
 	err    error
@@ -65,9 +120,9 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	case s.turn == nil:
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
-	case len(s.pending) >= s.core.opts.MaxPendingCalls:
+	case s.calls.len() >= s.core.opts.MaxPendingCalls:
 		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", len(s.pending)).
+		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
 			WithDetails(map[string]any{"limit": s.core.opts.MaxPendingCalls})
 	}
 	now := time.Now()
@@ -76,8 +131,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		deadline: now.Add(timeout), turnID: s.turn.id, turnStartedAt: s.turn.startedAt,
 		outcome: make(chan callOutcome, 1),
 	}
-	s.pending[call.id] = call
-	s.pendingOrder = append(s.pendingOrder, call.id)
+	s.calls.add(call)
 	// Status first, so the page hears waiting_tool_result from Core before
 	// the call it runs a handler for.
 	s.refreshStatusLocked()
@@ -107,17 +161,9 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 // settleLocked ends one pending call with out, tells the page, and updates
 // the status. A call settles exactly once; later settles are ignored.
 func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
-	if _, ok := s.pending[call.id]; !ok {
+	if !s.calls.remove(call, how) {
 		return
 	}
-	delete(s.pending, call.id)
-	for i, id := range s.pendingOrder {
-		if id == call.id {
-			s.pendingOrder = append(s.pendingOrder[:i], s.pendingOrder[i+1:]...)
-			break
-		}
-	}
-	s.settled.add(call.id, how)
 	call.outcome <- out
 	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
 	s.refreshStatusLocked()
@@ -125,11 +171,36 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
 
 // failPendingLocked settles every pending call with err.
 func (s *Session) failPendingLocked(err error, how string) {
-	for _, id := range append([]string(nil), s.pendingOrder...) {
-		if call, ok := s.pending[id]; ok {
-			s.settleLocked(call, callOutcome{err: err}, how)
-		}
+	for _, call := range s.calls.inOrder() {
+		s.settleLocked(call, callOutcome{err: err}, how)
 	}
+}
+
+// submitResult settles one pending call with the page's result, or says
+// why the call is not pending.
+func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
+	if len(result) == 0 || !json.Valid(result) {
+		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	call, ok := s.calls.get(toolRequestID)
+	if !ok {
+		reason := s.calls.settled.reason(toolRequestID)
+		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, notPendingMessages[reason]).
+			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
+	}
+	s.settleLocked(call, callOutcome{result: result}, "result")
+	return nil
+}
+
+// notPendingMessages explain TOOL_REQUEST_NOT_PENDING by how the call settled.
+var notPendingMessages = map[string]string{
+	"timeout":       "the call timed out before the result arrived",
+	"result":        "a result was already submitted for this call",
+	"session_ended": "the session ended before the result arrived",
+	"cancelled":     "the agent stopped waiting for this call",
+	"unknown":       "no such call is pending in this session",
 }
 
 // settledLog remembers how recent calls settled, so a late or duplicate

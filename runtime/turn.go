@@ -108,9 +108,7 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 	} else {
 		s.lastTurnFailed = true
 	}
-	s.finishingTurn = t.id
-	s.refreshStatusLocked()
-	s.finishingTurn = ""
+	s.refreshStatusForTurnLocked(t.id) // the turn's last status event still names it
 	if werr != nil {
 		log.Warn("turn failed", "code", werr.Code, "message", werr.Message)
 		s.emitLocked(wire.EventError, t.id, wire.ErrorData{Error: werr})
