@@ -53,7 +53,7 @@ func (p *pendingCalls) inOrder() []*pendingCall {
 
 // remove takes call out and records how it settled; false if it was not
 // pending (it settled already).
-func (p *pendingCalls) remove(call *pendingCall, how string) bool {
+func (p *pendingCalls) remove(call *pendingCall, how wire.SettleOutcome) bool {
 	if _, ok := p.byID[call.id]; !ok {
 		return false
 	}
@@ -147,11 +147,11 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	case <-timer.C:
 		s.mu.Lock()
 		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
-			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, "timeout")
+			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
 		s.mu.Unlock()
 	case <-ctx.Done():
 		s.mu.Lock()
-		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, "cancelled")
+		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, wire.OutcomeCancelled)
 		s.mu.Unlock()
 	}
 	out := <-call.outcome // settled by us above, or by a result/end that won the race
@@ -160,7 +160,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 
 // settleLocked ends one pending call with out, tells the page, and updates
 // the status. A call settles exactly once; later settles are ignored.
-func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
+func (s *Session) settleLocked(call *pendingCall, out callOutcome, how wire.SettleOutcome) {
 	if !s.calls.remove(call, how) {
 		return
 	}
@@ -170,7 +170,7 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
 }
 
 // failPendingLocked settles every pending call with err.
-func (s *Session) failPendingLocked(err error, how string) {
+func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
 	for _, call := range s.calls.inOrder() {
 		s.settleLocked(call, callOutcome{err: err}, how)
 	}
@@ -187,20 +187,31 @@ func (s *Session) submitResult(toolRequestID string, result json.RawMessage) err
 	call, ok := s.calls.get(toolRequestID)
 	if !ok {
 		reason := s.calls.settled.reason(toolRequestID)
-		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, notPendingMessages[reason]).
+		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, notPendingMessage(reason)).
 			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
 	}
-	s.settleLocked(call, callOutcome{result: result}, "result")
+	s.settleLocked(call, callOutcome{result: result}, wire.OutcomeResult)
 	return nil
 }
 
-// notPendingMessages explain TOOL_REQUEST_NOT_PENDING by how the call settled.
-var notPendingMessages = map[string]string{
-	"timeout":       "the call timed out before the result arrived",
-	"result":        "a result was already submitted for this call",
-	"session_ended": "the session ended before the result arrived",
-	"cancelled":     "the agent stopped waiting for this call",
-	"unknown":       "no such call is pending in this session",
+// notPendingUnknown is TOOL_REQUEST_NOT_PENDING's reason for a call that never
+// was (or was settled too long ago to remember).
+const notPendingUnknown = "unknown"
+
+// notPendingMessage explains TOOL_REQUEST_NOT_PENDING by how the call
+// settled (its details.reason): a SettleOutcome or notPendingUnknown.
+func notPendingMessage(reason string) string {
+	switch wire.SettleOutcome(reason) {
+	case wire.OutcomeTimeout:
+		return "the call timed out before the result arrived"
+	case wire.OutcomeResult:
+		return "a result was already submitted for this call"
+	case wire.OutcomeSessionEnded:
+		return "the session ended before the result arrived"
+	case wire.OutcomeCancelled:
+		return "the agent stopped waiting for this call"
+	}
+	return "no such call is pending in this session"
 }
 
 // settledLog remembers how recent calls settled, so a late or duplicate
@@ -208,13 +219,13 @@ var notPendingMessages = map[string]string{
 // It keeps the last 512 ids: enough for any page's late answers, bounded
 // for a long session.
 type settledLog struct {
-	how   map[string]string
+	how   map[string]wire.SettleOutcome
 	order []string
 }
 
-func (l *settledLog) add(id, how string) {
+func (l *settledLog) add(id string, how wire.SettleOutcome) {
 	if l.how == nil {
-		l.how = map[string]string{}
+		l.how = map[string]wire.SettleOutcome{}
 	}
 	l.how[id] = how
 	l.order = append(l.order, id)
@@ -224,11 +235,12 @@ func (l *settledLog) add(id, how string) {
 	}
 }
 
+// reason is how id settled, or notPendingUnknown.
 func (l *settledLog) reason(id string) string {
 	if how, ok := l.how[id]; ok {
-		return how
+		return string(how)
 	}
-	return "unknown"
+	return notPendingUnknown
 }
 
 // sessionCaller is the broker as an in-process provider sees it.

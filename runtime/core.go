@@ -151,7 +151,7 @@ func (c *Core) Shutdown(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for _, s := range all {
-		s.End(wire.EndedData{Reason: "shutdown"})
+		s.End(wire.EndedData{Reason: wire.EndReasonShutdown})
 	}
 	done := make(chan struct{})
 	go func() { c.turns.Wait(); close(done) }()

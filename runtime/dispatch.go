@@ -180,5 +180,5 @@ func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, 
 	}
 	// Ending after the response is queued keeps the order: answer, then
 	// the session's last status, done and ended events.
-	return nil, func() { s.End(wire.EndedData{Reason: "end_session"}) }, nil
+	return nil, func() { s.End(wire.EndedData{Reason: wire.EndReasonEndSession}) }, nil
 }

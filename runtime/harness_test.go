@@ -192,7 +192,7 @@ func statuses(t *testing.T, p *wspage.Page) []string {
 		if e.Event == wire.EventStatusChanged {
 			var d wire.StatusChangedData
 			eventData(t, e, &d)
-			out = append(out, d.PreviousStatus+">"+d.Status)
+			out = append(out, string(d.PreviousStatus+">"+d.Status))
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ type Session struct {
 	log      *log.Logger
 
 	mu             sync.Mutex
-	status         string
+	status         wire.Status
 	seq            int64
 	conn           *conn // the attached page; nil while detached
 	turn           *turnState
@@ -224,13 +224,13 @@ func (s *Session) detached(pc *conn) {
 			stillDetached := s.conn == nil
 			s.mu.Unlock()
 			if stillDetached {
-				s.End(wire.EndedData{Reason: "resume_window_expired"})
+				s.End(wire.EndedData{Reason: wire.EndReasonResumeWindowExpired})
 			}
 		})
 	}
 	s.mu.Unlock()
 	if autoEnd {
-		s.End(wire.EndedData{Reason: "disconnect"})
+		s.End(wire.EndedData{Reason: wire.EndReasonDisconnect})
 		return
 	}
 	s.log.Info("page disconnected; session kept for resume", "window", s.core.opts.ResumeWindow)
@@ -247,7 +247,7 @@ func (s *Session) End(why wire.EndedData) {
 	}
 	s.ended = true
 	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
-	s.failPendingLocked(endedErr, "session_ended")
+	s.failPendingLocked(endedErr, wire.OutcomeSessionEnded)
 	turn := s.turn
 	if turn != nil {
 		turn.cancel()

@@ -101,7 +101,7 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 		return // End already told the page
 	}
 	// Calls the agent abandoned (its process died) cannot be answered any more.
-	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), "cancelled")
+	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), wire.OutcomeCancelled)
 	s.turn = nil
 	if werr == nil {
 		s.primed = true

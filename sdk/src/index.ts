@@ -15,6 +15,7 @@ export type {
   ChatEvent,
   CreateSessionOptions,
   Disposer,
+  EndReason,
   EndedEvent,
   ErrorListener,
   GenericToolHandler,
