@@ -6,7 +6,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/sdk"
@@ -27,11 +26,11 @@ provider processes are killed and work directories removed.`,
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "allow pages from this origin (repeatable; \"http://localhost:*\" patterns work)", EnvVars: []string{"PEDELEC_ALLOW_ORIGIN"}},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host name besides loopback names (only when deliberately exposing Core)", EnvVars: []string{"PEDELEC_ALLOW_HOST"}},
 			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
-			&cli.DurationFlag{Name: "tool-timeout", Value: 60 * time.Second, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
-			&cli.DurationFlag{Name: "turn-timeout", Value: 15 * time.Minute, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
-			&cli.DurationFlag{Name: "resume-window", Value: 10 * time.Minute, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
-			&cli.IntFlag{Name: "max-pending-calls", Value: 8, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
-			&cli.Int64Flag{Name: "max-message-bytes", Value: 1 << 20, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
+			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
+			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
+			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
+			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
+			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
 		}, configFlag()),
 		Action: runServe,
 	}

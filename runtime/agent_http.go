@@ -41,8 +41,7 @@ func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 	}
 	def, ok := s.tools.Tool(req.Tool)
 	if !ok {
-		writeAgent(w, nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", req.Tool, s.tools.Names()).
-			WithDetails(map[string]any{"tool": req.Tool, "available": s.tools.Names()}))
+		writeAgent(w, nil, s.toolNotFound(req.Tool))
 		return
 	}
 	spec := def.Def()

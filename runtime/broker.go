@@ -96,8 +96,7 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	def, ok := s.tools.Tool(tool)
 	if !ok {
-		return nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
-			WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
+		return nil, s.toolNotFound(tool)
 	}
 	if max := s.core.opts.MaxArgsBytes; len(args) > max {
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
@@ -156,6 +155,12 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	out := <-call.outcome // settled by us above, or by a result/end that won the race
 	return out.result, out.err
+}
+
+// toolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
+func (s *Session) toolNotFound(tool string) error {
+	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
+		WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
 }
 
 // settleLocked ends one pending call with out, tells the page, and updates

@@ -117,22 +117,22 @@ func (c *CompiledTool) translate(e *jsonschema.ValidationError, inst *value, out
 		exp := "at most " + ratString(k.Want.FloatString(10))
 		add(exp, show(got), "must be "+exp+"; got "+show(got))
 	case *kind.MinLength:
-		exp := "at least " + plural(k.Want, "character")
-		g := show(got) + " (" + plural(k.Got, "character") + ")"
+		exp := "at least " + Plural(k.Want, "character")
+		g := show(got) + " (" + Plural(k.Got, "character") + ")"
 		add(exp, g, "must be "+exp+" long; got "+g)
 	case *kind.MaxLength:
-		exp := "at most " + plural(k.Want, "character")
-		g := show(got) + " (" + plural(k.Got, "character") + ")"
+		exp := "at most " + Plural(k.Want, "character")
+		g := show(got) + " (" + Plural(k.Got, "character") + ")"
 		add(exp, g, "must be "+exp+" long; got "+g)
 	case *kind.Pattern:
 		exp := "a string matching the pattern " + k.Want
 		add(exp, show(got), "must match the pattern "+k.Want+"; got "+show(got))
 	case *kind.MinItems:
-		exp := "at least " + plural(k.Want, "item")
-		add(exp, plural(k.Got, "item"), "must have "+exp+"; got "+plural(k.Got, "item"))
+		exp := "at least " + Plural(k.Want, "item")
+		add(exp, Plural(k.Got, "item"), "must have "+exp+"; got "+Plural(k.Got, "item"))
 	case *kind.MaxItems:
-		exp := "at most " + plural(k.Want, "item")
-		add(exp, plural(k.Got, "item"), "must have "+exp+"; got "+plural(k.Got, "item"))
+		exp := "at most " + Plural(k.Want, "item")
+		add(exp, Plural(k.Got, "item"), "must have "+exp+"; got "+Plural(k.Got, "item"))
 	case *kind.UniqueItems:
 		i, j := k.Duplicates[0], k.Duplicates[1]
 		g := fmt.Sprintf("items %d and %d are equal", i, j)
@@ -284,13 +284,6 @@ func article(s string) string {
 		return "an " + s
 	}
 	return "a " + s
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // ratString trims the zeros FloatString pads with: 100.0000000000 → 100.

@@ -18,7 +18,7 @@ func InvalidInput(problems []Problem) *wire.Error {
 	for i, p := range problems {
 		parts[i] = p.Path + ": " + p.Message
 	}
-	msg := fmt.Sprintf("%s in the tool definitions: %s", count(len(problems), "problem"), strings.Join(parts, "; "))
+	msg := fmt.Sprintf("%s in the tool definitions: %s", Plural(len(problems), "problem"), strings.Join(parts, "; "))
 	return &wire.Error{Code: wire.CodeInvalidInput, Message: msg, Details: map[string]any{"problems": problems}}
 }
 
@@ -34,11 +34,12 @@ func ArgsInvalid(tool string, v []Violation) *wire.Error {
 		parts[i] = x.Path + ": " + x.Message
 	}
 	msg := fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; run `pedelec tool-spec %s` to see its argsSchema.",
-		tool, count(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
+		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
 	return &wire.Error{Code: wire.CodeToolArgsInvalid, Message: msg, Details: map[string]any{"tool": tool, "violations": v}}
 }
 
-func count(n int, unit string) string {
+// Plural is "1 unit" or "n units", for messages here and in the CLI.
+func Plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
