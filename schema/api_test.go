@@ -94,7 +94,7 @@ func TestValidateArgsConcurrently(t *testing.T) {
 
 func TestInvalidInput(t *testing.T) {
 	_, problems := ValidateSkills([]byte(`{"guidance": "", "tools": [{"name": "a b", "description": "", "argsSchema": {"type": "object"}}]}`))
-	e := InvalidInput(problems)
+	e := wire.AsError(InvalidInput(problems))
 	if e.Code != wire.CodeInvalidInput {
 		t.Errorf("code = %s", e.Code)
 	}
@@ -110,7 +110,7 @@ func TestInvalidInput(t *testing.T) {
 
 func TestArgsInvalid(t *testing.T) {
 	counter, _ := seedRegistry(t).Tool("update_counter")
-	e := ArgsInvalid("update_counter", counter.ValidateArgs([]byte(`{"delta": "5"}`)))
+	e := wire.AsError(ArgsInvalid("update_counter", counter.ValidateArgs([]byte(`{"delta": "5"}`))))
 	if e.Code != wire.CodeToolArgsInvalid {
 		t.Errorf("code = %s", e.Code)
 	}

@@ -50,7 +50,20 @@ func AsError(err error) *Error {
 	if errors.As(err, &we) {
 		return we
 	}
+	var coded CodedError
+	if errors.As(err, &coded) {
+		return &Error{Code: coded.ErrorCode(), Message: coded.Error(), Details: coded.ErrorDetails()}
+	}
 	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// CodedError is an error that knows its wire code without importing this
+// package: packages below it (schema) return these, and AsError gives them
+// the wire shape. Error() is the message, without the code.
+type CodedError interface {
+	error
+	ErrorCode() string
+	ErrorDetails() any
 }
 
 // The table of codes. docs/errors.md explains each one; a test keeps the two
