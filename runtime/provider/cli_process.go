@@ -58,7 +58,8 @@ func (p *cliProgram) find() (string, error) {
 	return path, nil
 }
 
-var versionNumber = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
+// versionNumber is compiled when first needed, not in every process's init.
+var versionNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`) })
 
 // version runs `<path> --version` once per path.
 func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
@@ -77,7 +78,7 @@ func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("%s --version failed: %w", path, err)
 	}
 	v = strings.TrimSpace(string(out))
-	if m := versionNumber.FindString(v); m != "" {
+	if m := versionNumber().FindString(v); m != "" {
 		v = m
 	}
 	p.mu.Lock()
