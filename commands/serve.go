@@ -78,13 +78,18 @@ func runServe(c *cli.Context) error {
 		return usageErrorf("listen on %s: %v", c.String("addr"), err)
 	}
 	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
-	for _, info := range providers.List(c.Context) {
-		if info.Available {
-			logger.Info("provider available", "provider", info.Name, "version", info.Version)
-		} else {
-			logger.Info("provider unavailable", "provider", info.Name, "reason", info.Reason)
+	// Checking providers runs `codex --version` and friends and dials model
+	// servers: tens of milliseconds that need not stand between exec and the
+	// first request Core answers, so it runs beside serving.
+	go func() {
+		for _, info := range providers.List(c.Context) {
+			if info.Available {
+				logger.Info("provider available", "provider", info.Name, "version", info.Version)
+			} else {
+				logger.Info("provider unavailable", "provider", info.Name, "reason", info.Reason)
+			}
 		}
-	}
+	}()
 	fmt.Fprintf(c.App.ErrWriter, "\n  Pedelec is running. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n\n", core.URL(), core.URL())
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
