@@ -209,18 +209,18 @@ func measureStartup(ctx context.Context, cfg config, r *report, pedelec, hello, 
 func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hello string, agent agentEnv) error {
 	logf("tool-call process round trip vs hello-world")
 	env := agent.environ()
-	var tc, hw []time.Duration
+	var tc, hw, tcCPU, hwCPU []time.Duration
 	for i := range cfg.n(200, 40) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		d, out, err := timeRun(pedelec, []string{"tool-call", "bench_echo", `{"n":1}`}, env)
+		d, cpu, out, err := timeRunCPU(pedelec, []string{"tool-call", "bench_echo", `{"n":1}`}, env)
 		if err != nil || !strings.HasPrefix(string(out), `{"ok":true`) {
 			return fmt.Errorf("tool-call #%d: %v: %s", i, err, out)
 		}
-		tc = append(tc, d)
-		d, _, _ = timeRun(hello, nil, env)
-		hw = append(hw, d)
+		tc, tcCPU = append(tc, d), append(tcCPU, cpu)
+		d, cpu, _, _ = timeRunCPU(hello, nil, env)
+		hw, hwCPU = append(hw, d), append(hwCPU, cpu)
 	}
 	tcp, hwp := ms(percentile(tc, 50)), ms(percentile(hw, 50))
 	r.add(figure{name: "tool-call process round trip p50", value: tcp, unit: "ms", target: math.NaN(),
@@ -228,6 +228,8 @@ func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hel
 	r.add(figure{name: "hello-world process p50", value: hwp, unit: "ms", target: math.NaN(),
 		how: "static Go binary printing one JSON line, started the same way, interleaved"})
 	r.add(figure{name: "tool-call ÷ hello-world (p50)", value: tcp / hwp, unit: "×", target: 1.5, how: "ratio of the two lines above"})
+	r.add(figure{name: "tool-call process CPU p50", value: ms(percentile(tcCPU, 50)), unit: "ms", target: math.NaN(),
+		how: fmt.Sprintf("user+system time of the tool-call process (hello-world: %.2f ms); steadier than wall time on a loaded machine", ms(percentile(hwCPU, 50)))})
 	return nil
 }
 

@@ -20,13 +20,24 @@ import (
 // timeRun runs one process to completion and returns its wall time, from
 // fork/exec to exit, the way an agent's shell experiences it.
 func timeRun(path string, args []string, env []string) (time.Duration, []byte, error) {
+	d, _, out, err := timeRunCPU(path, args, env)
+	return d, out, err
+}
+
+// timeRunCPU also returns the CPU time (user+system) the process used,
+// which a loaded machine disturbs much less than wall time.
+func timeRunCPU(path string, args []string, env []string) (wall, cpu time.Duration, out []byte, err error) {
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
 	start := time.Now()
-	err := cmd.Run()
-	return time.Since(start), out.Bytes(), err
+	err = cmd.Run()
+	wall = time.Since(start)
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return wall, cpu, stdout.Bytes(), err
 }
 
 // initTrace runs the binary with GODEBUG=inittrace=1 and returns the sum of

@@ -7,6 +7,7 @@ package agentclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,7 +40,19 @@ func FromEnv(getenv func(string) string) (*Client, error) {
 			"%s not set: this command is run by an agent inside a Pedelec session, whose Core sets them", strings.Join(missing, " and ")).
 			WithDetails(map[string]any{"missing": missing})
 	}
-	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: &http.Client{}}, nil
+	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: oneShotHTTP()}, nil
+}
+
+// oneShotHTTP is the client of a process that makes one request to Core
+// on loopback: no proxy lookup in the environment (Core is never behind
+// one), no HTTP/2 set-up, no idle connection kept for a later request
+// that will not come.
+func oneShotHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:             nil,
+		DisableKeepAlives: true,
+		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
+	}}
 }
 
 // ToolCall forwards one call and waits for Core's answer, however long the
