@@ -90,12 +90,15 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The origin was checked above with Pedelec's own rules.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	batch := &writeBatch{}
+	ws, err := websocket.Accept(batchingResponseWriter{w, batch}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		c.log.Warn("websocket accept", "err", err)
 		return
 	}
-	newConn(c, ws, origin).serve(context.WithoutCancel(r.Context()))
+	pc := newConn(c, ws, origin)
+	pc.batch = batch
+	pc.serve(context.WithoutCancel(r.Context()))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
