@@ -90,8 +90,11 @@ func (c *conn) sessionFor(params json.RawMessage, p any, check func() error) (*S
 	if err := decode(params, p); err != nil {
 		return nil, err
 	}
-	var ref wire.SessionParams
-	_ = json.Unmarshal(params, &ref) // decode above proved params well formed
+	ref := wire.SessionParams{SessionID: sessionIDOf(p)}
+	if ref.SessionID == "" {
+		// A params type sessionIDOf does not know: read the id on its own.
+		_ = json.Unmarshal(params, &ref) // decode above proved params well formed
+	}
 	if strings.TrimSpace(ref.SessionID) == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "params.sessionId is required")
 	}
@@ -101,6 +104,20 @@ func (c *conn) sessionFor(params json.RawMessage, p any, check func() error) (*S
 		}
 	}
 	return c.core.sessionForOrigin(ref.SessionID, c.origin)
+}
+
+// sessionIDOf reads the id out of params already decoded, so a
+// submit_tool_result's result is not parsed a second time for it.
+func sessionIDOf(p any) string {
+	switch p := p.(type) {
+	case *wire.SessionParams:
+		return p.SessionID
+	case *wire.SendTextParams:
+		return p.SessionID
+	case *wire.SubmitToolResultParams:
+		return p.SessionID
+	}
+	return ""
 }
 
 func handleListProviders(ctx context.Context, c *conn, _ json.RawMessage) (any, func(), error) {

@@ -67,14 +67,15 @@ func (vd validator) check(n, inst *value, p path, out *[]Violation) {
 	case kindString:
 		vd.str(n, inst, p, add)
 	case kindNumber:
+		// Doubles compare as their shortest decimals do, so the exact
+		// rational is needed only to word a violation.
 		f, _ := inst.number()
-		got := ratOf(f)
-		if lim, ok := numberKeyword(n, "minimum"); ok && got.Cmp(lim) < 0 {
-			exp := "at least " + ratString(lim.FloatString(10))
+		if lim, ok := numberKeyword(n, "minimum"); ok && f < lim {
+			exp := "at least " + ratString(ratOf(lim).FloatString(10))
 			add(exp, show(inst), "must be "+exp+"; got "+show(inst))
 		}
-		if lim, ok := numberKeyword(n, "maximum"); ok && got.Cmp(lim) > 0 {
-			exp := "at most " + ratString(lim.FloatString(10))
+		if lim, ok := numberKeyword(n, "maximum"); ok && f > lim {
+			exp := "at most " + ratString(ratOf(lim).FloatString(10))
 			add(exp, show(inst), "must be "+exp+"; got "+show(inst))
 		}
 	}
@@ -316,16 +317,12 @@ func ratOf(f float64) *big.Rat {
 	return r
 }
 
-func numberKeyword(n *value, k string) (*big.Rat, bool) {
+func numberKeyword(n *value, k string) (float64, bool) {
 	v, ok := n.get(k)
 	if !ok || v.kind != kindNumber {
-		return nil, false
+		return 0, false
 	}
-	f, ok := v.number()
-	if !ok {
-		return nil, false
-	}
-	return ratOf(f), true
+	return v.number()
 }
 
 func countKeyword(n *value, k string) (int, bool) {
