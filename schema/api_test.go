@@ -61,7 +61,7 @@ func TestRegistry(t *testing.T) {
 
 func TestTimeoutClamps(t *testing.T) {
 	ms := int64(maxSafeInteger)
-	c := &CompiledTool{def: Tool{TimeoutMs: &ms}}
+	c := &CompiledTool{def: &Tool{TimeoutMs: &ms}}
 	if d := c.Timeout(time.Second); d <= 0 {
 		t.Errorf("Timeout(%d ms) = %v, overflowed", ms, d)
 	}

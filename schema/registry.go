@@ -19,7 +19,7 @@ type Registry struct {
 // CompiledTool is one tool definition; its argument schema is parsed once,
 // on first use. It is safe for concurrent use.
 type CompiledTool struct {
-	def Tool
+	def *Tool // in the skills' own Tools array, not a copy of it
 
 	mu       sync.Mutex
 	tree     *value // the argsSchema, parsed on first use
@@ -31,7 +31,8 @@ type CompiledTool struct {
 // ParseManifest) accepted. An error means s was not validated first.
 func NewRegistry(s Skills) (*Registry, error) {
 	r := &Registry{byName: make(map[string]*CompiledTool, len(s.Tools)), order: make([]*CompiledTool, 0, len(s.Tools))}
-	for i, t := range s.Tools {
+	for i := range s.Tools {
+		t := &s.Tools[i]
 		if _, dup := r.byName[t.Name]; dup {
 			return nil, fmt.Errorf("schema: tools[%d]: name %q is used twice; validate the skills first", i, t.Name)
 		}
@@ -62,7 +63,7 @@ func (r *Registry) Tool(name string) (*CompiledTool, bool) {
 func (r *Registry) Tools() []Tool {
 	out := make([]Tool, len(r.order))
 	for i, t := range r.order {
-		out[i] = t.def
+		out[i] = *t.def
 	}
 	return out
 }
@@ -77,7 +78,7 @@ func (r *Registry) Names() []string {
 }
 
 // Def returns the tool's definition as declared.
-func (c *CompiledTool) Def() Tool { return c.def }
+func (c *CompiledTool) Def() Tool { return *c.def }
 
 // Timeout is how long to wait for the tool's result: its timeoutMs, or def
 // when it has none. A timeout beyond what a Duration holds is clamped.
