@@ -42,7 +42,8 @@ func timeRunCPU(path string, args []string, env []string) (wall, cpu time.Durati
 
 // initTrace runs the binary with GODEBUG=inittrace=1 and returns the sum of
 // every package's init clock time, and the three most expensive packages.
-func initTrace(path string, args []string, env []string) (float64, []string, error) {
+// Each package's own time is also folded into least (its smallest so far).
+func initTrace(path string, args []string, env []string, least map[string]float64) (float64, []string, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(env, "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
@@ -63,6 +64,9 @@ func initTrace(path string, args []string, env []string) (float64, []string, err
 		}
 		v, _ := strconv.ParseFloat(m[2], 64)
 		total += v
+		if old, ok := least[m[1]]; !ok || v < old {
+			least[m[1]] = v
+		}
 		top = append(top, pkg{m[1], v})
 	}
 	if len(top) == 0 {
