@@ -76,7 +76,7 @@ func openPage(chromium, coreURL, dir string) (*page, error) {
 	}
 	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 		p.cancel()
-		return nil, fmt.Errorf("Performance.enable: %w", err)
+		return nil, fmt.Errorf("enable the performance domain: %w", err)
 	}
 	raw, err := p.eval(60*time.Second, fmt.Sprintf(pageScript, coreURL+"/sdk/pedelec.js"))
 	if err != nil {
