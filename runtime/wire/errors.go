@@ -111,6 +111,12 @@ const (
 	CodeNotInSession    = "NOT_IN_SESSION"   // tool-call / tool-spec ran without a thread id or secret
 
 	CodeInternal = "INTERNAL"
+
+	// The original SDK's codes (docs/compat.md).
+	CodeDefaultProviderNotSet      = "DEFAULT_PROVIDER_NOT_SET"     // createSession named no provider and Core has no default
+	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
+	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
+	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
 )
 
 // Codes lists every code, in the order of the table above.
@@ -123,4 +129,5 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
 }

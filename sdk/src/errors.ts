@@ -35,6 +35,10 @@ export const ERROR_CODES = [
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
+  "DEFAULT_PROVIDER_NOT_SET",
+  "DEFAULT_PROVIDER_UNAVAILABLE",
+  "SDK_BRIDGE_TIMEOUT",
+  "SDK_PROTOCOL_ERROR",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
