@@ -96,7 +96,8 @@ const err = el.querySelector(".line-error"), ok = el.querySelector(".line-ok");
 return {
   Code: el.querySelector("code")?.textContent ?? "",
   Strong: el.querySelector("strong")?.textContent ?? "",
-  Raw: el.textContent.includes("`+"`"+`") || el.textContent.includes("**"),
+  // The say line is Markdown; result lines are JSON, shown as they are.
+  Raw: /[`+"`"+`*]/.test(el.textContent.split("\n")[0]),
   ErrColor: err ? getComputedStyle(err).color : "",
   OkColor: ok ? getComputedStyle(ok).color : "",
   ErrorLine: el.querySelectorAll(".line-error").length,
