@@ -243,4 +243,31 @@ return { Answer: answer, Status: status, AfterStatus: document.querySelector("#s
 			t.Errorf("onEnded ran: %v; final status %s; sessionCreatedAt %v", got.ComposerDisabled, got.FinalStatus, got.SessionCreatedAt)
 		}
 	})
+
+	t.Run("an origin Core does not allow, and a Core that is not running, are answers, not errors", func(t *testing.T) {
+		other := appServer(t) // serves the harness page from an origin this Core does not allow
+		e.b.open(t, fmt.Sprintf("%s/harness.html?core=%s", other.URL, e.core.URL), "ready")
+		var got struct {
+			Refused, Down          map[string]any
+			Avail                  map[string]any
+			AvailErr, DownAvailErr string
+		}
+		e.b.js(t, &got, `
+const { Pedelec } = window.sdk;
+const refused = new Pedelec();
+const down = new Pedelec({ url: "ws://127.0.0.1:9/ws" });
+const avail = await refused.checkAvailability();
+const downAvail = await down.checkAvailability();
+return { Refused: await refused.getApprovalStatus(), Down: await down.getApprovalStatus(),
+  Avail: avail, AvailErr: avail.error?.code ?? "", DownAvailErr: downAvail.error?.code ?? "" };`)
+		if got.Refused["installed"] != true || got.Refused["approved"] != false || got.Refused["appConnected"] != true || got.Refused["origin"] != other.URL {
+			t.Errorf("refused origin: %v", got.Refused)
+		}
+		if got.Down["installed"] != false || got.Down["approved"] != false || got.Down["appConnected"] != false {
+			t.Errorf("Core not running: %v", got.Down)
+		}
+		if got.Avail["available"] != false || got.AvailErr != "ORIGIN_NOT_ALLOWED" || got.DownAvailErr != "CORE_UNREACHABLE" {
+			t.Errorf("checkAvailability: refused %v (%s), down %s", got.Avail, got.AvailErr, got.DownAvailErr)
+		}
+	})
 }
