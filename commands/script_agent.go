@@ -25,12 +25,16 @@ and the session's environment. Each line is one command:
    call <tool> <json>   run 'pedelec tool-call <tool> <json>' (json defaults to {})
    spec <tool>          run 'pedelec tool-spec <tool>'
    say <text>           reply with the text
+   history              reply with the earlier messages of this thread
    anything else        echoed back
 
 Lines that start with '&' run at the same time as the '&' lines next to them,
 for testing concurrent calls. Each command's output is written to stdout as a
 JSON line {"chat":"..."}, in line order.`,
 		Hidden: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "thread", Usage: "the agent's own thread id; its messages are kept in the working directory", EnvVars: []string{"PEDELEC_SCRIPT_THREAD"}},
+		},
 		Action: runScriptAgent,
 	}
 }
@@ -41,10 +45,17 @@ func runScriptAgent(c *cli.Context) error {
 		return err
 	}
 	out := json.NewEncoder(c.App.Writer)
+	thread := scriptThread(c.String("thread"))
+	earlier := thread.messages()
+	defer thread.add(string(data))
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
 		if line == "" {
+			continue
+		}
+		if line == "history" {
+			out.Encode(provider.ScriptEvent{Chat: "history: " + strings.Join(earlier, " | ") + "\n"})
 			continue
 		}
 		if !strings.HasPrefix(line, "&") {

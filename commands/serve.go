@@ -19,16 +19,19 @@ func serveCommand() *cli.Command {
 		Usage: "Run Core: the server pages and agents talk to",
 		Description: `Runs Pedelec Core on loopback: the WebSocket the browser SDK connects to, the
 endpoint the agent's 'pedelec tool-call' dials back to, the SDK module at
-/sdk/pedelec.js, and a demo page at /. Stop it with Ctrl-C: sessions end,
-provider processes are killed and work directories removed.`,
+/sdk/pedelec.js, and a demo page at /. Sessions are kept in the state
+directory's database: stop it with Ctrl-C (or restart it after a crash) and
+pages resume their sessions; a turn that was running is cut off, its
+provider processes killed.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7077", Usage: "address to listen on; use port 0 for a free port", EnvVars: []string{"PEDELEC_ADDR"}},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "allow pages from this origin (repeatable; \"http://localhost:*\" patterns work)", EnvVars: []string{"PEDELEC_ALLOW_ORIGIN"}},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host name besides loopback names (only when deliberately exposing Core)", EnvVars: []string{"PEDELEC_ALLOW_HOST"}},
-			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for the session database and session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
 			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
 			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
+			&cli.IntFlag{Name: "event-log-size", Value: pruntime.DefaultEventLogSize, Usage: "events kept per session for a page that resumes after losing its connection", EnvVars: []string{"PEDELEC_EVENT_LOG_SIZE"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
 			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
 		}, configFlag()),
@@ -62,6 +65,7 @@ func runServe(c *cli.Context) error {
 		ToolTimeout:     c.Duration("tool-timeout"),
 		TurnTimeout:     c.Duration("turn-timeout"),
 		ResumeWindow:    c.Duration("resume-window"),
+		EventLogSize:    c.Int("event-log-size"),
 		MaxPendingCalls: c.Int("max-pending-calls"),
 		MaxMessageBytes: c.Int64("max-message-bytes"),
 		AllowOrigins:    c.StringSlice("allow-origin"),

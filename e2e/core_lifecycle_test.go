@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,23 +100,6 @@ func TestDisconnectKeepsSessionAndRedelivers(t *testing.T) {
 	}
 	p2.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: info.SessionID})
 	noSessionLeftovers(t, srv, info.SessionID)
-}
-
-// SIGTERM mid-turn: sessions end, the provider group dies, work directories go.
-func TestShutdownLeavesNothing(t *testing.T) {
-	srv := testenv.Serve(t, nil)
-	p := wspage.Dial(t, srv.WSURL, "")
-	info := scriptSession(t, p, true)
-	awaitPendingCall(t, p, info.SessionID)
-	srv.Stop(t)
-	p.AwaitEvent(5*time.Second, "ended by shutdown", func(e wire.Event) bool {
-		return e.Event == wire.EventEnded && strings.Contains(string(e.Data.(json.RawMessage)), "shutdown")
-	})
-	noSessionLeftovers(t, srv, info.SessionID)
-	entries, _ := os.ReadDir(filepath.Join(srv.StateDir, "sessions"))
-	if len(entries) != 0 {
-		t.Fatalf("state dir still holds %d session directories", len(entries))
-	}
 }
 
 // prepare warms the provider once: its chat is not delivered, and the next

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -61,6 +62,20 @@ func (c *conn) send(v any) {
 		c.log.Error("encode frame", "err", err)
 		return
 	}
+	c.sendRaw(data)
+}
+
+func (c *conn) isClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// sendRaw queues one encoded frame without blocking.
+func (c *conn) sendRaw(data []byte) {
 	select {
 	case <-c.closed:
 	case c.out <- data:
@@ -152,14 +167,22 @@ func (c *conn) writeQueued(ctx context.Context, data []byte) error {
 	return err
 }
 
-// respond answers request id.
+// respond answers request id. The answer goes through the persister's
+// queue like every event, so the page receives frames in the order Core
+// produced them: events a request caused before its answer come first.
 func (c *conn) respond(id int64, result any, err error) {
-	if err != nil {
-		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: wire.AsError(err)})
+	resp := wire.Response{Type: wire.FrameResponse, ID: id, OK: err == nil, Error: wire.AsError(err), Result: result}
+	if err == nil && result == nil {
+		resp.Result = struct{}{}
+	}
+	data, merr := json.Marshal(resp)
+	if merr != nil {
+		c.log.Error("encode response", "err", merr)
 		return
 	}
-	if result == nil {
-		result = struct{}{}
+	if c.core.persist == nil {
+		c.sendRaw(data)
+		return
 	}
-	c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: true, Result: result})
+	c.core.persist.put(store.Op{Done: func() { c.sendRaw(data) }})
 }

@@ -30,6 +30,9 @@ type Options struct {
 	// autoEndOnDisconnect false) waits for a page to resume it before it
 	// ends (default 10m), so an abandoned session cannot live forever.
 	ResumeWindow time.Duration
+	// EventLogSize bounds the events kept per session for a page that
+	// resumes after losing its connection (default 2000).
+	EventLogSize int
 	// MaxPendingCalls bounds the tool calls waiting at once in one session (default 8).
 	MaxPendingCalls int
 	// MaxMessageBytes bounds every WebSocket frame and agent request (default 1 MiB).
@@ -60,6 +63,7 @@ const (
 	DefaultMaxPendingCalls = 8
 	DefaultMaxMessageBytes = 1 << 20
 	DefaultMaxArgsBytes    = 256 << 10
+	DefaultEventLogSize    = 2000
 )
 
 func (o *Options) setDefaults() {
@@ -71,6 +75,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ResumeWindow <= 0 {
 		o.ResumeWindow = DefaultResumeWindow
+	}
+	if o.EventLogSize <= 0 {
+		o.EventLogSize = DefaultEventLogSize
 	}
 	if o.MaxPendingCalls <= 0 {
 		o.MaxPendingCalls = DefaultMaxPendingCalls
@@ -102,6 +109,9 @@ type Core struct {
 	sessions map[string]*Session
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
+	persist  *persister     // the state database's writer
+	// debugToken guards DebugPath; it is in the state directory (0600).
+	debugToken string
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -113,7 +123,20 @@ func NewCore(opts Options) (*Core, error) {
 	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}, nil
+	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}
+	if err := c.recover(); err != nil {
+		return nil, err
+	}
+	if err := c.writeDebugToken(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Core) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
 }
 
 // session finds a live or recently ended session.
@@ -150,9 +173,13 @@ func (c *Core) forget(id string, after time.Duration) {
 	})
 }
 
-// Shutdown ends every session (killing provider process groups, failing
-// pending calls with SESSION_ENDED, removing work directories) and waits for
-// their turns to finish, or for ctx.
+// Shutdown stops Core without ending its sessions: running turns are cut
+// off (their provider process groups killed, their pending calls failed
+// with TURN_INTERRUPTED, the session left in error), every session's record
+// is written, and the state database is closed, so the next `pedelec serve`
+// on the same state directory gives each page its session back. Work
+// directories stay for those sessions. It waits for the turns to finish,
+// or for ctx.
 func (c *Core) Shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
@@ -162,7 +189,13 @@ func (c *Core) Shutdown(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for _, s := range all {
-		s.End(wire.EndedData{Reason: wire.EndReasonShutdown})
+		s.mu.Lock()
+		if s.turn != nil && !s.ended {
+			s.failPendingLocked(wire.Errorf(wire.CodeTurnInterrupted, "Core is shutting down; the call was not answered").
+				WithDetails(map[string]any{"turnId": s.turn.id, "reason": "shutdown"}), wire.OutcomeInterrupted)
+			s.turn.cancel()
+		}
+		s.mu.Unlock()
 	}
 	done := make(chan struct{})
 	go func() { c.turns.Wait(); close(done) }()
@@ -171,9 +204,7 @@ func (c *Core) Shutdown(ctx context.Context) {
 	case <-ctx.Done():
 		c.log.Warn("shutdown: turns still running at the deadline")
 	}
-	for _, s := range all {
-		s.removeWorkDir()
-	}
+	c.persist.close()
 }
 
 // SessionCount is the number of live (not ended) sessions.

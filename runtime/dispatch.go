@@ -138,16 +138,22 @@ func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (
 }
 
 func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
-	s, err := c.sessionFor(params, &wire.SessionParams{}, nil)
+	var p wire.ResumeSessionParams
+	s, err := c.sessionFor(params, &p, func() error {
+		if p.LastSeq != nil && *p.LastSeq < 0 {
+			return wire.Errorf(wire.CodeInvalidInput, "params.lastSeq must be 0 or more (the last seq this page handled)")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	// Not `return s.resume(c)`: a nil *SessionInfo in `any` is not a nil result.
-	info, redeliver, err := s.resume(c)
+	// Not `return s.resume(...)`: a nil *SessionInfo in `any` is not a nil result.
+	info, then, err := s.resume(c, p.LastSeq)
 	if err != nil {
 		return nil, nil, err
 	}
-	return info, redeliver, nil
+	return info, then, nil
 }
 
 func handlePrepare(ctx context.Context, c *conn, params json.RawMessage) (any, func(), error) {

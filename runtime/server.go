@@ -28,6 +28,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.HandleFunc("GET /ws", c.serveWebSocket)
+	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
 	if assets.SDK != nil {

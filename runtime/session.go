@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )
@@ -15,17 +17,19 @@ import (
 // Session is one page's conversation with one provider. Its fields after mu
 // change only under mu; methods that need mu held end in Locked.
 type Session struct {
-	core     *Core
-	id       string
-	secret   string // given only to the session's provider processes
-	origin   string // the page origin that created it
-	provider provider.Provider
-	model    string
-	skills   schema.Skills
-	tools    *schema.Registry
-	autoEnd  bool
-	dirs     workDirs
-	log      *log.Logger
+	core      *Core
+	id        string
+	secret    string // given only to the session's provider processes
+	origin    string // the page origin that created it
+	provider  provider.Provider
+	model     string
+	skills    schema.Skills
+	rawSkills json.RawMessage // as validated, for the state database
+	createdAt time.Time
+	tools     *schema.Registry
+	autoEnd   bool
+	dirs      workDirs
+	log       *log.Logger
 
 	mu             sync.Mutex
 	status         wire.Status
@@ -38,6 +42,10 @@ type Session struct {
 	calls          pendingCalls // the broker's state (broker.go)
 	ended          bool
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
+	events         eventLog    // recent events, for a page that resumes
+	providerState  json.RawMessage
+	durableSeq     int64 // the last seq committed to the state database
+	sentSeq        int64 // the last seq sent to conn
 }
 
 type turnState struct {
@@ -104,12 +112,17 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	s := &Session{
 		core: c, id: id, secret: newID("k_"), origin: pc.origin,
-		provider: prov, model: model, skills: skills, tools: tools, autoEnd: autoEnd, dirs: dirs,
+		provider: prov, model: model, skills: skills, rawSkills: p.Skills, createdAt: time.Now(),
+		tools: tools, autoEnd: autoEnd, dirs: dirs,
 		log:    c.log.With("session", id),
 		status: wire.StatusIdle, conn: pc,
+		events: eventLog{max: c.opts.EventLogSize},
 	}
 	c.sessions[id] = s
 	pc.attach(s)
+	s.mu.Lock()
+	s.saveLocked()
+	s.mu.Unlock()
 	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
 	return s, nil
 }
@@ -118,6 +131,10 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 func (s *Session) info() *wire.SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.infoLocked()
+}
+
+func (s *Session) infoLocked() *wire.SessionInfo {
 	return &wire.SessionInfo{
 		SessionID: s.id, Provider: s.provider.Name(), Model: s.model, Status: s.status,
 		Seq: s.seq, Tools: s.tools.Names(), AutoEndOnDisconnect: s.autoEnd,
@@ -135,9 +152,12 @@ func (s *Session) isEnded() bool {
 // old number again.
 func (s *Session) emitLocked(event, turnID string, data any) {
 	s.seq++
-	if s.conn != nil {
-		s.conn.send(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	frame, err := json.Marshal(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	if err != nil {
+		s.log.Error("encode event", "event", event, "err", err)
+		return
 	}
+	s.logEventLocked(frame) // sent to the page once committed
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when
@@ -174,6 +194,7 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	}
 	prev := s.status
 	s.status = want
+	defer s.saveLocked()
 	s.log.Debug("status", "change", prev+" -> "+want)
 	data := wire.StatusChangedData{Status: want, PreviousStatus: prev}
 	if want == wire.StatusWaitingToolResult {
@@ -182,8 +203,14 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	s.emitLocked(wire.EventStatusChanged, turnID, data)
 }
 
-// resume attaches page connection pc and sends pending calls to it again.
-func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
+// resume attaches page connection pc. With lastSeq (a page that followed
+// the session and lost its connection) the events after lastSeq are sent
+// again from the log, exactly as they were; without it (a reloaded page)
+// the pending calls are delivered again as new events. Either way the
+// attaching happens in the returned function, after the response is
+// queued, so the page knows the session before its events arrive and no
+// event is emitted between the two.
+func (s *Session) resume(pc *conn, lastSeq *int64) (*wire.SessionInfo, func(), error) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -191,27 +218,48 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
 	}
 	if old := s.conn; old != nil && old != pc {
 		old.detach(s)
+		s.conn = nil
 	}
-	s.conn = pc
 	if s.detachTimer != nil {
 		s.detachTimer.Stop()
 		s.detachTimer = nil
 	}
+	from := s.seq
+	if lastSeq != nil {
+		if *lastSeq > s.seq {
+			// The page saw events a crashed Core never wrote down: go on
+			// after them, so no seq is used twice.
+			s.seq = *lastSeq
+		}
+		from = max(*lastSeq, 0)
+	}
+	info := s.infoLocked()
+	info.Seq = from
 	pending := s.calls.len()
 	s.mu.Unlock()
 	pc.attach(s)
-	info := s.info()
-	// Re-delivery happens after the response is queued, so the page knows the
-	// session before its events arrive.
-	redeliver := func() {
+	attach := func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for _, call := range s.calls.inOrder() {
-			s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
+		if s.ended {
+			return
+		}
+		s.replayLocked(pc, from)
+		if lastSeq == nil {
+			for _, call := range s.calls.inOrder() {
+				s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
+			}
+		}
+		s.saveLocked()
+	}
+	then := func() {
+		attach()
+		if pc.isClosed() {
+			s.detached(pc) // the page left before it was attached
 		}
 	}
-	s.log.Info("session resumed", "pending", pending)
-	return info, redeliver, nil
+	s.log.Info("session resumed", "pending", pending, "lastSeq", from)
+	return info, then, nil
 }
 
 // detached is called when the page connection closes: the session ends with
@@ -223,6 +271,13 @@ func (s *Session) detached(pc *conn) {
 		return
 	}
 	s.conn = nil
+	if s.core.isClosing() {
+		// Core is stopping, not the page going away: the session stays
+		// for the page to resume after the restart.
+		s.mu.Unlock()
+		return
+	}
+	s.saveLocked()
 	autoEnd := s.autoEnd
 	if !autoEnd {
 		window := s.core.opts.ResumeWindow
@@ -264,6 +319,10 @@ func (s *Session) End(why wire.EndedData) {
 		s.emitLocked(wire.EventDone, turn.id, wire.DoneData{OK: false, Prepare: turn.warmup, Error: endedErr})
 	}
 	s.emitLocked(wire.EventEnded, "", why)
+	// Ended for good: gone from the state database before anything else,
+	// so a restart cannot bring it back. The work directory follows once
+	// the turn stopped (or at the next start-up, after a crash).
+	s.core.persist.put(store.Op{Delete: s.id})
 	pc := s.conn
 	s.mu.Unlock()
 	if pc != nil {

@@ -76,8 +76,9 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 	err := s.provider.RunTurn(ctx, pt, func(ev provider.Event) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if ev.ProviderThreadID != "" {
+		if ev.ProviderThreadID != "" && ev.ProviderThreadID != s.providerThread {
 			s.providerThread = ev.ProviderThreadID
+			s.saveLocked()
 		}
 		if ev.ChatDelta != "" && !t.warmup && !s.ended {
 			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: ev.ChatDelta})
@@ -95,10 +96,19 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 		werr = wire.AsError(err)
 	}
 
+	state := s.exportProviderState()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return // End already told the page
+	}
+	if state != nil {
+		s.providerState = state
+	}
+	if s.core.isClosing() {
+		// Core is stopping: the turn was cut off, not failed by the agent.
+		s.interruptLocked(t.id, t.warmup, "is shutting down")
+		return
 	}
 	// Calls the agent abandoned (its process died) cannot be answered any more.
 	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), wire.OutcomeCancelled)
@@ -115,5 +125,6 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 	} else {
 		log.Info("turn done", "elapsed", time.Since(t.startedAt).Round(time.Millisecond))
 	}
+	defer s.saveLocked() // primed, the provider's state
 	s.emitLocked(wire.EventDone, t.id, wire.DoneData{OK: werr == nil, Prepare: t.warmup, Error: werr})
 }

@@ -169,6 +169,8 @@ type Server struct {
 	Cmd      *exec.Cmd
 	logs     *syncBuffer
 	done     chan struct{}
+	args     []string
+	env      []string
 }
 
 // Logs is everything serve wrote to stderr so far.
@@ -179,9 +181,33 @@ func (s *Server) Logs() string { return s.logs.String() }
 // The server is stopped with SIGTERM (then SIGKILL) at cleanup.
 func Serve(t testing.TB, args []string, env ...string) *Server {
 	t.Helper()
-	bin := Binary(t)
 	addr := FreeAddr(t)
-	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: t.TempDir(), logs: &syncBuffer{}, done: make(chan struct{})}
+	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: t.TempDir(), logs: &syncBuffer{}, args: args, env: env}
+	s.start(t, true)
+	return s
+}
+
+// Restart starts `pedelec serve` again on the same address and state dir
+// once the previous process has exited (after Stop or Kill), and waits for
+// /healthz. Logs keep accumulating in the same buffer.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	<-s.done
+	s.logs.Write([]byte("\n---- restart ----\n"))
+	s.start(t, false)
+}
+
+// Kill stops the server with SIGKILL, as a crash would, and waits for it.
+func (s *Server) Kill() {
+	_ = s.Cmd.Process.Kill()
+	<-s.done
+}
+
+func (s *Server) start(t testing.TB, first bool) {
+	t.Helper()
+	bin := Binary(t)
+	addr, args, env := s.Addr, s.args, s.env
+	s.done = make(chan struct{})
 	all := append([]string{"--log-level", "debug", "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
 	cmd := exec.Command(bin, all...)
 	cmd.Env = append(os.Environ(), env...)
@@ -192,27 +218,30 @@ func Serve(t testing.TB, args []string, env ...string) *Server {
 		t.Fatal(err)
 	}
 	s.Cmd = cmd
-	go func() { _ = cmd.Wait(); close(s.done) }()
-	t.Cleanup(func() {
-		s.Stop(t)
-		if strings.Contains(s.Logs(), "WARNING: DATA RACE") {
-			t.Errorf("the race detector reported a data race in pedelec serve")
-		}
-		if t.Failed() {
-			t.Logf("pedelec serve logs:\n%s", s.Logs())
-		}
-	})
+	done := s.done
+	go func() { _ = cmd.Wait(); close(done) }()
+	if first {
+		t.Cleanup(func() {
+			s.Stop(t)
+			if strings.Contains(s.Logs(), "WARNING: DATA RACE") {
+				t.Errorf("the race detector reported a data race in pedelec serve")
+			}
+			if t.Failed() {
+				t.Logf("pedelec serve logs:\n%s", s.Logs())
+			}
+		})
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(s.URL + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return s
+				return
 			}
 		}
 		select {
-		case <-s.done:
+		case <-done:
 			t.Fatalf("pedelec serve exited early:\n%s", s.Logs())
 		default:
 		}

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
@@ -40,8 +42,16 @@ func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	if exe == "" {
 		exe = lookPathIn(turn.Env, "pedelec")
 	}
+	// The agent's own thread: the script agent keeps each thread's messages
+	// in the work directory, so a resumed turn sees the earlier ones (its
+	// `history` line), as a real CLI's resumed thread does.
+	thread := turn.ResumeID
+	if thread == "" {
+		thread = newScriptThreadID()
+	}
+	emit(Event{ProviderThreadID: thread})
 	run := runCLI(ctx, ProcessSpec{
-		Path: exe, Args: append([]string{"script-agent"}, p.settings.Args...),
+		Path: exe, Args: append([]string{"script-agent", "--thread", thread}, p.settings.Args...),
 		Dir: turn.WorkDir, Env: cliEnv(turn.Env, p.settings.Env), Stdin: turn.Message,
 	}, func(line []byte) {
 		var ev ScriptEvent
@@ -60,6 +70,12 @@ func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 		return wire.Errorf(wire.CodeProviderError, "script agent exited with code %d: %s", run.exitCode, strings.TrimSpace(detail))
 	}
 	return nil
+}
+
+func newScriptThreadID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "st_" + hex.EncodeToString(b)
 }
 
 // lookPathIn finds name on the PATH of env (not of this process): the

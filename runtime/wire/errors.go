@@ -117,6 +117,9 @@ const (
 	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
 	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
 	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
+	// Durable sessions.
+	CodeTurnInterrupted = "TURN_INTERRUPTED" // Core stopped (restart, crash) while the turn ran; its pending calls fail with it
+	CodeEventsTruncated = "EVENTS_TRUNCATED" // a resuming page missed events the bounded event log no longer holds
 )
 
 // Codes lists every code, in the order of the table above.
@@ -130,4 +133,5 @@ var Codes = []string{
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
 	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
+	CodeTurnInterrupted, CodeEventsTruncated,
 }

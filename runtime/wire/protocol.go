@@ -34,6 +34,9 @@ const (
 	EventError           = "error"
 	EventDone            = "done"
 	EventEnded           = "ended"
+	// EventEventsTruncated stands for events a resuming page missed that
+	// Core's bounded log no longer holds; its seq is the last one dropped.
+	EventEventsTruncated = "events_truncated"
 )
 
 // Status is a session's status; runtime/status.go holds the transitions.
@@ -56,6 +59,7 @@ const (
 	OutcomeTimeout      SettleOutcome = "timeout"       // the tool's timeoutMs passed first
 	OutcomeSessionEnded SettleOutcome = "session_ended" // the session ended first
 	OutcomeCancelled    SettleOutcome = "cancelled"     // the agent stopped waiting, or its turn ended
+	OutcomeInterrupted  SettleOutcome = "interrupted"   // Core stopped (restart, crash) during the turn
 )
 
 // EndReason is why a session ended (the ended event).
@@ -72,7 +76,7 @@ const (
 // the SDK's TypeScript types.
 var (
 	Statuses       = []Status{StatusIdle, StatusRunning, StatusWaitingToolResult, StatusEnded, StatusError}
-	SettleOutcomes = []SettleOutcome{OutcomeResult, OutcomeTimeout, OutcomeSessionEnded, OutcomeCancelled}
+	SettleOutcomes = []SettleOutcome{OutcomeResult, OutcomeTimeout, OutcomeSessionEnded, OutcomeCancelled, OutcomeInterrupted}
 	EndReasons     = []EndReason{EndReasonEndSession, EndReasonDisconnect, EndReasonShutdown, EndReasonResumeWindowExpired}
 )
 
@@ -147,6 +151,15 @@ type SessionParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// ResumeSessionParams: a page that already followed the session (it lost its
+// connection) passes the last seq it handled and gets every later event
+// again, in order, from Core's event log, and no call is delivered twice.
+// Without lastSeq (a reloaded page) pending calls are delivered again.
+type ResumeSessionParams struct {
+	SessionID string `json:"sessionId"`
+	LastSeq   *int64 `json:"lastSeq,omitempty"`
+}
+
 type SendTextParams struct {
 	SessionID string `json:"sessionId"`
 	Text      string `json:"text"`
@@ -211,6 +224,16 @@ type DoneData struct {
 	OK      bool   `json:"ok"`
 	Prepare bool   `json:"prepare,omitempty"`
 	Error   *Error `json:"error,omitempty"`
+}
+
+// EventsTruncatedData says which events a resuming page missed for good:
+// seqs FromSeq..ToSeq were dropped from the bounded log (or never written
+// before a crash). Error has the code EVENTS_TRUNCATED.
+type EventsTruncatedData struct {
+	Error   *Error `json:"error,omitempty"`
+	FromSeq int64  `json:"fromSeq"`
+	ToSeq   int64  `json:"toSeq"`
+	Dropped int64  `json:"dropped"`
 }
 
 type EndedData struct {

@@ -36,7 +36,9 @@ export declare const ERROR_CODES: readonly [
 	"DEFAULT_PROVIDER_NOT_SET",
 	"DEFAULT_PROVIDER_UNAVAILABLE",
 	"SDK_BRIDGE_TIMEOUT",
-	"SDK_PROTOCOL_ERROR"
+	"SDK_PROTOCOL_ERROR",
+	"TURN_INTERRUPTED",
+	"EVENTS_TRUNCATED"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -425,7 +427,12 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private readonly otherTurns;
 	private readonly calls;
 	private ended;
-	private detached;
+	/** The connection dropped and the session has not been resumed yet. */
+	private reconnecting;
+	private reconnected;
+	private markReconnected;
+	/** Core's status as of the last resume, to know whether a turn can still end. */
+	private coreStatus;
 	private readonly unsubscribe;
 	private readonly chat;
 	private readonly statusEmitter;
@@ -455,6 +462,13 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	 * reports the error through onError, rejects, and the session stays as it was.
 	 */
 	end(): Promise<void>;
+	/**
+	 * True while the connection to Core is lost and the SDK is reconnecting
+	 * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
+	 * When Core is back the session is resumed by itself, the events it
+	 * missed are replayed, and the status becomes Core's again.
+	 */
+	isReconnecting(): boolean;
 	/** The current status: idle, running, waiting_tool_result, ended or error. */
 	getStatus(): PedelecSessionStatus;
 	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
@@ -495,8 +509,7 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private emitError;
 	private startTurn;
 	private finishTurn;
-	/** After a lost connection (autoEndOnDisconnect false), resume before the next request. */
-	private reattach;
+	private finishReconnect;
 	private receive;
 	private onDelta;
 	private onDone;
@@ -511,6 +524,8 @@ export declare class Pedelec {
 	readonly url: string;
 	private readonly connection;
 	private readonly sessions;
+	private readonly reconnector;
+	private closed;
 	/**
 	 * Connects lazily: nothing is sent until the first call. With no options
 	 * it reaches Core at its default address (or the Core that served this

@@ -40,7 +40,9 @@ var ERROR_CODES = [
   "DEFAULT_PROVIDER_NOT_SET",
   "DEFAULT_PROVIDER_UNAVAILABLE",
   "SDK_BRIDGE_TIMEOUT",
-  "SDK_PROTOCOL_ERROR"
+  "SDK_PROTOCOL_ERROR",
+  "TURN_INTERRUPTED",
+  "EVENTS_TRUNCATED"
 ];
 var PedelecError = class _PedelecError extends Error {
   constructor(code, message, details) {
@@ -255,6 +257,63 @@ function closeError(url, code, reason, opened) {
   }
   return new PedelecError("CORE_UNREACHABLE", `The connection to Pedelec Core at ${url} closed (code ${code}${reason ? `: ${reason}` : ""})`, { url, closeCode: code });
 }
+
+// src/client/reconnect.ts
+var DEFAULT_RECONNECT = { initialDelayMs: 250, maxDelayMs: 5e3, giveUpAfterMs: 10 * 6e4 };
+var Reconnector = class {
+  constructor(tryOnce, onGiveUp, opts = DEFAULT_RECONNECT) {
+    __publicField(this, "tryOnce", tryOnce);
+    __publicField(this, "onGiveUp", onGiveUp);
+    __publicField(this, "opts", opts);
+    __publicField(this, "timer");
+    __publicField(this, "running", false);
+    __publicField(this, "startedAt", 0);
+    __publicField(this, "attempt", 0);
+  }
+  /** Starts retrying unless already retrying. */
+  start() {
+    if (this.running) return;
+    this.running = true;
+    this.startedAt = Date.now();
+    this.attempt = 0;
+    this.schedule();
+  }
+  /** The delay before the next try. */
+  nextDelay() {
+    const base = Math.min(this.opts.maxDelayMs, this.opts.initialDelayMs * 2 ** Math.min(this.attempt, 16));
+    return Math.round(base * (0.75 + Math.random() * 0.5));
+  }
+  stop() {
+    clearTimeout(this.timer);
+    this.timer = void 0;
+    this.running = false;
+  }
+  schedule() {
+    const delay = this.nextDelay();
+    this.timer = setTimeout(() => void this.run(), delay);
+  }
+  async run() {
+    if (!this.running) return;
+    this.attempt++;
+    let outcome = "retry";
+    try {
+      outcome = await this.tryOnce(this.attempt);
+    } catch {
+      outcome = "retry";
+    }
+    if (!this.running) return;
+    if (outcome === "done") {
+      this.running = false;
+      return;
+    }
+    if (Date.now() - this.startedAt >= this.opts.giveUpAfterMs) {
+      this.running = false;
+      this.onGiveUp();
+      return;
+    }
+    this.schedule();
+  }
+};
 
 // src/client/url.ts
 var DEFAULT_URL = "ws://127.0.0.1:7077/ws";
@@ -1024,7 +1083,12 @@ var PedelecSession = class {
     __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
     __publicField(this, "calls", /* @__PURE__ */ new Map());
     __publicField(this, "ended", false);
-    __publicField(this, "detached", false);
+    /** The connection dropped and the session has not been resumed yet. */
+    __publicField(this, "reconnecting", false);
+    __publicField(this, "reconnected", null);
+    __publicField(this, "markReconnected", null);
+    /** Core's status as of the last resume, to know whether a turn can still end. */
+    __publicField(this, "coreStatus", "idle");
     __publicField(this, "unsubscribe");
     __publicField(this, "chat", new Emitter());
     __publicField(this, "statusEmitter", new Emitter());
@@ -1108,6 +1172,15 @@ var PedelecSession = class {
       }
     }
     this.markEnded("end_session", "sdk");
+  }
+  /**
+   * True while the connection to Core is lost and the SDK is reconnecting
+   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
+   * When Core is back the session is resumed by itself, the events it
+   * missed are replayed, and the status becomes Core's again.
+   */
+  isReconnecting() {
+    return this.reconnecting;
   }
   /** The current status: idle, running, waiting_tool_result, ended or error. */
   getStatus() {
@@ -1212,12 +1285,14 @@ var PedelecSession = class {
       resolve = res;
       reject = rej;
     });
+    if (this.reconnecting) {
+      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
+    }
     const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
     this.turn = turn;
     const before = this.status;
     this.setStatus("running", "sdk", []);
     try {
-      await this.reattach();
       const started = await this.connection.request(method, params);
       turn.turnId = started.turnId;
       if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
@@ -1243,28 +1318,58 @@ var PedelecSession = class {
       turn.reject(PedelecError.from(data.error ?? { code: "PROVIDER_ERROR", message: "The turn failed" }));
     }
   }
-  /** After a lost connection (autoEndOnDisconnect false), resume before the next request. */
-  async reattach() {
-    if (!this.detached) return;
-    const info = await this.connection.request("resume_session", { sessionId: this.sessionId });
-    this.detached = false;
-    this.seq.advanceTo(info.seq ?? 0);
-    if (info.status && info.status !== this.status) this.setStatus(info.status, "core", []);
+  /**
+   * @internal The connection to Core closed. The session waits in a visible
+   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
+   * details say reconnecting) while the client retries; a running turn and
+   * running handlers are kept: Core replays what happened meanwhile.
+   */
+  connectionLost(err) {
+    if (this.ended || this.reconnecting) return;
+    this.reconnecting = true;
+    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
+    this.setStatus("error", "sdk", []);
+    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
   }
-  /** @internal The connection to Core closed. */
-  disconnected(err) {
+  /**
+   * @internal One reconnect attempt: resume with the last seq handled, so
+   * Core replays every event after it, once and in order.
+   */
+  async resumeAfterReconnect() {
+    if (this.ended || !this.reconnecting) return "done";
+    let info;
+    try {
+      info = await this.connection.request("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "CORE_UNREACHABLE") return "retry";
+      this.finishReconnect();
+      this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
+      return "done";
+    }
+    this.finishReconnect();
+    this.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
+    const waiting = [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
+    this.setStatus(this.coreStatus, "core", waiting);
+    return "done";
+  }
+  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.finishReconnect();
+    if (this.autoEndOnDisconnect) this.markEnded("disconnect", "sdk");
+  }
+  /** @internal Reconnecting failed for good. */
+  reconnectFailed(err) {
     if (this.ended) return;
+    this.finishReconnect();
     this.emitError(err, "sdk");
-    if (this.autoEndOnDisconnect) {
-      this.markEnded("disconnect", "sdk");
-      return;
-    }
-    this.detached = true;
-    const turn = this.turn;
-    if (turn) {
-      this.turn = null;
-      turn.reject(err);
-    }
+    this.markEnded("core_unreachable", "sdk");
+  }
+  finishReconnect() {
+    this.reconnecting = false;
+    this.markReconnected?.();
+    this.markReconnected = null;
+    this.reconnected = null;
   }
   receive(ev) {
     if (this.ended || !this.seq.admit(ev.seq)) return;
@@ -1296,6 +1401,17 @@ var PedelecSession = class {
         return this.onDone(ev.turnId, ev.data);
       case "ended":
         return this.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
+      case "events_truncated": {
+        const d = ev.data;
+        const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
+        this.emitError(err, "core", receivedAt);
+        const turn = this.turn;
+        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result") {
+          this.turn = null;
+          turn.reject(err);
+        }
+        return;
+      }
     }
   }
   onDelta(turnId, text, receivedAt) {
@@ -1398,10 +1514,15 @@ var PedelecSession = class {
   }
   async submit(toolRequestId, tool, result, turnId) {
     try {
-      await this.reattach();
+      if (this.reconnected) await this.reconnected;
       await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
     } catch (err) {
       const cause = PedelecError.from(err);
+      if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
+        await this.reconnected;
+        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId);
+        return;
+      }
       if (cause.code === "MESSAGE_TOO_LARGE") {
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
         this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", void 0, turnId);
@@ -1464,13 +1585,28 @@ var Pedelec = class {
     __publicField(this, "url");
     __publicField(this, "connection");
     __publicField(this, "sessions", /* @__PURE__ */ new Set());
+    __publicField(this, "reconnector");
+    __publicField(this, "closed", false);
     const opts = options ?? {};
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.reconnector = new Reconnector(
+      async () => {
+        const outcomes = await Promise.all([...this.sessions].map((s) => s.resumeAfterReconnect()));
+        return outcomes.includes("retry") ? "retry" : "done";
+      },
+      () => {
+        const err = new PedelecError("CORE_UNREACHABLE", `Pedelec Core at ${this.url} did not come back; the session was given up`);
+        for (const session of [...this.sessions]) session.reconnectFailed(err);
+      },
+      { ...DEFAULT_RECONNECT, ...opts.reconnect }
+    );
     this.connection.onClose((err) => {
-      for (const session of [...this.sessions]) session.disconnected(err);
+      if (this.closed || this.sessions.size === 0) return;
+      for (const session of [...this.sessions]) session.connectionLost(err);
+      this.reconnector.start();
     });
   }
   /** Every provider Core knows, available or not: {name, code, available, error}. */
@@ -1618,6 +1754,9 @@ var Pedelec = class {
   }
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close() {
+    this.closed = true;
+    this.reconnector.stop();
+    for (const session of [...this.sessions]) session.clientClosed();
     this.connection.close();
   }
   track(info, tools) {

@@ -6,6 +6,7 @@
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
 import type { Method, SessionInfo } from "./client/protocol.js";
+import { DEFAULT_RECONNECT, Reconnector, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
@@ -26,7 +27,12 @@ import type {
 } from "./types.js";
 
 /** @internal Options tests use to run the SDK without a browser. */
-type InternalOptions = PedelecOptions & { socketFactory?: SocketFactory; probe?: ReachabilityProbe; moduleUrl?: string };
+type InternalOptions = PedelecOptions & {
+  socketFactory?: SocketFactory;
+  probe?: ReachabilityProbe;
+  moduleUrl?: string;
+  reconnect?: Partial<ReconnectOptions>;
+};
 
 function browserSocket(url: string): SocketLike {
   if (typeof WebSocket === "undefined") {
@@ -56,6 +62,8 @@ export class Pedelec {
   readonly url: string;
   private readonly connection: Connection;
   private readonly sessions = new Set<PedelecSession<string, readonly AnyToolDefinition[]>>();
+  private readonly reconnector: Reconnector;
+  private closed = false;
 
   /**
    * Connects lazily: nothing is sent until the first call. With no options
@@ -68,8 +76,24 @@ export class Pedelec {
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    // When the connection drops, every session waits in a reconnecting
+    // state and the client retries with backoff until Core is back, then
+    // resumes each one from the last event it handled.
+    this.reconnector = new Reconnector(
+      async () => {
+        const outcomes = await Promise.all([...this.sessions].map((s) => s.resumeAfterReconnect()));
+        return outcomes.includes("retry") ? "retry" : "done";
+      },
+      () => {
+        const err = new PedelecError("CORE_UNREACHABLE", `Pedelec Core at ${this.url} did not come back; the session was given up`);
+        for (const session of [...this.sessions]) session.reconnectFailed(err);
+      },
+      { ...DEFAULT_RECONNECT, ...opts.reconnect },
+    );
     this.connection.onClose((err) => {
-      for (const session of [...this.sessions]) session.disconnected(err);
+      if (this.closed || this.sessions.size === 0) return;
+      for (const session of [...this.sessions]) session.connectionLost(err);
+      this.reconnector.start();
     });
   }
 
@@ -248,6 +272,9 @@ export class Pedelec {
 
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close(): void {
+    this.closed = true;
+    this.reconnector.stop();
+    for (const session of [...this.sessions]) session.clientClosed();
     this.connection.close();
   }
 

@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   "DEFAULT_PROVIDER_UNAVAILABLE",
   "SDK_BRIDGE_TIMEOUT",
   "SDK_PROTOCOL_ERROR",
+  "TURN_INTERRUPTED",
+  "EVENTS_TRUNCATED",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */

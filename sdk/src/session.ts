@@ -10,6 +10,7 @@ import type {
   EndedData,
   ErrorEventData,
   EventFrame,
+  EventsTruncatedData,
   SessionInfo,
   StatusChangedData,
   ToolCallData,
@@ -99,7 +100,12 @@ export class PedelecSession<
   private readonly otherTurns = new Map<string, { text: string; startedAt: number }>();
   private readonly calls = new Map<string, RunningCall>();
   private ended = false;
-  private detached = false;
+  /** The connection dropped and the session has not been resumed yet. */
+  private reconnecting = false;
+  private reconnected: Promise<void> | null = null;
+  private markReconnected: (() => void) | null = null;
+  /** Core's status as of the last resume, to know whether a turn can still end. */
+  private coreStatus: PedelecSessionStatus = "idle";
   private readonly unsubscribe: () => void;
 
   private readonly chat = new Emitter<[string, ChatEventContext]>();
@@ -193,6 +199,16 @@ export class PedelecSession<
       }
     }
     this.markEnded("end_session", "sdk");
+  }
+
+  /**
+   * True while the connection to Core is lost and the SDK is reconnecting
+   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
+   * When Core is back the session is resumed by itself, the events it
+   * missed are replayed, and the status becomes Core's again.
+   */
+  isReconnecting(): boolean {
+    return this.reconnecting;
   }
 
   /** The current status: idle, running, waiting_tool_result, ended or error. */
@@ -331,12 +347,14 @@ export class PedelecSession<
       resolve = res;
       reject = rej;
     });
+    if (this.reconnecting) {
+      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
+    }
     const turn: Turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
     this.turn = turn;
     const before = this.status;
     this.setStatus("running", "sdk", []);
     try {
-      await this.reattach();
       const started = await this.connection.request<TurnStarted>(method, params);
       turn.turnId = started.turnId;
       if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
@@ -364,31 +382,63 @@ export class PedelecSession<
     }
   }
 
-  /** After a lost connection (autoEndOnDisconnect false), resume before the next request. */
-  private async reattach() {
-    if (!this.detached) return;
-    const info = await this.connection.request<SessionInfo>("resume_session", { sessionId: this.sessionId });
-    this.detached = false;
-    this.seq.advanceTo(info.seq ?? 0);
-    if (info.status && info.status !== this.status) this.setStatus(info.status, "core", []);
+  /**
+   * @internal The connection to Core closed. The session waits in a visible
+   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
+   * details say reconnecting) while the client retries; a running turn and
+   * running handlers are kept: Core replays what happened meanwhile.
+   */
+  connectionLost(err: PedelecError) {
+    if (this.ended || this.reconnecting) return;
+    this.reconnecting = true;
+    this.reconnected = new Promise<void>((resolve) => (this.markReconnected = resolve));
+    this.setStatus("error", "sdk", []);
+    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
   }
 
-  /** @internal The connection to Core closed. */
-  disconnected(err: PedelecError) {
+  /**
+   * @internal One reconnect attempt: resume with the last seq handled, so
+   * Core replays every event after it, once and in order.
+   */
+  async resumeAfterReconnect(): Promise<"done" | "retry"> {
+    if (this.ended || !this.reconnecting) return "done";
+    let info: SessionInfo;
+    try {
+      info = await this.connection.request<SessionInfo>("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "CORE_UNREACHABLE") return "retry";
+      this.finishReconnect();
+      // Ended meanwhile (autoEndOnDisconnect, the resume window, a new Core without it).
+      this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
+      return "done";
+    }
+    this.finishReconnect();
+    this.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
+    const waiting = [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
+    this.setStatus(this.coreStatus, "core", waiting);
+    return "done";
+  }
+
+  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.finishReconnect();
+    if (this.autoEndOnDisconnect) this.markEnded("disconnect", "sdk");
+  }
+
+  /** @internal Reconnecting failed for good. */
+  reconnectFailed(err: PedelecError) {
     if (this.ended) return;
+    this.finishReconnect();
     this.emitError(err, "sdk");
-    if (this.autoEndOnDisconnect) {
-      this.markEnded("disconnect", "sdk");
-      return;
-    }
-    // Core keeps the session; its events while we were away are not
-    // replayed, so a turn in flight cannot be followed to its end.
-    this.detached = true;
-    const turn = this.turn;
-    if (turn) {
-      this.turn = null;
-      turn.reject(err);
-    }
+    this.markEnded("core_unreachable", "sdk");
+  }
+
+  private finishReconnect() {
+    this.reconnecting = false;
+    this.markReconnected?.();
+    this.markReconnected = null;
+    this.reconnected = null;
   }
 
   private receive(ev: EventFrame) {
@@ -421,6 +471,19 @@ export class PedelecSession<
         return this.onDone(ev.turnId, ev.data as DoneData);
       case "ended":
         return this.markEnded((ev.data as EndedData)?.reason ?? "ended", "core", receivedAt);
+      case "events_truncated": {
+        const d = ev.data as EventsTruncatedData;
+        const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
+        this.emitError(err, "core", receivedAt);
+        // The turn's done may be among the lost: if Core is no longer
+        // running it, it will not come.
+        const turn = this.turn;
+        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result") {
+          this.turn = null;
+          turn.reject(err);
+        }
+        return;
+      }
     }
   }
 
@@ -543,10 +606,16 @@ export class PedelecSession<
 
   private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string): Promise<void> {
     try {
-      await this.reattach();
+      if (this.reconnected) await this.reconnected;
       await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
     } catch (err) {
       const cause = PedelecError.from(err);
+      if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
+        // Lost on the way: Core keeps the call pending; answer it once resumed.
+        await this.reconnected;
+        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId);
+        return;
+      }
       if (cause.code === "MESSAGE_TOO_LARGE") {
         // Tell the agent instead of leaving it waiting until the deadline.
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;

@@ -214,11 +214,19 @@ test("the session's end rejects the running turn with SESSION_ENDED and calls on
   assert.deepEqual(ended, ["shutdown"]);
 });
 
-test("a lost connection ends an autoEndOnDisconnect session locally", async () => {
-  const { core, session, errors } = await setup();
+test("a lost connection reconnects; an autoEndOnDisconnect session Core ended ends here too", async () => {
+  const core = new FakeCore();
+  core.handlers.resume_session = () => ({ error: { code: "SESSION_ENDED", message: "ended" } });
+  const pedelec = new (core.client().constructor as typeof import("../src/client.js").Pedelec)({
+    url: "ws://127.0.0.1:7077/ws", socketFactory: () => core.open(), probe: async () => false, reconnect: { initialDelayMs: 5, maxDelayMs: 10 },
+  } as never);
+  const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
+  const errors: PedelecError[] = [];
+  session.onError((e) => errors.push(e));
   core.socket.close(1006, "");
   await until(() => session.getStatus() === "ended", "ended");
   assert.equal(errors[0]?.code, "CORE_UNREACHABLE");
+  assert.equal((errors[0]?.details as { reconnecting?: boolean })?.reconnecting, true);
 });
 
 test("a refused connection rejects with the reason Core gave", async () => {
@@ -237,26 +245,41 @@ test("listProviderDetails returns Core's whole answer", async () => {
   assert.deepEqual(await core.client().listProviderDetails(), { providers: [{ name: "script", available: true }], defaultProvider: "script" });
 });
 
-test("without autoEndOnDisconnect, a lost connection rejects the turn and the next call resumes first", async () => {
+test("a lost connection mid-turn reconnects with backoff, resumes from the last seq, and the turn ends with the replayed events", async () => {
   const core = new FakeCore();
-  core.handlers.resume_session = (p) => ({ result: { sessionId: p.sessionId, provider: "script", status: "idle", seq: 40, tools: [], autoEndOnDisconnect: false } });
-  const pedelec = core.client();
+  let up = false;
+  core.handlers.resume_session = (p) =>
+    up
+      ? { result: { sessionId: p.sessionId, provider: "script", status: "running", seq: p.lastSeq, tools: [], autoEndOnDisconnect: false } }
+      : { error: { code: "CORE_UNREACHABLE", message: "down" } };
+  const pedelec = new (core.client().constructor as typeof import("../src/client.js").Pedelec)({
+    url: "ws://127.0.0.1:7077/ws", socketFactory: () => core.open(), probe: async () => false, reconnect: { initialDelayMs: 5, maxDelayMs: 20 },
+  } as never);
   const session = await pedelec.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [] } });
-  const errors: string[] = [];
-  session.onError((e) => errors.push(e.code));
-  const turn = session.sendText("one");
+  const statuses: string[] = [];
+  const deltas: string[] = [];
+  session.onStatus((status, ctx) => statuses.push(`${status}/${ctx.source}`));
+  session.onChat((delta) => deltas.push(delta));
+  const turn = session.sendTurn("one");
   await until(() => core.sent("send_text").length === 1, "send_text");
   await tick(5);
+  core.event("chat_delta", { text: "a" }, { turnId: "t_1", seq: 1 });
+  core.event("chat_delta", { text: "b" }, { turnId: "t_1", seq: 2 });
   core.socket.close(1006, "");
-  await assert.rejects(turn, (e: PedelecError) => e.code === "CORE_UNREACHABLE");
-  assert.notEqual(session.getStatus(), "ended");
-  const next = session.sendTurn("two");
-  await until(() => core.sent("send_text").length === 2, "second send_text");
-  assert.deepEqual(core.requests.map((r) => r.method).slice(-2), ["resume_session", "send_text"]);
-  await tick(5);
-  core.event("chat_delta", { text: "old" }, { turnId: "t_2", seq: 39 }); // before the resume: dropped
-  core.event("chat_delta", { text: "new" }, { turnId: "t_2", seq: 41 });
-  core.event("done", { ok: true }, { turnId: "t_2", seq: 42 });
-  assert.equal((await next).text, "new");
-  assert.deepEqual(errors, ["CORE_UNREACHABLE"]);
+  await until(() => session.isReconnecting(), "reconnecting");
+  assert.equal(session.getStatus(), "error");
+  await assert.rejects(session.sendTurn("meanwhile"), (e: PedelecError) => e.code === "SESSION_BUSY");
+  await until(() => core.sent("resume_session").length >= 2, "a retry");
+  up = true;
+  await until(() => !session.isReconnecting(), "resumed");
+  const resumes = core.sent("resume_session");
+  assert.deepEqual(resumes[resumes.length - 1]?.params, { sessionId: "s_1", lastSeq: 2 });
+  // Core replays from seq 3; a duplicate of seq 2 is dropped.
+  core.event("chat_delta", { text: "b" }, { turnId: "t_1", seq: 2 });
+  core.event("chat_delta", { text: "c" }, { turnId: "t_1", seq: 3 });
+  core.event("done", { ok: true }, { turnId: "t_1", seq: 4 });
+  assert.equal((await turn).text, "abc");
+  assert.deepEqual(deltas, ["a", "b", "c"]);
+  assert.ok(statuses.includes("error/sdk") && statuses.includes("running/core"), statuses.join(","));
+  pedelec.close();
 });

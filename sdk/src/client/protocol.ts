@@ -71,7 +71,7 @@ export type ToolCallData = {
 export type ToolCallSettledData = {
   toolRequestId: string;
   tool: string;
-  outcome: "result" | "timeout" | "session_ended" | "cancelled" | (string & {});
+  outcome: "result" | "timeout" | "session_ended" | "cancelled" | "interrupted" | (string & {});
 };
 
 export type ErrorEventData = { error: PedelecErrorData };
@@ -79,3 +79,6 @@ export type ErrorEventData = { error: PedelecErrorData };
 export type DoneData = { ok: boolean; prepare?: boolean; error?: PedelecErrorData };
 
 export type EndedData = { reason: EndReason };
+
+/** Events a resuming page missed that Core's bounded log no longer holds. */
+export type EventsTruncatedData = { error?: PedelecErrorData; fromSeq: number; toSeq: number; dropped: number };

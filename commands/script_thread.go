@@ -1,0 +1,51 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// scriptThread is the script agent's memory of one thread: the messages of
+// its earlier turns, one JSON string a line in the working directory, the
+// way a real agent CLI keeps a thread it can resume.
+type scriptThread string
+
+var threadIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (t scriptThread) file() string {
+	if !threadIDPattern.MatchString(string(t)) {
+		return ""
+	}
+	return ".script-agent-" + string(t) + ".jsonl"
+}
+
+// messages are the earlier turns' messages, oldest first, each on one line.
+func (t scriptThread) messages() []string {
+	data, err := os.ReadFile(t.file())
+	if t.file() == "" || err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var m string
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, strings.Join(strings.Fields(m), " "))
+		}
+	}
+	return out
+}
+
+func (t scriptThread) add(message string) {
+	if t.file() == "" {
+		return
+	}
+	f, err := os.OpenFile(t.file(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line, _ := json.Marshal(message)
+	f.Write(append(line, '\n'))
+}

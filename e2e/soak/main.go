@@ -1,0 +1,657 @@
+// Command soak is the fault soak for durable sessions: N sessions each run
+// tool calls through the real binary and the script agent while the soak
+// disconnects pages at random, restarts Core (kill -9 and SIGTERM), kills
+// provider processes and answers some calls after their deadline. Pages
+// behave like the SDK: they reconnect, resume with the last seq they
+// handled, and drop events whose seq they saw. At the end it reports lost,
+// duplicated and hung calls (all must be 0) and what Core still holds
+// (goroutines, open files, processes, work directories) from its debug
+// endpoint, and exits 1 if anything is wrong.
+//
+//	go run ./e2e/soak -sessions 50 -calls 200 -duration 20m
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+const skills = `{"guidance": "Soak.", "tools": [
+ {"name": "record", "description": "Record one call id.", "argsSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}, "timeoutMs": 1500}
+]}`
+
+var (
+	nSessions = flag.Int("sessions", 50, "sessions")
+	nCalls    = flag.Int("calls", 200, "tool calls per session")
+	perTurn   = flag.Int("per-turn", 10, "calls per turn")
+	duration  = flag.Duration("duration", 20*time.Minute, "give up after this long")
+	faultsAt  = flag.Duration("fault-every", 3*time.Second, "mean time between faults")
+	binary    = flag.String("bin", "", "pedelec binary (default: go build)")
+	lateRate  = flag.Float64("late", 0.02, "share of calls answered after their deadline")
+)
+
+func main() {
+	flag.Parse()
+	ok, err := run()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+// ---- Core ----
+
+type core struct {
+	bin, addr, state string
+	mu               sync.Mutex
+	cmd              *exec.Cmd
+	done             chan struct{}
+	log              *os.File
+}
+
+func (c *core) start() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cmd := exec.Command(c.bin, "--log-level", "warn", "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000")
+	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+filepath.Join(c.state, "none.toml"))
+	cmd.Stdout, cmd.Stderr = c.log, c.log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	c.cmd, c.done = cmd, done
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get("http://" + c.addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+	}
+	return fmt.Errorf("core did not become healthy")
+}
+
+func (c *core) stop(sig syscall.Signal) {
+	c.mu.Lock()
+	cmd, done := c.cmd, c.done
+	c.mu.Unlock()
+	cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (c *core) counts() (runtime.DebugCounts, error) {
+	var n runtime.DebugCounts
+	token, err := os.ReadFile(filepath.Join(c.state, runtime.DebugTokenFile))
+	if err != nil {
+		return n, err
+	}
+	req, _ := http.NewRequest("GET", "http://"+c.addr+runtime.DebugPath, nil)
+	req.Header.Set("Authorization", "Bearer "+string(token))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return n, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return n, fmt.Errorf("debug endpoint: HTTP %d", resp.StatusCode)
+	}
+	return n, json.NewDecoder(resp.Body).Decode(&n)
+}
+
+// ---- a page: one session, SDK-like ----
+
+type page struct {
+	core *core
+	id   string // session id
+	mu   sync.Mutex
+	ws   *websocket.Conn
+	seq  int64 // last seq handled
+	// what the page saw
+	handled  map[string]int // toolRequestId → handler runs
+	settled  map[string]int // toolRequestId → settled events
+	calls    map[string]string
+	chat     map[string]*strings.Builder // turnId → chat
+	done     map[string]wire.DoneData
+	nextReq  int64
+	waiting  map[int64]chan wire.Response
+	ended    bool
+	dups     int // events admitted twice (never: seq gate) or handlers run twice
+	resumes  int
+	truncate int
+}
+
+func newPage(c *core) *page {
+	return &page{core: c, handled: map[string]int{}, settled: map[string]int{}, calls: map[string]string{}, chat: map[string]*strings.Builder{}, done: map[string]wire.DoneData{}, waiting: map[int64]chan wire.Response{}}
+}
+
+func (p *page) dial() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+p.core.addr+"/ws", nil)
+	if err != nil {
+		return err
+	}
+	ws.SetReadLimit(64 << 20)
+	p.mu.Lock()
+	p.ws = ws
+	p.mu.Unlock()
+	go p.read(ws)
+	return nil
+}
+
+func (p *page) call(method string, params any) (json.RawMessage, *wire.Error) {
+	p.mu.Lock()
+	ws := p.ws
+	p.nextReq++
+	id := p.nextReq
+	ch := make(chan wire.Response, 1)
+	p.waiting[id] = ch
+	p.mu.Unlock()
+	raw, _ := json.Marshal(params)
+	frame, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: id, Method: method, Params: raw})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if ws == nil || ws.Write(ctx, websocket.MessageText, frame) != nil {
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "send failed")
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return nil, wire.Errorf(wire.CodeCoreUnreachable, "closed")
+		}
+		if !r.OK {
+			return nil, r.Error
+		}
+		b, _ := json.Marshal(r.Result)
+		return b, nil
+	case <-time.After(15 * time.Second):
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "no answer")
+	}
+}
+
+func (p *page) read(ws *websocket.Conn) {
+	for {
+		_, data, err := ws.Read(context.Background())
+		if err != nil {
+			p.mu.Lock()
+			if p.ws == ws {
+				p.ws = nil
+			}
+			for id, ch := range p.waiting {
+				close(ch)
+				delete(p.waiting, id)
+			}
+			p.mu.Unlock()
+			return
+		}
+		var head struct {
+			Type string          `json:"type"`
+			ID   int64           `json:"id"`
+			OK   bool            `json:"ok"`
+			Res  json.RawMessage `json:"result"`
+			Err  *wire.Error     `json:"error"`
+			Data json.RawMessage `json:"data"`
+		}
+		json.Unmarshal(data, &head)
+		if head.Type == wire.FrameResponse {
+			p.mu.Lock()
+			if ch, ok := p.waiting[head.ID]; ok {
+				ch <- wire.Response{ID: head.ID, OK: head.OK, Result: head.Res, Error: head.Err}
+				delete(p.waiting, head.ID)
+			}
+			p.mu.Unlock()
+			continue
+		}
+		var ev wire.Event
+		json.Unmarshal(data, &ev)
+		p.event(ev, head.Data)
+	}
+}
+
+func (p *page) event(ev wire.Event, data json.RawMessage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ev.Seq <= p.seq {
+		return // the seq gate: seen already
+	}
+	p.seq = ev.Seq
+	switch ev.Event {
+	case wire.EventChatDelta:
+		var d wire.ChatDeltaData
+		json.Unmarshal(data, &d)
+		b := p.chat[ev.TurnID]
+		if b == nil {
+			b = &strings.Builder{}
+			p.chat[ev.TurnID] = b
+		}
+		b.WriteString(d.Text)
+	case wire.EventToolCall:
+		var d wire.ToolCallData
+		json.Unmarshal(data, &d)
+		if p.handled[d.ToolRequestID] > 0 {
+			if !d.Redelivered {
+				p.dups++
+			}
+			return
+		}
+		p.handled[d.ToolRequestID]++
+		var a struct{ ID string }
+		json.Unmarshal(d.Args, &a)
+		p.calls[d.ToolRequestID] = a.ID
+		late := rand.Float64() < *lateRate
+		go p.answer(d.ToolRequestID, a.ID, late)
+	case wire.EventToolCallSettled:
+		var d wire.ToolCallSettledData
+		json.Unmarshal(data, &d)
+		p.settled[d.ToolRequestID]++
+	case wire.EventDone:
+		var d wire.DoneData
+		json.Unmarshal(data, &d)
+		p.done[ev.TurnID] = d
+	case wire.EventEventsTruncated:
+		p.truncate++
+	case wire.EventEnded:
+		p.ended = true
+	}
+}
+
+// answer submits the handler's result, retrying through reconnects as the SDK does.
+func (p *page) answer(reqID, callID string, late bool) {
+	if late {
+		time.Sleep(2 * time.Second) // past the tool's 1.5 s timeout
+	}
+	for attempt := 0; attempt < 60; attempt++ {
+		_, err := p.call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: p.id, ToolRequestID: reqID, Result: json.RawMessage(fmt.Sprintf(`{"id":%q}`, callID))})
+		if err == nil || err.Code != wire.CodeCoreUnreachable {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// ensure reconnects and resumes with the last seq handled.
+func (p *page) ensure() error {
+	p.mu.Lock()
+	up := p.ws != nil
+	p.mu.Unlock()
+	if up {
+		return nil
+	}
+	if err := p.dial(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	last := p.seq
+	p.resumes++
+	p.mu.Unlock()
+	_, err := p.call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: p.id, LastSeq: &last})
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (p *page) disconnect() {
+	p.mu.Lock()
+	ws := p.ws
+	p.mu.Unlock()
+	if ws != nil {
+		ws.CloseNow()
+	}
+}
+
+// ---- the run ----
+
+type tally struct {
+	issued, ok, failedClear, lost, dup, hung int64
+	codes                                    sync.Map // code → *int64
+}
+
+func (t *tally) code(c string) {
+	v, _ := t.codes.LoadOrStore(c, new(int64))
+	atomic.AddInt64(v.(*int64), 1)
+}
+
+func run() (bool, error) {
+	bin := *binary
+	if bin == "" {
+		dir, _ := os.MkdirTemp("", "pedelec-soak-bin-")
+		bin = filepath.Join(dir, "pedelec")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return false, fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	state, _ := os.MkdirTemp("", "pedelec-soak-state-")
+	defer os.RemoveAll(state)
+	logf, _ := os.Create(filepath.Join(os.TempDir(), "pedelec-soak-core.log"))
+	c := &core{bin: bin, addr: addr, state: state, log: logf}
+	if err := c.start(); err != nil {
+		return false, err
+	}
+	base, _ := c.counts()
+	fmt.Printf("soak: %d sessions x %d calls, Core at %s, log %s\n", *nSessions, *nCalls, addr, logf.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), *duration)
+	defer cancel()
+
+	var restarts, disconnects, providerKills atomic.Int64
+	var restarting sync.RWMutex
+	stopFaults := make(chan struct{})
+	pages := make([]*page, *nSessions)
+	var t tally
+	// Faults.
+	var faultsDone sync.WaitGroup
+	faultsDone.Add(1)
+	go func() {
+		defer faultsDone.Done()
+		for {
+			select {
+			case <-stopFaults:
+				return
+			case <-time.After(time.Duration(rand.Float64() * 2 * float64(*faultsAt))):
+			}
+			switch r := rand.IntN(10); {
+			case r < 7: // a page's connection drops
+				if p := pages[rand.IntN(len(pages))]; p != nil {
+					p.disconnect()
+					disconnects.Add(1)
+				}
+			case r < 9: // a provider process dies
+				if pid := anyTagged(); pid > 0 {
+					syscall.Kill(pid, syscall.SIGKILL)
+					providerKills.Add(1)
+				}
+			default: // Core restarts
+				restarting.Lock()
+				sig := syscall.SIGKILL
+				if rand.IntN(2) == 0 {
+					sig = syscall.SIGTERM
+				}
+				c.stop(sig)
+				if err := c.start(); err != nil {
+					fmt.Fprintln(os.Stderr, "restart:", err)
+				}
+				restarts.Add(1)
+				restarting.Unlock()
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for i := range pages {
+		p := newPage(c)
+		pages[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			drive(ctx, p, i, &t, &restarting)
+		}()
+	}
+	wg.Wait()
+	close(stopFaults)
+	faultsDone.Wait()
+
+	// Settle: every tool call the page received must be settled exactly once.
+	for _, p := range pages {
+		p.ensure()
+	}
+	time.Sleep(3 * time.Second)
+	for _, p := range pages {
+		p.mu.Lock()
+		for id, n := range p.handled {
+			if n > 1 {
+				t.dup++
+			}
+			switch s := p.settled[id]; {
+			case s == 0:
+				t.lost++
+				fmt.Printf("lost: %s call %s (%s) never settled\n", p.id, id, p.calls[id])
+			case s > 1:
+				t.dup++
+			}
+		}
+		t.dup += int64(p.dups)
+		p.mu.Unlock()
+		p.call(wire.MethodEndSession, wire.SessionParams{SessionID: p.id})
+	}
+	for _, p := range pages {
+		p.disconnect() // the pages go away: Core should hold nothing for them
+	}
+	time.Sleep(3 * time.Second)
+	end, err := c.counts()
+	if err != nil {
+		return false, err
+	}
+	c.stop(syscall.SIGTERM)
+	leftDirs, _ := os.ReadDir(filepath.Join(state, "sessions"))
+	leftProcs := 0
+	for _, p := range pages {
+		leftProcs += len(tagged(wire.EnvThreadID + "=" + p.id))
+	}
+	var truncated, resumes int
+	for _, p := range pages {
+		truncated += p.truncate
+		resumes += p.resumes
+	}
+	fmt.Printf("faults: %d Core restarts, %d page disconnects, %d provider kills; %d resumes, %d truncations\n",
+		restarts.Load(), disconnects.Load(), providerKills.Load(), resumes, truncated)
+	fmt.Printf("calls: ran %d, answered %d, failed with a clear code %d (late results: the agent saw TOOL_TIMEOUT)\n", t.issued, t.ok, t.failedClear)
+	t.codes.Range(func(k, v any) bool { fmt.Printf("  %s: %d\n", k, atomic.LoadInt64(v.(*int64))); return true })
+	fmt.Printf("lost %d, duplicated %d, hung %d\n", t.lost, t.dup, t.hung)
+	fmt.Printf("Core at the end (debug endpoint): goroutines %d (at start %d), open files %d (at start %d), live sessions %d, pending calls %d, provider processes %d, work dirs %d\n",
+		end.Goroutines, base.Goroutines, end.OpenFiles, base.OpenFiles, end.LiveSessions, end.PendingCalls, end.ProviderProcs, end.WorkDirs)
+	fmt.Printf("after stop: leftover processes %d, leftover work dirs %d\n", leftProcs, len(leftDirs))
+	good := t.lost == 0 && t.dup == 0 && t.hung == 0 && leftProcs == 0 && len(leftDirs) == 0 &&
+		end.LiveSessions == 0 && end.PendingCalls == 0 && end.ProviderProcs == 0 && end.Goroutines <= base.Goroutines+5 && end.OpenFiles <= base.OpenFiles+5
+	if ctx.Err() != nil {
+		fmt.Println("the soak hit its -duration before every session made its calls")
+		good = false
+	}
+	fmt.Println(map[bool]string{true: "PASS", false: "FAIL"}[good])
+	return good, nil
+}
+
+// drive runs one session's turns until it made its calls.
+func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMutex) {
+	for p.id == "" {
+		if ctx.Err() != nil {
+			return
+		}
+		restarting.RLock()
+		if p.dial() == nil {
+			auto := false
+			raw, err := p.call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "script", Skills: json.RawMessage(skills), AutoEndOnDisconnect: &auto})
+			if err == nil {
+				var info wire.SessionInfo
+				json.Unmarshal(raw, &info)
+				p.id = info.SessionID
+			} else {
+				p.disconnect()
+			}
+		}
+		restarting.RUnlock()
+		if p.id == "" {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	made, next := 0, 0 // calls that ran to an answer; ids used
+	for made < *nCalls && ctx.Err() == nil {
+		if err := p.ensure(); err != nil {
+			time.Sleep(time.Duration(100+rand.IntN(300)) * time.Millisecond)
+			continue
+		}
+		var lines []string
+		var ids []string
+		for k := 0; k < *perTurn && made+k < *nCalls; k++ {
+			id := fmt.Sprintf("%d-%d", n, next)
+			next++
+			ids = append(ids, id)
+			lines = append(lines, fmt.Sprintf(`call record {"id":%q}`, id))
+		}
+		raw, err := p.call(wire.MethodSendText, wire.SendTextParams{SessionID: p.id, Text: strings.Join(lines, "\n")})
+		if err != nil {
+			if err.Code == wire.CodeSessionBusy {
+				time.Sleep(200 * time.Millisecond)
+			}
+			continue // not started: nothing issued
+		}
+		var started wire.TurnStarted
+		json.Unmarshal(raw, &started)
+		// Wait for the turn's done, through reconnects.
+		deadline := time.Now().Add(90 * time.Second)
+		var done wire.DoneData
+		got := false
+		for time.Now().Before(deadline) {
+			p.mu.Lock()
+			done, got = p.done[started.TurnID]
+			p.mu.Unlock()
+			if got {
+				break
+			}
+			p.ensure()
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !got {
+			atomic.AddInt64(&t.hung, int64(len(ids)))
+			fmt.Printf("hung: %s turn %s never ended\n", p.id, started.TurnID)
+			return
+		}
+		p.mu.Lock()
+		chat := ""
+		if b := p.chat[started.TurnID]; b != nil {
+			chat = b.String()
+		}
+		p.mu.Unlock()
+		// Each call line the agent ran printed one JSON line; the turn's chat must hold it once.
+		for k, id := range ids {
+			want := fmt.Sprintf(`{"ok":true,"result":{"id":%q}}`, id)
+			switch c := strings.Count(chat, want); {
+			case c == 1:
+				atomic.AddInt64(&t.issued, 1)
+				atomic.AddInt64(&t.ok, 1)
+				made++
+			case c > 1:
+				atomic.AddInt64(&t.issued, 1)
+				atomic.AddInt64(&t.dup, 1)
+				made++
+			case done.OK:
+				made++
+				// A completed turn whose chat lacks a call's line: the call failed
+				// (its line then holds an error code) or the chat was lost.
+				atomic.AddInt64(&t.issued, 1)
+				if code := failedCode(chat, k); code != "" {
+					atomic.AddInt64(&t.failedClear, 1)
+					t.code(code)
+				} else {
+					atomic.AddInt64(&t.lost, 1)
+					fmt.Printf("lost chat: %s turn %s call %s; chat %q\n", p.id, started.TurnID, id, chat)
+				}
+			default:
+				// The turn failed (restart, provider killed) before this call
+				// answered; the turn's error says why, and the call is made
+				// again in the next turn, as a user would resend.
+				if done.Error == nil || done.Error.Code == "" {
+					atomic.AddInt64(&t.lost, 1)
+				} else {
+					t.code("cut off by turn " + done.Error.Code)
+				}
+			}
+		}
+	}
+}
+
+// failedCode finds the error code the agent saw for the idx-th call of a turn.
+func failedCode(chat string, idx int) string {
+	lines := strings.Split(chat, "\n")
+	// The agent's outputs are in call order: the n-th JSON line is the n-th call.
+	k := 0
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "{") {
+			continue
+		}
+		if k == idx {
+			var r wire.AgentResult
+			if json.Unmarshal([]byte(l), &r) == nil && r.Error != nil {
+				return r.Error.Code
+			}
+			return ""
+		}
+		k++
+	}
+	return ""
+}
+
+// ---- processes ----
+
+func tagged(entry string) []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == entry {
+				var pid int
+				fmt.Sscanf(filepath.Base(d), "%d", &pid)
+				if stat, err := os.ReadFile(d + "/stat"); err == nil {
+					if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+						break
+					}
+				}
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// anyTagged is some live script agent of this soak's Core (the parent of tool-call), or 0.
+func anyTagged() int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	rand.Shuffle(len(dirs), func(i, j int) { dirs[i], dirs[j] = dirs[j], dirs[i] })
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), "script-agent") {
+			continue
+		}
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil || !strings.Contains(string(env), "pedelec-soak-state-") {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(filepath.Base(d), "%d", &pid)
+		return pid
+	}
+	return 0
+}

@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// DebugPath serves pprof-style counts of what Core holds (goroutines, open
+// files, sessions, pending calls, provider processes, work directories), so
+// a soak can prove nothing leaks. Only Core's user can read it: the request
+// must carry the token Core writes, mode 0600, to DebugTokenFile in its
+// state directory.
+const (
+	DebugPath      = "/debug/pedelec/counts"
+	DebugTokenFile = "debug-token"
+)
+
+// DebugCounts is what DebugPath answers.
+type DebugCounts struct {
+	Goroutines       int `json:"goroutines"`
+	OpenFiles        int `json:"openFiles"`
+	Sessions         int `json:"sessions"`     // held in memory, ended ones included until forgotten
+	LiveSessions     int `json:"liveSessions"` // not ended
+	AttachedSessions int `json:"attachedSessions"`
+	RunningTurns     int `json:"runningTurns"`
+	PendingCalls     int `json:"pendingCalls"`
+	LoggedEvents     int `json:"loggedEvents"`
+	ProviderProcs    int `json:"providerProcesses"` // live processes carrying a session's PEDELEC_THREAD_ID
+	WorkDirs         int `json:"workDirs"`
+}
+
+// writeDebugToken makes a fresh token for this run.
+func (c *Core) writeDebugToken() error {
+	c.debugToken = newID("d_")
+	return os.WriteFile(filepath.Join(c.opts.StateDir, DebugTokenFile), []byte(c.debugToken), 0o600)
+}
+
+func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
+	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if c.debugToken == "" || subtle.ConstantTimeCompare([]byte(got), []byte(c.debugToken)) != 1 {
+		writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeNotInSession,
+			"the debug endpoint needs Authorization: Bearer <the token in %s in Core's state directory>", DebugTokenFile)})
+		return
+	}
+	writeJSON(w, http.StatusOK, c.Counts())
+}
+
+// Counts takes the numbers DebugPath reports.
+func (c *Core) Counts() DebugCounts {
+	n := DebugCounts{Goroutines: goruntime.NumGoroutine()}
+	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+		n.OpenFiles = len(fds)
+	}
+	if dirs, err := os.ReadDir(filepath.Join(c.opts.StateDir, "sessions")); err == nil {
+		n.WorkDirs = len(dirs)
+	}
+	c.mu.Lock()
+	all := make([]*Session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		all = append(all, s)
+	}
+	c.mu.Unlock()
+	n.Sessions = len(all)
+	for _, s := range all {
+		s.mu.Lock()
+		if !s.ended {
+			n.LiveSessions++
+		}
+		if s.conn != nil {
+			n.AttachedSessions++
+		}
+		if s.turn != nil {
+			n.RunningTurns++
+		}
+		n.PendingCalls += s.calls.len()
+		n.LoggedEvents += len(s.events.events)
+		s.mu.Unlock()
+		n.ProviderProcs += provider.CountTagged(wire.EnvThreadID + "=" + s.id)
+	}
+	return n
+}

@@ -1,0 +1,73 @@
+//go:build linux
+
+package provider
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// StopLeftovers stops every process of this user whose environment carries
+// a PEDELEC_THREAD_ID in ids: SIGTERM, a short grace, then SIGKILL. Core
+// calls it at start-up with the sessions of its state directory, whose
+// processes a killed Core could not stop. Processes are matched on that
+// environment entry only, never by name, and only the caller's own are
+// touched. One pass over /proc serves every id.
+func StopLeftovers(ids map[string]bool) int {
+	pids := leftoverPIDs(ids)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(leftoverGrace)
+	for len(pids) > 0 && len(leftoverPIDs(ids)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(pids) > 0 {
+		for _, pid := range leftoverPIDs(ids) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return len(pids)
+}
+
+// leftoverPIDs lists this user's live processes whose PEDELEC_THREAD_ID is in ids.
+func leftoverPIDs(ids map[string]bool) []int {
+	if len(ids) == 0 {
+		return nil
+	}
+	key := []byte("PEDELEC_THREAD_ID=")
+	uid := os.Getuid()
+	self := os.Getpid()
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(dir))
+		if err != nil || pid == self {
+			continue
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(dir, &st) != nil || int(st.Uid) != uid {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if id, ok := bytes.CutPrefix(kv, key); ok && ids[string(id)] {
+				if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err != nil || !isZombieStat(stat) {
+					pids = append(pids, pid)
+				}
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// CountTagged is how many live processes carry tag.
+func CountTagged(tag string) int { return len(taggedPIDs(tag)) }

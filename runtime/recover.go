@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// dbFile is the state database's name in the state directory.
+const dbFile = "pedelec.db"
+
+// recover opens the state database and brings back what the last Core left:
+// every session that did not end comes back detached (a turn it was running
+// is reported cut off), waiting for its page to resume it within the resume
+// window. Then it cleans up after a crash: processes an agent of this state
+// directory's sessions left running, and work directories of sessions that
+// no longer exist.
+func (c *Core) recover() error {
+	db, err := store.Open(filepath.Join(c.opts.StateDir, dbFile), 2*time.Second)
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return wire.Errorf(wire.CodeInvalidInput, "%v: stop it, or give this one its own --state-dir", err)
+		}
+		return err
+	}
+	c.persist = newPersister(db, c.log)
+	records, err := db.Sessions()
+	if err != nil {
+		return fmt.Errorf("read sessions from the state database: %w", err)
+	}
+	known := map[string]bool{}
+	for _, r := range records {
+		known[r.ID] = true
+	}
+	// Leftovers first, so no old agent process races the restored session.
+	dirs, _ := os.ReadDir(filepath.Join(c.opts.StateDir, "sessions"))
+	for _, d := range dirs {
+		known[d.Name()] = known[d.Name()] || strings.HasPrefix(d.Name(), "s_")
+	}
+	killed := provider.StopLeftovers(known)
+	if killed > 0 {
+		c.log.Warn("stopped processes a previous Core's agents left running", "count", killed)
+	}
+	restored := 0
+	for _, r := range records {
+		events, err := db.Events(r.ID)
+		if err == nil {
+			var s *Session
+			s, err = c.restoreSession(r, events)
+			if err == nil {
+				c.sessions[r.ID] = s
+				s.startResumeWindow()
+				restored++
+				continue
+			}
+		}
+		c.log.Warn("could not restore a session; it ends", "session", r.ID, "err", err)
+		c.persist.put(store.Op{Delete: r.ID})
+	}
+	removed := 0
+	for _, d := range dirs {
+		if _, live := c.sessions[d.Name()]; live {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {
+			c.log.Warn("remove a stale work directory", "dir", d.Name(), "err", err)
+		} else {
+			removed++
+		}
+	}
+	if restored > 0 || removed > 0 {
+		c.log.Info("state restored", "sessions", restored, "staleWorkDirs", removed)
+	}
+	return nil
+}
+
+// startResumeWindow ends a restored session that no page resumes in time.
+func (s *Session) startResumeWindow() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	window := s.core.opts.ResumeWindow
+	s.detachTimer = time.AfterFunc(window, func() {
+		s.mu.Lock()
+		stillDetached := s.conn == nil
+		s.mu.Unlock()
+		if stillDetached {
+			s.End(wire.EndedData{Reason: "resume_window_expired"})
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package runtime
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
+)
+
+// recordLocked is what the state database keeps of the session.
+func (s *Session) recordLocked() *store.Record {
+	r := &store.Record{
+		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Skills: s.rawSkills,
+		AutoEndOnDisconnect: s.autoEnd, Status: string(s.status), Seq: s.seq, Primed: s.primed,
+		ProviderThread: s.providerThread, LastTurnFailed: s.lastTurnFailed,
+		CreatedAt: s.createdAt.UnixMilli(), UpdatedAt: time.Now().UnixMilli(),
+	}
+	if s.turn != nil {
+		r.Turn = &store.TurnRecord{ID: s.turn.id, StartedAt: s.turn.startedAt.UnixMilli(), Warmup: s.turn.warmup}
+		for _, call := range s.calls.inOrder() {
+			r.Pending = append(r.Pending, store.PendingRecord{ID: call.id, Tool: call.tool})
+		}
+	}
+	r.ProviderState = s.providerState
+	return r
+}
+
+// exportProviderState takes an in-process provider's conversation, for the
+// record. It runs without s.mu: the provider's lock is taken inside emit.
+func (s *Session) exportProviderState() json.RawMessage {
+	if st, ok := s.provider.(provider.SessionState); ok {
+		return st.ExportSession(s.id)
+	}
+	return nil
+}
+
+// saveLocked queues the session's record for the state database. Ended
+// sessions are not saved: End removes them once cleaned up.
+func (s *Session) saveLocked() {
+	if s.ended {
+		return
+	}
+	s.core.persist.put(store.Op{Put: s.recordLocked()})
+}
+
+// logEventLocked keeps one event in the bounded log, in memory and on disk;
+// once it is committed it goes to the attached page (sendDurableLocked).
+func (s *Session) logEventLocked(frame []byte) {
+	ev := store.Event{Seq: s.seq, Frame: frame}
+	trim := s.events.add(ev)
+	seq := s.seq
+	s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim, Done: func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.durableSeq = max(s.durableSeq, seq)
+		s.sendDurableLocked()
+	}})
+}
+
+// sendDurableLocked sends the attached page every committed event it has
+// not been sent, in order, with their own seqs; events the log no longer
+// holds are announced by one events_truncated event whose seq is the last
+// one dropped.
+func (s *Session) sendDurableLocked() {
+	pc := s.conn
+	if pc == nil || s.sentSeq >= s.durableSeq {
+		return
+	}
+	events, dropped := s.events.between(s.sentSeq, s.durableSeq)
+	s.sentSeq = s.durableSeq
+	if dropped != nil {
+		dropped.Dropped = dropped.ToSeq - dropped.FromSeq + 1
+		dropped.Error = wire.Errorf(wire.CodeEventsTruncated, "events %d to %d of session %s are no longer kept; the page missed them", dropped.FromSeq, dropped.ToSeq, s.id).
+			WithDetails(map[string]any{"fromSeq": dropped.FromSeq, "toSeq": dropped.ToSeq, "dropped": dropped.Dropped})
+		pc.send(wire.Event{Type: wire.FrameEvent, Event: wire.EventEventsTruncated, SessionID: s.id, Seq: dropped.ToSeq, Data: dropped})
+		s.log.Warn("page missed events the log no longer holds", "from", dropped.FromSeq, "to", dropped.ToSeq)
+	}
+	for _, ev := range events {
+		pc.sendRaw(ev.Frame)
+	}
+}
+
+// replayLocked attaches pc and sends it every committed event after lastSeq.
+func (s *Session) replayLocked(pc *conn, lastSeq int64) {
+	s.conn = pc
+	s.sentSeq = lastSeq
+	s.sendDurableLocked()
+}
+
+// interruptLocked ends the running turn because Core is stopping (or was
+// stopped): its pending calls fail with TURN_INTERRUPTED, and the session
+// is left in error with that reason, for the page to send its message again.
+func (s *Session) interruptLocked(turnID string, warmup bool, reason string) {
+	err := wire.Errorf(wire.CodeTurnInterrupted, "the turn was cut off because Core %s; send the message again (the agent resumes its thread)", reason).
+		WithDetails(map[string]any{"turnId": turnID, "reason": reason})
+	s.failPendingLocked(err, wire.OutcomeInterrupted)
+	s.turn = nil
+	s.lastTurnFailed = true
+	s.refreshStatusForTurnLocked(turnID)
+	s.emitLocked(wire.EventError, turnID, wire.ErrorData{Error: err})
+	s.emitLocked(wire.EventDone, turnID, wire.DoneData{OK: false, Prepare: warmup, Error: err})
+	s.saveLocked()
+}
+
+// restoreSession rebuilds a session from its record after a restart. It
+// comes back detached; a page resumes it within the resume window.
+func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, error) {
+	prov, ok := c.opts.Providers.Get(r.Provider)
+	if !ok {
+		return nil, wire.Errorf(wire.CodeProviderNotFound, "provider %q is no longer configured", r.Provider)
+	}
+	skills, problems := schema.ValidateSkills(r.Skills)
+	if len(problems) > 0 {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "stored tools no longer validate: %v", problems)
+	}
+	tools, err := schema.NewRegistry(skills)
+	if err != nil {
+		return nil, err
+	}
+	// The bin links point at the binary that was serving; link this one.
+	os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", r.ID, "bin"))
+	dirs, err := makeWorkDirs(c.opts.StateDir, r.ID, c.opts.Executable)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		core: c, id: r.ID, secret: newID("k_"), origin: r.Origin,
+		provider: prov, model: r.Model, skills: skills, rawSkills: r.Skills, createdAt: time.UnixMilli(r.CreatedAt),
+		tools: tools, autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: c.log.With("session", r.ID),
+		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
+		events: eventLog{max: c.opts.EventLogSize},
+	}
+	for _, ev := range events {
+		s.events.add(ev)
+	}
+	s.seq = max(s.seq, s.events.last())
+	s.durableSeq, s.sentSeq = s.seq, s.seq
+	s.providerState = r.ProviderState
+	if st, ok := prov.(provider.SessionState); ok && len(r.ProviderState) > 0 {
+		if err := st.ImportSession(r.ID, json.RawMessage(r.ProviderState)); err != nil {
+			s.log.Warn("provider state not restored; the agent starts this session's next turn without its history", "err", err)
+		}
+	}
+	s.mu.Lock()
+	if s.status == "" || s.status == wire.StatusEnded {
+		s.status = wire.StatusIdle
+	}
+	if r.Turn != nil || s.status == wire.StatusRunning || s.status == wire.StatusWaitingToolResult {
+		// Nothing of that turn runs any more: its process died with the old Core.
+		turnID, warmup := "", false
+		if r.Turn != nil {
+			turnID, warmup = r.Turn.ID, r.Turn.Warmup
+			for _, p := range r.Pending {
+				s.calls.settled.add(p.ID, wire.OutcomeInterrupted)
+				s.emitLocked(wire.EventToolCallSettled, turnID, wire.ToolCallSettledData{ToolRequestID: p.ID, Tool: p.Tool, Outcome: wire.OutcomeInterrupted})
+			}
+		}
+		s.interruptLocked(turnID, warmup, "stopped while it ran")
+	}
+	s.saveLocked()
+	s.mu.Unlock()
+	return s, nil
+}

@@ -1,0 +1,215 @@
+// Package store is Core's durable memory: one bbolt database in the state
+// directory holding every live session's record and its bounded event log.
+// bbolt writes each transaction copy-on-write and flips a meta page last, so
+// a process killed at any instant leaves a database that opens with the last
+// committed transaction (docs/decisions.md says why bbolt).
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+var (
+	sessionsBucket = []byte("sessions") // session id → Record as JSON
+	eventsBucket   = []byte("events")   // session id → bucket of seq (8 bytes BE) → event frame JSON
+)
+
+// ErrLocked means another process holds the database: a second `pedelec
+// serve` on the same state directory.
+var ErrLocked = errors.New("the state database is in use by another pedelec serve")
+
+// DB is the open database.
+type DB struct{ bolt *bolt.DB }
+
+// Open opens (creating) the database at path. It waits at most lockWait for
+// another process to let go of it.
+func Open(path string, lockWait time.Duration) (*DB, error) {
+	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{sessionsBucket, eventsBucket} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("prepare state database %s: %w", path, err)
+	}
+	return &DB{bolt: b}, nil
+}
+
+// Close closes the database; committed writes are on disk.
+func (d *DB) Close() error { return d.bolt.Close() }
+
+// Record is what Core keeps of one session between runs. The agent secret
+// is not kept: a restored session gets a new one, and the processes that
+// knew the old one are gone.
+type Record struct {
+	ID                  string          `json:"id"`
+	Origin              string          `json:"origin"`
+	Provider            string          `json:"provider"`
+	Model               string          `json:"model,omitempty"`
+	Skills              json.RawMessage `json:"skills"` // tools and guidance as the page sent them (validated)
+	AutoEndOnDisconnect bool            `json:"autoEndOnDisconnect"`
+	Status              string          `json:"status"`
+	Seq                 int64           `json:"seq"`
+	Primed              bool            `json:"primed,omitempty"`
+	ProviderThread      string          `json:"providerThread,omitempty"` // the provider's own id for resuming
+	LastTurnFailed      bool            `json:"lastTurnFailed,omitempty"`
+	Turn                *TurnRecord     `json:"turn,omitempty"`          // the turn running when this was written
+	Pending             []PendingRecord `json:"pending,omitempty"`       // calls of Turn waiting on the page
+	ProviderState       json.RawMessage `json:"providerState,omitempty"` // an in-process provider's conversation (openai)
+	CreatedAt           int64           `json:"createdAt"`               // unix ms
+	UpdatedAt           int64           `json:"updatedAt"`               // unix ms
+}
+
+// TurnRecord is the turn a session was running.
+type TurnRecord struct {
+	ID        string `json:"id"`
+	StartedAt int64  `json:"startedAt"` // unix ms
+	Warmup    bool   `json:"warmup,omitempty"`
+}
+
+// PendingRecord is one call the page had not answered yet.
+type PendingRecord struct {
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+}
+
+// Event is one logged event frame.
+type Event struct {
+	Seq   int64
+	Frame []byte // the whole JSON frame as sent
+}
+
+// Op is one write; Apply runs a batch of them in one transaction, in order.
+type Op struct {
+	Put       *Record // write this record
+	Delete    string  // remove the session and its events
+	SessionID string  // for Events and TrimBelow
+	Events    []Event // append to SessionID's log
+	TrimBelow int64   // drop SessionID's events with seq < TrimBelow (0: none)
+	// Done runs after the transaction holding this op committed (or
+	// failed), in queue order; Apply does not call it.
+	Done func()
+}
+
+// Apply writes ops in one transaction: all or none. Ops with nothing to
+// write (only Done) cost no transaction.
+func (d *DB) Apply(ops []Op) error {
+	writes := false
+	for _, op := range ops {
+		writes = writes || op.Put != nil || op.Delete != "" || len(op.Events) > 0 || op.TrimBelow > 0
+	}
+	if !writes {
+		return nil
+	}
+	return d.bolt.Update(func(tx *bolt.Tx) error {
+		sessions, events := tx.Bucket(sessionsBucket), tx.Bucket(eventsBucket)
+		for _, op := range ops {
+			if op.Put != nil {
+				data, err := json.Marshal(op.Put)
+				if err != nil {
+					return err
+				}
+				if err := sessions.Put([]byte(op.Put.ID), data); err != nil {
+					return err
+				}
+			}
+			if op.Delete != "" {
+				if err := sessions.Delete([]byte(op.Delete)); err != nil {
+					return err
+				}
+				if events.Bucket([]byte(op.Delete)) != nil {
+					if err := events.DeleteBucket([]byte(op.Delete)); err != nil {
+						return err
+					}
+				}
+			}
+			if op.SessionID != "" && (len(op.Events) > 0 || op.TrimBelow > 0) {
+				log, err := events.CreateBucketIfNotExists([]byte(op.SessionID))
+				if err != nil {
+					return err
+				}
+				for _, ev := range op.Events {
+					if err := log.Put(seqKey(ev.Seq), ev.Frame); err != nil {
+						return err
+					}
+				}
+				if op.TrimBelow > 0 {
+					c := log.Cursor()
+					for k, _ := c.First(); k != nil && int64(binary.BigEndian.Uint64(k)) < op.TrimBelow; k, _ = c.Next() {
+						if err := c.Delete(); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Sessions returns every stored record.
+func (d *DB) Sessions() ([]Record, error) {
+	var out []Record
+	err := d.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
+			var r Record
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("session record %s: %w", k, err)
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Events returns a session's logged events, oldest first.
+func (d *DB) Events(sessionID string) ([]Event, error) {
+	var out []Event
+	err := d.bolt.View(func(tx *bolt.Tx) error {
+		log := tx.Bucket(eventsBucket).Bucket([]byte(sessionID))
+		if log == nil {
+			return nil
+		}
+		return log.ForEach(func(k, v []byte) error {
+			out = append(out, Event{Seq: int64(binary.BigEndian.Uint64(k)), Frame: append([]byte(nil), v...)})
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Check walks every page of the database and reports the first
+// inconsistency; a crash test uses it to prove the file is whole.
+func (d *DB) Check() error {
+	return d.bolt.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return err
+		}
+		return nil
+	})
+}
+
+func seqKey(seq int64) []byte {
+	k := make([]byte, 8)
+	binary.BigEndian.PutUint64(k, uint64(seq))
+	return k
+}
