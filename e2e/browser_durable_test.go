@@ -21,7 +21,7 @@ const { Pedelec } = window.sdk;
 const pedelec = new Pedelec({ url: "`+env.core.WSURL+`" });
 window.s = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
 window.rec = h.record(window.s);
-return (await window.s.sendText("say the first message")).text;
+return (await window.s.sendTurn("say the first message")).text;
 `)
 			if first != "the first message\n" {
 				t.Fatalf("first turn: %q", first)
@@ -44,7 +44,7 @@ return (await window.s.sendText("say the first message")).text;
 				Ended []string `json:"ended"`
 			}
 			b.js(t, &got, `
-const { text } = await window.s.sendText("history");
+const { text } = await window.s.sendTurn("history");
 return { text, statuses: window.rec.statuses.map((e) => e.previousStatus + "->" + e.status + "(" + e.source + ")"), errors: window.rec.errors, ended: window.rec.ended };
 `)
 			if !strings.Contains(got.Text, "the first message") {
@@ -74,7 +74,7 @@ const slow = defineTool({ name: "slow_tool", description: "Never answers in time
   handler: async () => { window.called = true; await h.sleep(5000); return { late: true }; } });
 window.s = await pedelec.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [slow] } });
 window.rec = h.record(window.s);
-window.turn = window.s.sendText("say one\ncall slow_tool\nsay two\nsay three\nsay four");
+window.turn = window.s.sendTurn("say one\ncall slow_tool\nsay two\nsay three\nsay four");
 window.turn.then((r) => (window.result = r), (e) => (window.failure = h.errorOf(e)));
 `)
 	b.waitJS(t, 20*time.Second, "window.called === true", "the tool call to reach the page")
