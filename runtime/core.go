@@ -102,6 +102,9 @@ type Core struct {
 	sessions map[string]*Session
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
+
+	mcp   *mcpHub // the sessions external MCP clients reach (mcp_hub.go)
+	token string  // bearer token of /mcp and the MCP bridge (mcp_token.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -113,7 +116,7 @@ func NewCore(opts Options) (*Core, error) {
 	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}, nil
+	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, mcp: newMCPHub(), token: newID("pt_")}, nil
 }
 
 // session finds a live or recently ended session.
@@ -156,6 +159,7 @@ func (c *Core) forget(id string, after time.Duration) {
 func (c *Core) Shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
+	c.mcp.cancel() // MCP event streams and long-polls end
 	all := make([]*Session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)

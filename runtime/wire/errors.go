@@ -111,6 +111,10 @@ const (
 	CodeNotInSession    = "NOT_IN_SESSION"   // tool-call / tool-spec ran without a thread id or secret
 
 	CodeInternal = "INTERNAL"
+
+	// MCP (issue 13).
+	CodeSendTextNotSupported = "SEND_TEXT_NOT_SUPPORTED" // sendText on a session whose agent is an external MCP client
+	CodeCoreTokenInvalid     = "CORE_TOKEN_INVALID"      // /mcp or the MCP bridge without this Core's bearer token
 )
 
 // Codes lists every code, in the order of the table above.
@@ -123,4 +127,5 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeSendTextNotSupported, CodeCoreTokenInvalid,
 }

@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
+  "SEND_TEXT_NOT_SUPPORTED",
+  "CORE_TOKEN_INVALID",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */

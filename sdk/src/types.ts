@@ -213,7 +213,7 @@ export type ProviderList = {
 };
 
 export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-  /** Provider name (codex, claude, openai, script, ...); Core's default when omitted. */
+  /** Provider name (codex, claude, openai, script, mcp, ...); Core's default when omitted. "mcp": the agent is the user's own MCP client (`pedelec mcp`); such a session takes no sendText. */
   provider?: string;
   model?: string;
   skills: SkillsInput<TTools>;
