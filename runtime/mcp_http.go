@@ -40,7 +40,9 @@ func (c *Core) mountMCP(mux *http.ServeMux) {
 
 	mux.Handle("GET "+wire.MCPToolsPath, c.mcpGuard(http.HandlerFunc(c.serveMCPTools)))
 	mux.Handle("POST "+wire.MCPCallPath, c.mcpGuard(http.HandlerFunc(c.serveMCPCall)))
-	mux.Handle(wire.MCPPath, c.mcpGuard(streamable))
+	for _, method := range []string{"GET", "POST", "DELETE"} { // the Streamable HTTP transport's three
+		mux.Handle(method+" "+wire.MCPPath, c.mcpGuard(streamable))
+	}
 }
 
 // mcpGuard checks Origin and the bearer token, and ends the request when
