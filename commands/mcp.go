@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -42,7 +43,12 @@ func runMCP(c *cli.Context) error {
 	mirror := mcpserve.NewMirror(Version, bridge.Call, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
-	go bridge.Follow(ctx, mirror)
+	ready := make(chan struct{})
+	go bridge.Follow(ctx, mirror, ready)
+	select { // the first tools/list must already hold the pages' tools
+	case <-ready:
+	case <-time.After(5 * time.Second):
+	}
 	// Run returns when the client closes stdin: the normal way to stop.
 	if err := mirror.Server().Run(ctx, &mcp.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}}); err != nil && ctx.Err() == nil {
 		logger.Debug("mcp session ended", "err", err)

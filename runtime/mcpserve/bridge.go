@@ -52,8 +52,19 @@ func (b *Bridge) token() (string, error) {
 // Follow keeps m's tools equal to Core's mcp sessions until ctx ends. While
 // Core is unreachable the tool list is empty and one log line says how to
 // start it; when Core comes up, the tools appear (and the client gets
-// notifications/tools/list_changed).
-func (b *Bridge) Follow(ctx context.Context, m *Mirror) {
+// notifications/tools/list_changed). ready is closed once the first
+// attempt has finished, so a caller can hold the client's first tools/list
+// until the tools are known (a client that lists once must not see an
+// empty list while Core is up).
+func (b *Bridge) Follow(ctx context.Context, m *Mirror, ready chan<- struct{}) {
+	first := true
+	markReady := func() {
+		if first {
+			first = false
+			close(ready)
+		}
+	}
+	defer markReady()
 	var core string
 	var version int64
 	down := "" // the last complaint logged, so each is logged once
@@ -64,6 +75,7 @@ func (b *Bridge) Follow(ctx context.Context, m *Mirror) {
 		}
 		m.Update(wire.MCPSnapshot{})
 		core, version = "", 0
+		markReady()
 		select {
 		case <-ctx.Done():
 		case <-time.After(b.Retry):
@@ -94,6 +106,7 @@ func (b *Bridge) Follow(ctx context.Context, m *Mirror) {
 		}
 		m.Update(snap)
 		core, version = snap.Core, snap.Version
+		markReady()
 	}
 }
 

@@ -32,7 +32,9 @@ export declare const ERROR_CODES: readonly [
 	"SUBMIT_TOOL_RESULT_FAILED",
 	"CORE_UNREACHABLE",
 	"NOT_IN_SESSION",
-	"INTERNAL"
+	"INTERNAL",
+	"SEND_TEXT_NOT_SUPPORTED",
+	"CORE_TOKEN_INVALID"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -231,7 +233,7 @@ export type ProviderList = {
 	defaultProvider: string;
 };
 export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-	/** Provider name (codex, claude, openai, script, ...); Core's default when omitted. */
+	/** Provider name (codex, claude, openai, script, mcp, ...); Core's default when omitted. "mcp": the agent is the user's own MCP client (`pedelec mcp`); such a session takes no sendText. */
 	provider?: string;
 	model?: string;
 	skills: SkillsInput<TTools>;

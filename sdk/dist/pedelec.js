@@ -36,7 +36,9 @@ var ERROR_CODES = [
   "SUBMIT_TOOL_RESULT_FAILED",
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
-  "INTERNAL"
+  "INTERNAL",
+  "SEND_TEXT_NOT_SUPPORTED",
+  "CORE_TOKEN_INVALID"
 ];
 var PedelecError = class _PedelecError extends Error {
   constructor(code, message, details) {
