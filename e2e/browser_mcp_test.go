@@ -44,7 +44,8 @@ window.mcpSession = await pedelec.createSession({ provider: "mcp", skills: { gui
 window.rec = h.record(window.mcpSession);
 let sendText = null;
 try { await window.mcpSession.sendText("hello"); } catch (e) { sendText = e.code; }
-return { sessionId: window.mcpSession.sessionId, sendText };
+await window.mcpSession.prepare();
+return { sessionId: window.mcpSession.sessionId, sendText, afterPrepare: window.mcpSession.getStatus() };
 `
 
 // npmBin is a program the test command installs into the cache's npm tree.
@@ -60,10 +61,10 @@ func npmBin(t *testing.T, rel string) string {
 func TestBrowserMCPInspectorCLI(t *testing.T) {
 	inspector := npmBin(t, filepath.Join(".bin", "mcp-inspector"))
 	env := newSDKEnv(t)
-	var opened struct{ SessionID, SendText string }
+	var opened struct{ SessionID, SendText, AfterPrepare string }
 	env.b.js(t, &opened, mcpPageSession)
-	if opened.SendText != "SEND_TEXT_NOT_SUPPORTED" {
-		t.Errorf("sendText on an mcp session: %q, want SEND_TEXT_NOT_SUPPORTED", opened.SendText)
+	if opened.SendText != "SEND_TEXT_NOT_SUPPORTED" || opened.AfterPrepare != "idle" {
+		t.Errorf("sendText on an mcp session: %q, want SEND_TEXT_NOT_SUPPORTED; status after prepare(): %q, want idle", opened.SendText, opened.AfterPrepare)
 	}
 	// The Inspector starts `pedelec mcp` as any client does, configured
 	// through the environment (-e) as a client config would.

@@ -1100,6 +1100,7 @@ var PedelecSession = class {
   }
   finishTurn(turn, data) {
     if (this.turn === turn) this.turn = null;
+    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
     if (data.ok) {
       turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
     } else {
