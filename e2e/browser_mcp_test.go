@@ -59,6 +59,7 @@ func npmBin(t *testing.T, rel string) string {
 }
 
 func TestBrowserMCPInspectorCLI(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the MCP Inspector")
 	inspector := npmBin(t, filepath.Join(".bin", "mcp-inspector"))
 	env := newSDKEnv(t)
 	var opened struct{ SessionID, SendText, AfterPrepare string }
@@ -116,6 +117,7 @@ type tsResult struct {
 }
 
 func TestBrowserMCPTypeScriptSDK(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the TypeScript MCP SDK")
 	sdkDir := filepath.Join(testenv.CacheDir(), "npm", "node_modules", "@modelcontextprotocol", "sdk")
 	if _, err := os.Stat(sdkDir); err != nil {
 		testenv.Need(t, "@modelcontextprotocol/sdk", sdkDir+" not found")

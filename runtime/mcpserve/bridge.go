@@ -137,10 +137,10 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 		if json.Unmarshal(raw, &res) == nil && res.Error != nil {
 			return snap, res.Error
 		}
-		return snap, fmt.Errorf("Core answered HTTP %d: %.200s", resp.StatusCode, raw)
+		return snap, fmt.Errorf("pedelec serve answered HTTP %d: %.200s", resp.StatusCode, raw)
 	}
 	if err := json.Unmarshal(raw, &snap); err != nil {
-		return snap, fmt.Errorf("Core's tool list is not JSON: %w", err)
+		return snap, fmt.Errorf("the tool list from pedelec serve is not JSON: %w", err)
 	}
 	return snap, nil
 }
