@@ -61,9 +61,15 @@ func (s *Session) isExternal() bool { return provider.IsExternal(s.provider) }
 
 // mcpSessionsChanged is called when an mcp session starts or ends.
 func (c *Core) mcpSessionsChanged(s *Session) {
-	if s.isExternal() {
-		c.mcp.bump()
+	if !s.isExternal() {
+		return
 	}
+	if s.isEnded() {
+		c.mcp.mu.Lock()
+		delete(c.mcp.ordinals, s.id)
+		c.mcp.mu.Unlock()
+	}
+	c.mcp.bump()
 }
 
 // MCPSnapshot is the live mcp sessions and their tools, oldest first.
