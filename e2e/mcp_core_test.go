@@ -176,7 +176,7 @@ func TestMCPStdioFollowsCoreAndPages(t *testing.T) {
 		if e.Event == wire.EventStatusChanged && e.SessionID == s1.SessionID {
 			var d wire.StatusChangedData
 			json.Unmarshal(e.Data.(json.RawMessage), &d)
-			statuses = append(statuses, d.PreviousStatus+"->"+d.Status)
+			statuses = append(statuses, string(d.PreviousStatus)+"->"+string(d.Status))
 		}
 	}
 	if got := strings.Join(statuses, " "); got != "idle->waiting_tool_result waiting_tool_result->idle" {
