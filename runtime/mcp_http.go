@@ -86,8 +86,8 @@ func (c *Core) serveMCPTools(w http.ResponseWriter, r *http.Request) {
 // until the result. The client dropping the request cancels the call.
 func (c *Core) serveMCPCall(w http.ResponseWriter, r *http.Request) {
 	var req wire.MCPCallRequest
-	if werr := c.readAgentRequest(w, r, &req); werr != nil {
-		writeAgent(w, nil, werr)
+	if err := c.readAgentRequest(w, r, &req); err != nil {
+		writeAgent(w, nil, err)
 		return
 	}
 	if req.SessionID == "" || req.Tool == "" {
@@ -95,7 +95,7 @@ func (c *Core) serveMCPCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result, err := c.CallMCPTool(r.Context(), req.SessionID, req.Tool, req.Args)
-	writeAgent(w, result, wire.AsError(err))
+	writeAgent(w, result, err)
 }
 
 // writeToken writes the Core token to <state-dir>/core-token (mode 0600)
