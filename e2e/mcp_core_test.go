@@ -171,6 +171,12 @@ func TestMCPStdioFollowsCoreAndPages(t *testing.T) {
 	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"value":2}` {
 		t.Fatalf("structuredContent = %s", sc)
 	}
+	// The call's last event may still be on its way to the page.
+	p.AwaitEvent(10*time.Second, "the session back to idle", func(e wire.Event) bool {
+		var d wire.StatusChangedData
+		return e.Event == wire.EventStatusChanged && e.SessionID == s1.SessionID &&
+			json.Unmarshal(e.Data.(json.RawMessage), &d) == nil && d.Status == wire.StatusIdle
+	})
 	var statuses []string
 	for _, e := range p.Events() {
 		if e.Event == wire.EventStatusChanged && e.SessionID == s1.SessionID {
