@@ -115,6 +115,11 @@ const (
 	// MCP (issue 13).
 	CodeSendTextNotSupported = "SEND_TEXT_NOT_SUPPORTED" // sendText on a session whose agent is an external MCP client
 	CodeCoreTokenInvalid     = "CORE_TOKEN_INVALID"      // /mcp or the MCP bridge without this Core's bearer token
+	// The original SDK's codes (docs/compat.md).
+	CodeDefaultProviderNotSet      = "DEFAULT_PROVIDER_NOT_SET"     // createSession named no provider and Core has no default
+	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
+	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
+	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
 )
 
 // Codes lists every code, in the order of the table above.
@@ -128,4 +133,5 @@ var Codes = []string{
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
 	CodeSendTextNotSupported, CodeCoreTokenInvalid,
+	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
 }

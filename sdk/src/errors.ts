@@ -37,6 +37,10 @@ export const ERROR_CODES = [
   "INTERNAL",
   "SEND_TEXT_NOT_SUPPORTED",
   "CORE_TOKEN_INVALID",
+  "DEFAULT_PROVIDER_NOT_SET",
+  "DEFAULT_PROVIDER_UNAVAILABLE",
+  "SDK_BRIDGE_TIMEOUT",
+  "SDK_PROTOCOL_ERROR",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
