@@ -23,6 +23,7 @@ func securityFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-schema-depth", Value: d.SchemaDepth, Usage: "nesting of objects and arrays in one argsSchema", EnvVars: []string{"PEDELEC_MAX_SCHEMA_DEPTH"}},
 		&cli.DurationFlag{Name: "read-timeout", Value: d.ReadTimeout, Usage: "how long a request body may take to arrive", EnvVars: []string{"PEDELEC_READ_TIMEOUT"}},
 		&cli.DurationFlag{Name: "sessionless-timeout", Value: d.SessionlessTimeout, Usage: "close a page socket that creates or resumes no session within this time", EnvVars: []string{"PEDELEC_SESSIONLESS_TIMEOUT"}},
+		&cli.DurationFlag{Name: "refusal-log-window", Value: d.RefusalLogWindow, Usage: "log the first refusal of a kind at once and repeats as one line with their count after this window", EnvVars: []string{"PEDELEC_REFUSAL_LOG_WINDOW"}},
 		&cli.DurationFlag{Name: "ping-interval", Value: d.PingInterval, Usage: "how often Core pings each page; one that does not answer within the next interval is closed", EnvVars: []string{"PEDELEC_PING_INTERVAL"}},
 	}
 }
@@ -41,6 +42,7 @@ func limitsFrom(c *cli.Context) (pruntime.Limits, error) {
 		ReadTimeout:           c.Duration("read-timeout"),
 		SessionlessTimeout:    c.Duration("sessionless-timeout"),
 		PingInterval:          c.Duration("ping-interval"),
+		RefusalLogWindow:      c.Duration("refusal-log-window"),
 	}
 	for _, name := range []string{"max-sessions-per-connection", "max-sessions", "max-tools", "max-tool-name-length",
 		"max-description-length", "max-guidance-length", "max-schema-bytes", "max-schema-depth"} {
@@ -48,7 +50,7 @@ func limitsFrom(c *cli.Context) (pruntime.Limits, error) {
 			return l, usageErrorf("--%s must be at least 1", name)
 		}
 	}
-	for _, name := range []string{"read-timeout", "sessionless-timeout", "ping-interval"} {
+	for _, name := range []string{"read-timeout", "sessionless-timeout", "ping-interval", "refusal-log-window"} {
 		if c.Duration(name) < 10*time.Millisecond {
 			return l, usageErrorf("--%s must be at least 10ms", name)
 		}
