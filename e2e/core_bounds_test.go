@@ -281,3 +281,26 @@ func TestPathsAndOpaqueOrigin(t *testing.T) {
 		t.Errorf("the log advises an --allow-origin that can never work:\n%s", srv.Logs())
 	}
 }
+
+// `tool-call <tool> -` reads the arguments from stdin, so values that must
+// not show in ps stay out of argv; --help says how.
+func TestToolCallArgsOnStdin(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, true)
+	turn, call := awaitPendingCall(t, p, info.SessionID) // keeps the turn open
+	env := processEnv(t, testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + info.SessionID)[0])
+	counterPage(p)
+	cmd := testenvCommand(testenv.Binary(t), env, "tool-call", "--thread-id", info.SessionID, "update_counter", "-")
+	cmd.Stdin = strings.NewReader(`{"delta": 41}`)
+	out, err := cmd.Output()
+	if r := agentSaw(t, string(out)); err != nil || !r.OK || !strings.Contains(string(r.Result), `"value":41`) {
+		t.Fatalf("tool-call with arguments on stdin: %v %s", err, out)
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
+	p.AwaitDone(turn, 10*time.Second)
+	help, _ := runAgentCommand(t, nil, "tool-call", "--help")
+	if !strings.Contains(help, "tool-call <tool> - <<'JSON'") || !strings.Contains(help, "ps") {
+		t.Fatalf("tool-call --help does not teach '-':\n%s", help)
+	}
+}
