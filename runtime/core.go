@@ -107,6 +107,8 @@ type Core struct {
 	uid      int         // Core's own user: the only one the peer check lets in
 	refusals *refusalLog // refused requests, logged once and then counted
 
+	releaseTimer *time.Timer // under mu: hands ended sessions' memory back (ended.go)
+
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closing  bool

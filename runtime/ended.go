@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"runtime/debug"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -34,4 +35,25 @@ func (c *Core) retire(s *Session) {
 	}
 	c.mu.Unlock()
 	c.forget(s.id, endedWindow)
+	c.releaseMemorySoon()
 }
+
+// releaseMemorySoon hands the memory of ended sessions back to the system
+// a moment after the last of a burst of ends. Go's runtime alone would
+// keep it resident for minutes (a collection runs only when the heap grows
+// or every two minutes, and the scavenger then returns pages slowly), so
+// Core's RSS would stay at its peak long after the sessions are gone. One
+// forced collection per burst costs a few milliseconds.
+func (c *Core) releaseMemorySoon() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.releaseTimer != nil {
+		c.releaseTimer.Reset(releaseDelay)
+		return
+	}
+	c.releaseTimer = time.AfterFunc(releaseDelay, debug.FreeOSMemory)
+}
+
+// releaseDelay is the quiet time after the last session end before memory
+// is handed back, so ending many sessions at once costs one collection.
+const releaseDelay = 5 * time.Second

@@ -15,8 +15,8 @@ import (
 // gives the reasoning for each. An honest app stays far below all of them.
 type Limits struct {
 	SessionsPerConnection int // live sessions one WebSocket may create or resume (16)
-	Sessions              int // live sessions in this Core (64)
-	ToolsPerSession       int // tools in one session's skills (128: OpenAI's own cap per request)
+	Sessions              int // live sessions in this Core (32)
+	ToolsPerSession       int // tools in one session's skills (64; see docs/security.md)
 	ToolNameLength        int // characters in a tool name (64: OpenAI's and Anthropic's cap)
 	DescriptionLength     int // characters in one tool description (4096)
 	GuidanceLength        int // characters of guidance (32768)
@@ -46,8 +46,8 @@ func (l *Limits) setDefaults() {
 		}
 	}
 	def(&l.SessionsPerConnection, 16)
-	def(&l.Sessions, 64)
-	def(&l.ToolsPerSession, 128)
+	def(&l.Sessions, 32)
+	def(&l.ToolsPerSession, 64)
 	def(&l.ToolNameLength, 64)
 	def(&l.DescriptionLength, 4096)
 	def(&l.GuidanceLength, 32768)
