@@ -201,7 +201,7 @@ func TestTooDeepFrameKeepsID(t *testing.T) {
 // The agent endpoint wants "Bearer <secret>", and answers an unknown
 // session exactly as a wrong secret.
 func TestAgentEndpointAnswersAlike(t *testing.T) {
-	srv := testenv.Serve(t, []string{"--refusal-log-window", "300ms"})
+	srv := testenv.Serve(t, []string{"--refusal-log-window", "2s"})
 	p := wspage.Dial(t, srv.WSURL, "")
 	info := scriptSession(t, p, true)
 	turn, call := awaitPendingCall(t, p, info.SessionID)
@@ -241,7 +241,7 @@ func TestAgentEndpointAnswersAlike(t *testing.T) {
 		post(info.SessionID, "Bearer wrong")
 	}
 	msg := "refused agent requests: unknown session or wrong secret"
-	testenv.Await(t, 10*time.Second, "fifty refusals accounted for in the log", func() bool {
+	testenv.Await(t, 30*time.Second, "fifty refusals accounted for in the log", func() bool {
 		return refusalsLogged(srv.Logs(), msg) == 50
 	})
 	if n := strings.Count(srv.Logs(), msg); n > 10 {

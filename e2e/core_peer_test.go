@@ -72,7 +72,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 		testenv.Need(t, "curl", "the WebSocket peer test upgrades with curl")
 	}
 	bin := sharedBinary(t)
-	srv := testenv.Serve(t, []string{"--refusal-log-window", "500ms"})
+	srv := testenv.Serve(t, []string{"--refusal-log-window", "5s"})
 	p := wspage.Dial(t, srv.WSURL, "")
 	info := scriptSession(t, p, true)
 
@@ -129,7 +129,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 	// Six refusals of uid 65534: each first one in a window is a line with
 	// the uid, repeats are counted on one line when the window closes.
 	var logs string
-	testenv.Await(t, 10*time.Second, "six refusals accounted for in the log", func() bool {
+	testenv.Await(t, 30*time.Second, "six refusals accounted for in the log", func() bool {
 		logs = srv.Logs()
 		return refusalsLogged(logs, "refused a connection from another user") == 6
 	})
