@@ -38,7 +38,17 @@ export declare const ERROR_CODES: readonly [
 	"DEFAULT_PROVIDER_NOT_SET",
 	"DEFAULT_PROVIDER_UNAVAILABLE",
 	"SDK_BRIDGE_TIMEOUT",
-	"SDK_PROTOCOL_ERROR"
+	"SDK_PROTOCOL_ERROR",
+	"PEER_NOT_ALLOWED",
+	"INVALID_FRAME",
+	"TOO_MANY_SESSIONS",
+	"TOO_MANY_CONNECTION_SESSIONS",
+	"TOO_MANY_TOOLS",
+	"TOOL_NAME_TOO_LONG",
+	"DESCRIPTION_TOO_LONG",
+	"GUIDANCE_TOO_LONG",
+	"SCHEMA_TOO_LARGE",
+	"SCHEMA_TOO_DEEP"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -41,6 +41,16 @@ export const ERROR_CODES = [
   "DEFAULT_PROVIDER_UNAVAILABLE",
   "SDK_BRIDGE_TIMEOUT",
   "SDK_PROTOCOL_ERROR",
+  "PEER_NOT_ALLOWED",
+  "INVALID_FRAME",
+  "TOO_MANY_SESSIONS",
+  "TOO_MANY_CONNECTION_SESSIONS",
+  "TOO_MANY_TOOLS",
+  "TOOL_NAME_TOO_LONG",
+  "DESCRIPTION_TOO_LONG",
+  "GUIDANCE_TOO_LONG",
+  "SCHEMA_TOO_LARGE",
+  "SCHEMA_TOO_DEEP",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
