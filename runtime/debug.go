@@ -14,13 +14,12 @@ import (
 
 // DebugPath serves pprof-style counts of what Core holds (goroutines, open
 // files, sessions, pending calls, provider processes, work directories), so
-// a soak can prove nothing leaks. Only Core's user can read it: the request
-// must carry the token Core writes, mode 0600, to DebugTokenFile in its
-// state directory.
-const (
-	DebugPath      = "/debug/pedelec/counts"
-	DebugTokenFile = "debug-token"
-)
+// a soak can prove nothing leaks. Only Core's user can read it: the peer
+// check admits only that user's processes, and the request must carry the
+// Core token (the one /mcp takes), which Core writes, mode 0600, to
+// wire.CoreTokenFile in its state directory. One token, not one per
+// endpoint: both guard the same thing (this user's access to this Core).
+const DebugPath = "/debug/pedelec/counts"
 
 // DebugCounts is what DebugPath answers.
 type DebugCounts struct {
@@ -36,17 +35,13 @@ type DebugCounts struct {
 	WorkDirs         int `json:"workDirs"`
 }
 
-// writeDebugToken makes a fresh token for this run.
-func (c *Core) writeDebugToken() error {
-	c.debugToken = newID("d_")
-	return os.WriteFile(filepath.Join(c.opts.StateDir, DebugTokenFile), []byte(c.debugToken), 0o600)
-}
-
 func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
-	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if c.debugToken == "" || subtle.ConstantTimeCompare([]byte(got), []byte(c.debugToken)) != 1 {
-		writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeNotInSession,
-			"the debug endpoint needs Authorization: Bearer <the token in %s in Core's state directory>", DebugTokenFile)})
+	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if subtle.ConstantTimeCompare([]byte(got), []byte(c.token)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="pedelec"`)
+		writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeCoreTokenInvalid,
+			"the debug endpoint needs \"Authorization: Bearer <token>\" with this Core's token; `pedelec serve` writes it to %s",
+			filepath.Join(c.opts.StateDir, wire.CoreTokenFile))})
 		return
 	}
 	writeJSON(w, http.StatusOK, c.Counts())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ func (c *Core) recover() error {
 	if err != nil {
 		return fmt.Errorf("read sessions from the state database: %w", err)
 	}
+	// Oldest first, so mcp sessions get back their order (their tool
+	// prefixes' ordinals) and the log reads in creation order.
+	sort.SliceStable(records, func(i, j int) bool { return records[i].CreatedAt < records[j].CreatedAt })
 	known := map[string]bool{}
 	for _, r := range records {
 		known[r.ID] = true
@@ -56,6 +60,12 @@ func (c *Core) recover() error {
 			s, err = c.restoreSession(r, events)
 			if err == nil {
 				c.sessions[r.ID] = s
+				if s.isExternal() {
+					// Its tools are offered to MCP clients again at once;
+					// calls wait for the page to resume, as they would
+					// while it reconnects.
+					c.mcp.ordinal(r.ID)
+				}
 				s.startResumeWindow()
 				restored++
 				continue

@@ -105,7 +105,7 @@ func (c *core) stop(sig syscall.Signal) {
 
 func (c *core) counts() (runtime.DebugCounts, error) {
 	var n runtime.DebugCounts
-	token, err := os.ReadFile(filepath.Join(c.state, runtime.DebugTokenFile))
+	token, err := os.ReadFile(filepath.Join(c.state, wire.CoreTokenFile))
 	if err != nil {
 		return n, err
 	}

@@ -181,8 +181,14 @@ func (s *Server) Logs() string { return s.logs.String() }
 // The server is stopped with SIGTERM (then SIGKILL) at cleanup.
 func Serve(t testing.TB, args []string, env ...string) *Server {
 	t.Helper()
-	addr := FreeAddr(t)
-	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: t.TempDir(), logs: &syncBuffer{}, args: args, env: env}
+	return ServeIn(t, FreeAddr(t), t.TempDir(), args, env...)
+}
+
+// ServeIn is Serve on a given address and state directory: for tests that
+// start a client first and Core later (`pedelec mcp` waiting for Core).
+func ServeIn(t testing.TB, addr, stateDir string, args []string, env ...string) *Server {
+	t.Helper()
+	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: stateDir, logs: &syncBuffer{}, args: args, env: env}
 	s.start(t, true)
 	return s
 }
