@@ -85,6 +85,13 @@ func (c *Core) recover() error {
 			removed++
 		}
 	}
+	if restored > c.opts.Limits.Sessions {
+		// Kept, not dropped: they are the user's conversations (say, Core
+		// restarted with a lower --max-sessions). They count against the
+		// limit, so new sessions are refused until enough of them end.
+		c.log.Warn("restored more sessions than --max-sessions allows; new sessions are refused until some end",
+			"restored", restored, "limit", c.opts.Limits.Sessions)
+	}
 	if restored > 0 || removed > 0 {
 		c.log.Info("state restored", "sessions", restored, "staleWorkDirs", removed)
 	}
