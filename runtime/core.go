@@ -45,6 +45,8 @@ type Options struct {
 	// Executable is the pedelec binary that provider processes find on their
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
 	Executable string
+	// AssetTicketTTL is how long an asset transfer ticket stays valid (default 30s).
+	AssetTicketTTL time.Duration
 	// Providers are the agent backends.
 	Providers *provider.Registry
 	Logger    *log.Logger
@@ -91,6 +93,7 @@ type Core struct {
 	sessions map[string]*Session
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
+	tickets  assetTickets   // asset transfer tickets (assets_http.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.

@@ -87,6 +87,25 @@ const (
 	CodeNotInSession    = "NOT_IN_SESSION"   // tool-call / tool-spec ran without a thread id or secret
 
 	CodeInternal = "INTERNAL"
+
+	// Session assets (the page's and the agent's shared files).
+	CodeAssetPathInvalid             = "ASSET_PATH_INVALID"              // not a safe /... path, or it goes through a symlink
+	CodeAssetNotFound                = "ASSET_NOT_FOUND"                 // nothing at the path
+	CodeAssetNotFile                 = "ASSET_NOT_FILE"                  // the path is a directory or another non-regular file
+	CodeAssetTooLarge                = "ASSET_TOO_LARGE"                 // an upload over 100 MiB
+	CodeAssetReadTooLarge            = "ASSET_READ_TOO_LARGE"            // a read of a file over 100 MiB
+	CodeAssetUploadBusy              = "ASSET_UPLOAD_BUSY"               // another upload of the session is running
+	CodeAssetUploadServerUnavailable = "ASSET_UPLOAD_SERVER_UNAVAILABLE" // produced by the SDK: Core's HTTP port did not answer the upload
+	CodeAssetUploadTicketExpired     = "ASSET_UPLOAD_TICKET_EXPIRED"
+	CodeAssetUploadUnauthorized      = "ASSET_UPLOAD_UNAUTHORIZED" // unknown, used, or another session's or origin's ticket
+	CodeAssetUploadSizeMismatch      = "ASSET_UPLOAD_SIZE_MISMATCH"
+	CodeAssetUploadFailed            = "ASSET_UPLOAD_FAILED"
+	CodeAssetListFailed              = "ASSET_LIST_FAILED"
+	CodeAssetDownloadTicketExpired   = "ASSET_DOWNLOAD_TICKET_EXPIRED"
+	CodeAssetDownloadUnauthorized    = "ASSET_DOWNLOAD_UNAUTHORIZED"
+	CodeAssetReadFailed              = "ASSET_READ_FAILED"
+	CodeAssetTextDecodeFailed        = "ASSET_TEXT_DECODE_FAILED" // produced by the SDK
+	CodeAssetInvalidJSON             = "ASSET_INVALID_JSON"       // produced by the SDK
 )
 
 // Codes lists every code, in the order of the table above.
@@ -99,4 +118,9 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeAssetPathInvalid, CodeAssetNotFound, CodeAssetNotFile, CodeAssetTooLarge, CodeAssetReadTooLarge,
+	CodeAssetUploadBusy, CodeAssetUploadServerUnavailable, CodeAssetUploadTicketExpired, CodeAssetUploadUnauthorized,
+	CodeAssetUploadSizeMismatch, CodeAssetUploadFailed, CodeAssetListFailed,
+	CodeAssetDownloadTicketExpired, CodeAssetDownloadUnauthorized, CodeAssetReadFailed,
+	CodeAssetTextDecodeFailed, CodeAssetInvalidJSON,
 }
