@@ -32,7 +32,24 @@ export declare const ERROR_CODES: readonly [
 	"SUBMIT_TOOL_RESULT_FAILED",
 	"CORE_UNREACHABLE",
 	"NOT_IN_SESSION",
-	"INTERNAL"
+	"INTERNAL",
+	"ASSET_PATH_INVALID",
+	"ASSET_NOT_FOUND",
+	"ASSET_NOT_FILE",
+	"ASSET_TOO_LARGE",
+	"ASSET_READ_TOO_LARGE",
+	"ASSET_UPLOAD_BUSY",
+	"ASSET_UPLOAD_SERVER_UNAVAILABLE",
+	"ASSET_UPLOAD_TICKET_EXPIRED",
+	"ASSET_UPLOAD_UNAUTHORIZED",
+	"ASSET_UPLOAD_SIZE_MISMATCH",
+	"ASSET_UPLOAD_FAILED",
+	"ASSET_LIST_FAILED",
+	"ASSET_DOWNLOAD_TICKET_EXPIRED",
+	"ASSET_DOWNLOAD_UNAUTHORIZED",
+	"ASSET_READ_FAILED",
+	"ASSET_TEXT_DECODE_FAILED",
+	"ASSET_INVALID_JSON"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -250,6 +267,22 @@ export type PedelecOptions = {
 export type Listener<T> = (event: T) => void;
 export type Disposer = () => void;
 export type ErrorListener = Listener<PedelecError>;
+/** A path in the session's shared assets/ directory, e.g. "/results/report.json". */
+export type SandboxAssetPath = `/${string}`;
+/** What readAsset() turns the bytes into: strict UTF-8 text, parsed JSON, or a browser File. */
+export type ReadAssetType = "text" | "json" | "file";
+/** One regular file in the session's assets/ directory. */
+export type SandboxAsset = {
+	/** The basename, e.g. "report.json". */
+	name: string;
+	/** The public path rooted in assets/, e.g. "/results/report.json". */
+	path: SandboxAssetPath;
+	sizeBytes: number;
+	/** The file system's modification time, in Unix milliseconds. */
+	modifiedAt: number;
+};
+/** The limit of one upload and of one read: 100 MiB. */
+export declare const MAX_ASSET_BYTES: number;
 export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]> {
 	/** Core's id for this session; keep it to resumeSession() after a reload. */
 	readonly sessionId: string;
@@ -313,6 +346,19 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): Disposer;
 	/** Registers the generic fallback for tools that have no named or inline handler. */
 	onTool(fallback: GenericToolHandler<ToolName<TTools>>): Disposer;
+	/**
+	 * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
+	 * "/" + file.name or at targetPath (parents are created, a regular file
+	 * replaced). Resolves with the asset's path. One upload at a time.
+	 */
+	uploadAsset(file: File, targetPath?: SandboxAssetPath): Promise<SandboxAssetPath>;
+	/** Every regular file in assets/, at every level, newest first, then by name. */
+	listAssets(): Promise<SandboxAsset[]>;
+	/** Reads an asset as strict UTF-8 text, parsed JSON, or a File (name, MIME type, mtime). */
+	readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
+	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
+	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
+	private assetSession;
 	private startTurn;
 	private finishTurn;
 	/** After a lost connection (autoEndOnDisconnect false), resume before the next request. */

@@ -15,6 +15,8 @@ import type {
   ToolCallSettledData,
   TurnStarted,
 } from "./client/protocol.js";
+import { listAssets, readAsset, uploadAsset } from "./assets.js";
+import type { ReadAssetType, SandboxAsset, SandboxAssetPath } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { HandlerRegistry } from "./handlers.js";
 import { Emitter } from "./listeners.js";
@@ -193,6 +195,34 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       throw new TypeError("Pedelec: use session.onTool(name, handler) or session.onTool((tool, args, ctx) => ...)");
     }
     return this.registry.setNamed(nameOrFallback, handler as (args: unknown, ctx: ToolContext) => unknown);
+  }
+
+  // ---- assets (assets.ts): files the page and the agent share ----
+
+  /**
+   * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
+   * "/" + file.name or at targetPath (parents are created, a regular file
+   * replaced). Resolves with the asset's path. One upload at a time.
+   */
+  uploadAsset(file: File, targetPath?: SandboxAssetPath): Promise<SandboxAssetPath> {
+    return uploadAsset(this.assetSession(), file, targetPath);
+  }
+
+  /** Every regular file in assets/, at every level, newest first, then by name. */
+  listAssets(): Promise<SandboxAsset[]> {
+    return listAssets(this.assetSession());
+  }
+
+  /** Reads an asset as strict UTF-8 text, parsed JSON, or a File (name, MIME type, mtime). */
+  readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
+  readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
+  readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
+  readAsset(path: SandboxAssetPath, type: ReadAssetType): Promise<unknown> {
+    return readAsset(this.assetSession(), path, type);
+  }
+
+  private assetSession() {
+    return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
   }
 
   // ---- internals ----
