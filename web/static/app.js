@@ -2,6 +2,7 @@
 // picker, creates a session with the demo's tools, and wires the chat.
 import { Pedelec } from "/sdk/pedelec.js";
 import { assistantDelta, systemNote, toast, toolActivity, userMessage } from "./chat.js";
+import { mountAssets, refreshAssets } from "./assets.js";
 import { agentExamples, agentIntro, scriptExamples, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
 import { guidance, tools } from "./tools.js";
@@ -147,6 +148,7 @@ async function startSession() {
     $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
     renderStatus(s.getStatus());
     setBusy(false);
+    void refreshAssets();
     systemNote(`Session started with ${s.provider}. ${s.provider === "script" ? "Pick an example below, or type commands." : "Ask for something."}`);
   } catch (err) {
     renderStatus("error");
@@ -166,6 +168,7 @@ async function send(text) {
     systemNote(`${err.code}: ${err.message}`, "error");
   } finally {
     setBusy(false);
+    void refreshAssets();
   }
 }
 
@@ -195,5 +198,6 @@ window.pedelecDemo = {
 
 mountApp();
 mountChat();
+mountAssets(() => session);
 setBusy(false);
 if (await loadProviders()) await startSession();
