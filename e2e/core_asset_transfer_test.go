@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,17 +28,18 @@ const pageOrigin = "http://127.0.0.1:5173"
 
 // assetPage is a page on pageOrigin with one script session.
 type assetPage struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *testenv.Server
 	p    *wspage.Page
 	sid  string
 	orig string
 }
 
-func newAssetPage(t *testing.T, srv *testenv.Server, origin string) *assetPage {
+func newAssetPage(t testing.TB, srv *testenv.Server, origin string) *assetPage {
 	t.Helper()
 	p := wspage.Dial(t, srv.WSURL, origin)
-	info := scriptSession(t, p, true)
+	autoEnd := true
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "script", Skills: json.RawMessage(coreSkills), AutoEndOnDisconnect: &autoEnd})
 	return &assetPage{t: t, srv: srv, p: p, sid: info.SessionID, orig: origin}
 }
 
@@ -106,6 +108,28 @@ func (a *assetPage) do(method, url, origin string, body io.Reader, size int64) t
 		out.err = r.Error
 	}
 	return out
+}
+
+// download streams a read ticket's bytes into a SHA-256, never holding them.
+func (a *assetPage) download(url string) (sum []byte, n int64) {
+	a.t.Helper()
+	req, _ := http.NewRequest("GET", a.srv.URL+url, nil)
+	req.Header.Set("Origin", a.orig)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		data, _ := io.ReadAll(resp.Body)
+		a.t.Fatalf("GET %s: HTTP %d %s", url, resp.StatusCode, data)
+	}
+	h := sha256.New()
+	n, err = io.Copy(h, resp.Body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return h.Sum(nil), n
 }
 
 func (a *assetPage) upload(path, content string) wire.Asset {
