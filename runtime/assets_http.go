@@ -269,10 +269,12 @@ func (b *assetTickets) redeem(upload bool, sessionID, token, origin string) (*as
 	return t, nil
 }
 
-// uploadDone frees the session's upload slot.
-func (b *assetTickets) uploadDone(sessionID string) {
+// uploadDone frees the session's upload slot if token still holds it.
+func (b *assetTickets) uploadDone(sessionID, token string) {
 	b.mu.Lock()
-	delete(b.uploading, sessionID)
+	if slot := b.uploading[sessionID]; slot != nil && slot.token == token {
+		delete(b.uploading, sessionID)
+	}
 	b.mu.Unlock()
 }
 
@@ -378,7 +380,7 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	t, s, werr := c.transferSession(r, origin, true)
 	if t != nil && t.upload {
-		defer c.tickets.uploadDone(t.sessionID)
+		defer c.tickets.uploadDone(t.sessionID, r.PathValue("ticket"))
 	}
 	if werr != nil {
 		writeAssetError(w, werr)
@@ -389,7 +391,8 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 			WithDetails(map[string]any{"path": t.path, "expectedBytes": t.size, "receivedBytes": r.ContentLength}))
 		return
 	}
-	body := &endingReader{r: r.Body, s: s}
+	rc := http.NewResponseController(w)
+	body := &endingReader{r: r.Body, s: s, idle: func() { rc.SetReadDeadline(time.Now().Add(transferIdleTimeout)) }}
 	asset, err := s.assets().write(t.path, t.size, body)
 	if err != nil {
 		werr := assetFailure(wire.CodeAssetUploadFailed, t.path, "upload asset", err)
@@ -405,10 +408,17 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, wire.AssetUploaded{OK: true, Asset: asset})
 }
 
-// endingReader stops an upload as soon as its session starts ending.
+// transferIdleTimeout bounds how long a transfer may stall between two
+// chunks, so a client that stops sending or reading cannot hold a session's
+// upload slot (or a file) forever.
+const transferIdleTimeout = 60 * time.Second
+
+// endingReader stops a transfer as soon as its session starts ending, and
+// pushes the connection's idle deadline forward on every chunk.
 type endingReader struct {
 	r     io.Reader
 	s     *Session
+	idle  func()
 	ended bool
 }
 
@@ -416,6 +426,9 @@ func (e *endingReader) Read(p []byte) (int, error) {
 	if e.s.isEnded() {
 		e.ended = true
 		return 0, wire.Errorf(wire.CodeSessionEnded, "session %s ended", e.s.id)
+	}
+	if e.idle != nil {
+		e.idle()
 	}
 	return e.r.Read(p)
 }
@@ -451,7 +464,9 @@ func (c *Core) serveAssetRead(w http.ResponseWriter, r *http.Request) {
 	// Exactly the size announced: a file that grows meanwhile is cut at it;
 	// one that shrinks (or a session that ends) aborts the response, so the
 	// page sees a short body, never a wrong one.
-	n, err := io.CopyBuffer(w, io.LimitReader(&endingReader{r: f, s: s}, f.info.SizeBytes), make([]byte, 256<<10))
+	rc := http.NewResponseController(w)
+	src := &endingReader{r: f, s: s, idle: func() { rc.SetWriteDeadline(time.Now().Add(transferIdleTimeout)) }}
+	n, err := io.CopyBuffer(w, io.LimitReader(src, f.info.SizeBytes), make([]byte, 256<<10))
 	if err == nil && n < f.info.SizeBytes {
 		err = io.ErrUnexpectedEOF
 	}
