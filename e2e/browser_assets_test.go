@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -29,9 +30,7 @@ return s.sessionId;
 `
 
 func TestBrowserAssets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
+	testenv.SkipShort(t, "Chromium")
 	env := newSDKEnv(t)
 	b := env.b
 	var sid string
@@ -209,9 +208,7 @@ return [await code(s.listAssets()), await code(s.readAsset("/data.csv", "text"))
 // proxy passes the WebSocket and drops everything else), uploads fail with
 // ASSET_UPLOAD_SERVER_UNAVAILABLE and reads with ASSET_READ_FAILED.
 func TestBrowserAssetTransferUnreachable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
+	testenv.SkipShort(t, "Chromium")
 	env := newSDKEnv(t)
 	target, _ := url.Parse(env.core.URL)
 	ws := httputil.NewSingleHostReverseProxy(target)

@@ -11,12 +11,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
 func TestBrowserDemoFiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
+	testenv.SkipShort(t, "Chromium")
 	d := openDemo(t, "")
 	local := filepath.Join(t.TempDir(), "scores.csv")
 	os.WriteFile(local, []byte("name,score\nada,3\n"), 0o644)

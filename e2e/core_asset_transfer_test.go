@@ -152,9 +152,7 @@ func codeOfTransfer(r transfer) string {
 }
 
 func TestAssetTransferRules(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end with the real binary")
-	}
+	testenv.SkipShort(t, "the pedelec binary")
 	other := "http://127.0.0.1:5174"
 	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin, "--allow-origin", other})
 	a := newAssetPage(t, srv, pageOrigin)
@@ -401,9 +399,7 @@ func TestAssetTransferRules(t *testing.T) {
 }
 
 func TestAssetTicketsExpire(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end with the real binary")
-	}
+	testenv.SkipShort(t, "the pedelec binary")
 	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin, "--asset-ticket-ttl", "300ms"})
 	a := newAssetPage(t, srv, pageOrigin)
 	a.upload("/x.txt", "x")
