@@ -378,21 +378,29 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	rc := http.NewResponseController(w)
+	idle := func() { rc.SetReadDeadline(time.Now().Add(transferIdleTimeout)) }
+	// A browser still sending its body when the answer comes may see a
+	// reset connection instead of the answer; reading the rest of the body
+	// (at most the limit, never stalled) first lets the page learn the code.
+	refuse := func(werr *wire.Error) {
+		io.CopyBuffer(io.Discard, io.LimitReader(&endingReader{r: r.Body, idle: idle}, MaxAssetBytes+1), make([]byte, 64<<10))
+		writeAssetError(w, werr)
+	}
 	t, s, werr := c.transferSession(r, origin, true)
 	if t != nil && t.upload {
 		defer c.tickets.uploadDone(t.sessionID, r.PathValue("ticket"))
 	}
 	if werr != nil {
-		writeAssetError(w, werr)
+		refuse(werr)
 		return
 	}
 	if r.ContentLength >= 0 && r.ContentLength != t.size {
-		writeAssetError(w, wire.Errorf(wire.CodeAssetUploadSizeMismatch, "upload of %s declares %d bytes; the file is %d bytes", t.path, r.ContentLength, t.size).
+		refuse(wire.Errorf(wire.CodeAssetUploadSizeMismatch, "upload of %s declares %d bytes; the file is %d bytes", t.path, r.ContentLength, t.size).
 			WithDetails(map[string]any{"path": t.path, "expectedBytes": t.size, "receivedBytes": r.ContentLength}))
 		return
 	}
-	rc := http.NewResponseController(w)
-	body := &endingReader{r: r.Body, s: s, idle: func() { rc.SetReadDeadline(time.Now().Add(transferIdleTimeout)) }}
+	body := &endingReader{r: r.Body, s: s, idle: idle}
 	asset, err := s.assets().write(t.path, t.size, body)
 	if err != nil {
 		werr := assetFailure(wire.CodeAssetUploadFailed, t.path, "upload asset", err)
@@ -400,7 +408,7 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 			werr = wire.Errorf(wire.CodeSessionEnded, "session %s ended during the upload of %s", s.id, t.path)
 		}
 		s.log.Warn("asset upload failed", "path", t.path, "code", werr.Code, "err", werr.Message)
-		writeAssetError(w, werr)
+		refuse(werr)
 		return
 	}
 	s.log.Info("asset uploaded", "path", asset.Path, "bytes", asset.SizeBytes)
@@ -413,8 +421,8 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 // upload slot (or a file) forever.
 const transferIdleTimeout = 60 * time.Second
 
-// endingReader stops a transfer as soon as its session starts ending, and
-// pushes the connection's idle deadline forward on every chunk.
+// endingReader stops a transfer as soon as its session (if any) starts
+// ending, and pushes the connection's idle deadline forward on every chunk.
 type endingReader struct {
 	r     io.Reader
 	s     *Session
@@ -423,7 +431,7 @@ type endingReader struct {
 }
 
 func (e *endingReader) Read(p []byte) (int, error) {
-	if e.s.isEnded() {
+	if e.s != nil && e.s.isEnded() {
 		e.ended = true
 		return 0, wire.Errorf(wire.CodeSessionEnded, "session %s ended", e.s.id)
 	}

@@ -907,6 +907,7 @@ async function uploadAsset(s, file, targetPath) {
       cache: "no-store"
     });
   } catch (err) {
+    checkLive(s);
     throw new PedelecError("ASSET_UPLOAD_SERVER_UNAVAILABLE", `Could not upload ${path} to Pedelec Core at ${new URL(url).origin}: ${String(err)}`, {
       path,
       url: new URL(url).origin
@@ -939,6 +940,7 @@ async function readAsset(s, path, type) {
   try {
     resp = await fetch(url, { method: "GET", credentials: "omit", cache: "no-store" });
   } catch (err) {
+    checkLive(s);
     throw failed(`Pedelec Core at ${new URL(url).origin} did not answer (${String(err)})`);
   }
   if (!resp.ok) throw await httpError(resp, "ASSET_READ_FAILED", "read of", path);
@@ -946,6 +948,7 @@ async function readAsset(s, path, type) {
   try {
     bytes = await resp.arrayBuffer();
   } catch (err) {
+    checkLive(s);
     throw failed(`the transfer was cut short (${String(err)})`);
   }
   if (type === "file") {

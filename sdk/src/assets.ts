@@ -118,6 +118,7 @@ export async function uploadAsset(s: AssetSession, file: Blob, targetPath?: Sand
       cache: "no-store",
     });
   } catch (err) {
+    checkLive(s); // the session ended meanwhile: that is the reason
     throw new PedelecError("ASSET_UPLOAD_SERVER_UNAVAILABLE", `Could not upload ${path} to Pedelec Core at ${new URL(url).origin}: ${String(err)}`, {
       path,
       url: new URL(url).origin,
@@ -152,6 +153,7 @@ export async function readAsset(s: AssetSession, path: SandboxAssetPath, type: R
   try {
     resp = await fetch(url, { method: "GET", credentials: "omit", cache: "no-store" });
   } catch (err) {
+    checkLive(s);
     throw failed(`Pedelec Core at ${new URL(url).origin} did not answer (${String(err)})`);
   }
   if (!resp.ok) throw await httpError(resp, "ASSET_READ_FAILED", "read of", path);
@@ -160,6 +162,7 @@ export async function readAsset(s: AssetSession, path: SandboxAssetPath, type: R
     // A body cut short (the file shrank, the session ended) rejects here.
     bytes = await resp.arrayBuffer();
   } catch (err) {
+    checkLive(s);
     throw failed(`the transfer was cut short (${String(err)})`);
   }
   if (type === "file") {
