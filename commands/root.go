@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/prompt"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +18,7 @@ var Version = "dev"
 
 // AgentAlias is the name Core links the binary under on a provider's PATH,
 // so the seeds' `pedelec-cli --thread-id <id> tool-call ...` works verbatim.
-const AgentAlias = "pedelec-cli"
+const AgentAlias = prompt.CLI
 
 // NewApp builds the command tree. Tests call it with their own streams.
 func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {

@@ -6,7 +6,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/sdk"
@@ -27,12 +26,12 @@ provider processes are killed and work directories removed.`,
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "allow pages from this origin (repeatable; \"http://localhost:*\" patterns work)", EnvVars: []string{"PEDELEC_ALLOW_ORIGIN"}},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host name besides loopback names (only when deliberately exposing Core)", EnvVars: []string{"PEDELEC_ALLOW_HOST"}},
 			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
-			&cli.DurationFlag{Name: "tool-timeout", Value: 60 * time.Second, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
-			&cli.DurationFlag{Name: "turn-timeout", Value: 15 * time.Minute, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
-			&cli.DurationFlag{Name: "resume-window", Value: 10 * time.Minute, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
-			&cli.IntFlag{Name: "max-pending-calls", Value: 8, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
-			&cli.Int64Flag{Name: "max-message-bytes", Value: 1 << 20, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
-			&cli.DurationFlag{Name: "asset-ticket-ttl", Value: 30 * time.Second, Usage: "how long a page's asset upload or read ticket stays valid", EnvVars: []string{"PEDELEC_ASSET_TICKET_TTL"}},
+			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
+			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
+			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
+			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
+			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
+			&cli.DurationFlag{Name: "asset-ticket-ttl", Value: pruntime.DefaultAssetTicketTTL, Usage: "how long a page's asset upload or read ticket stays valid", EnvVars: []string{"PEDELEC_ASSET_TICKET_TTL"}},
 		}, configFlag()),
 		Action: runServe,
 	}
@@ -81,13 +80,18 @@ func runServe(c *cli.Context) error {
 		return usageErrorf("listen on %s: %v", c.String("addr"), err)
 	}
 	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
-	for _, info := range providers.List(c.Context) {
-		if info.Available {
-			logger.Info("provider available", "provider", info.Name, "version", info.Version)
-		} else {
-			logger.Info("provider unavailable", "provider", info.Name, "reason", info.Reason)
+	// Checking providers runs `codex --version` and friends and dials model
+	// servers: tens of milliseconds that need not stand between exec and the
+	// first request Core answers, so it runs beside serving.
+	go func() {
+		for _, info := range providers.List(c.Context) {
+			if info.Available {
+				logger.Info("provider available", "provider", info.Name, "version", info.Version)
+			} else {
+				logger.Info("provider unavailable", "provider", info.Name, "reason", info.Reason)
+			}
 		}
-	}
+	}()
 	fmt.Fprintf(c.App.ErrWriter, "\n  Pedelec is running. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n\n", core.URL(), core.URL())
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)

@@ -54,7 +54,8 @@ func runToolCall(c *cli.Context) error {
 	if strings.TrimSpace(raw) == "" {
 		raw = "{}"
 	}
-	if werr := checkJSONArgs(raw); werr != nil {
+	if err := checkJSONArgs(raw); err != nil {
+		werr := wire.AsError(err)
 		agentclient.Print(out, wire.AgentResult{Error: werr})
 		return &usageError{msg: werr.Message}
 	}
@@ -72,7 +73,7 @@ func runToolCall(c *cli.Context) error {
 
 // checkJSONArgs reports unparseable arguments with the parser's message and
 // where in the text it stopped.
-func checkJSONArgs(raw string) *wire.Error {
+func checkJSONArgs(raw string) error {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	var v any
 	err := dec.Decode(&v)
@@ -129,8 +130,9 @@ func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
 		return "", nil, &usageError{msg: werr.Message}
 	}
-	client, werr := agentclient.FromEnv(agentclient.Getenv)
-	if werr != nil {
+	client, err := agentclient.FromEnv(agentclient.Getenv)
+	if err != nil {
+		werr := wire.AsError(err)
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
 		return "", nil, &usageError{msg: werr.Message}
 	}

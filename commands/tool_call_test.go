@@ -65,7 +65,7 @@ func FuzzCheckJSONArgs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		werr := checkJSONArgs(raw)
+		werr := wire.AsError(checkJSONArgs(raw))
 		if werr == nil {
 			if !json.Valid([]byte(raw)) {
 				t.Fatalf("accepted invalid JSON %q", raw)

@@ -115,13 +115,13 @@ func runValidateTools(o validateToolsOptions) error {
 			fmt.Fprintf(o.stdout, "%s: %s\n", p.Path, p.Message)
 		}
 		if len(problems) == 0 {
-			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, plural(len(skills.Tools), "tool"))
+			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, schema.Plural(len(skills.Tools), "tool"))
 		} else {
-			fmt.Fprintf(o.stdout, "%s: %s (%s)\n", name, plural(len(problems), "problem"), wire.CodeInvalidInput)
+			fmt.Fprintf(o.stdout, "%s: %s (%s)\n", name, schema.Plural(len(problems), "problem"), wire.CodeInvalidInput)
 		}
 	}
 	if len(problems) > 0 {
-		return failed(fmt.Sprintf("%s: %s", name, plural(len(problems), "problem")))
+		return failed(fmt.Sprintf("%s: %s", name, schema.Plural(len(problems), "problem")))
 	}
 	return nil
 }
@@ -148,11 +148,4 @@ func readManifest(file string, stdin io.Reader) (string, []byte, error) {
 		return name, nil, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
 	}
 	return name, data, nil
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
 }

@@ -54,7 +54,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 		case wire.EventStatusChanged:
 			var d wire.StatusChangedData
 			json.Unmarshal(e.Data.(json.RawMessage), &d)
-			statuses = append(statuses, d.PreviousStatus+"->"+d.Status)
+			statuses = append(statuses, string(d.PreviousStatus+"->"+d.Status))
 		case wire.EventToolCall:
 			var d wire.ToolCallData
 			json.Unmarshal(e.Data.(json.RawMessage), &d)
@@ -270,8 +270,8 @@ func pendingCalls(p *wspage.Page) []wire.ToolCallData {
 	return out
 }
 
-func lastStatus(p *wspage.Page) string {
-	status := ""
+func lastStatus(p *wspage.Page) wire.Status {
+	var status wire.Status
 	for _, e := range p.Events() {
 		if e.Event == wire.EventStatusChanged {
 			var d wire.StatusChangedData

@@ -489,7 +489,7 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	})
 	// end() mid-turn: the turn's promise fails with SESSION_ENDED, and no
 	// process of that session is left.
-	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
+	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != string(wire.StatusEnded) {
 		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
 	}
 	noCLIProcessLeft(t, rep.HangingID)

@@ -299,7 +299,7 @@ func TestOpenAIInBrowser(t *testing.T) {
 	)
 	serve := func(origin string) *testenv.Server { return oaServe(t, model.URL, "--allow-origin", origin) }
 	rep := runBrowserPage(t, "openai", 60*time.Second, serve, nil)
-	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != wire.StatusEnded {
+	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != string(wire.StatusEnded) {
 		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
 	}
 	checkBrowserTurns(t, rep)

@@ -15,34 +15,33 @@ import (
 
 func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 	var req wire.AgentToolCallRequest
-	if werr := c.readAgentRequest(w, r, &req); werr != nil {
-		writeAgent(w, nil, werr)
+	if err := c.readAgentRequest(w, r, &req); err != nil {
+		writeAgent(w, nil, err)
 		return
 	}
-	s, werr := c.agentSession(r, req.ThreadID)
-	if werr != nil {
-		writeAgent(w, nil, werr)
+	s, err := c.agentSession(r, req.ThreadID)
+	if err != nil {
+		writeAgent(w, nil, err)
 		return
 	}
-	result, werr := s.callTool(r.Context(), req.Tool, req.Args)
-	writeAgent(w, result, werr)
+	result, err := s.callTool(r.Context(), req.Tool, req.Args)
+	writeAgent(w, result, err)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 	var req wire.AgentToolSpecRequest
-	if werr := c.readAgentRequest(w, r, &req); werr != nil {
-		writeAgent(w, nil, werr)
+	if err := c.readAgentRequest(w, r, &req); err != nil {
+		writeAgent(w, nil, err)
 		return
 	}
-	s, werr := c.agentSession(r, req.ThreadID)
-	if werr != nil {
-		writeAgent(w, nil, werr)
+	s, err := c.agentSession(r, req.ThreadID)
+	if err != nil {
+		writeAgent(w, nil, err)
 		return
 	}
 	def, ok := s.tools.Tool(req.Tool)
 	if !ok {
-		writeAgent(w, nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", req.Tool, s.tools.Names()).
-			WithDetails(map[string]any{"tool": req.Tool, "available": s.tools.Names()}))
+		writeAgent(w, nil, s.toolNotFound(req.Tool))
 		return
 	}
 	spec := def.Def()
@@ -55,7 +54,7 @@ func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 }
 
 // readAgentRequest decodes one bounded JSON body.
-func (c *Core) readAgentRequest(w http.ResponseWriter, r *http.Request, v any) *wire.Error {
+func (c *Core) readAgentRequest(w http.ResponseWriter, r *http.Request, v any) error {
 	limit := c.opts.MaxMessageBytes
 	body := http.MaxBytesReader(w, r.Body, limit)
 	dec := json.NewDecoder(body)
@@ -64,19 +63,19 @@ func (c *Core) readAgentRequest(w http.ResponseWriter, r *http.Request, v any) *
 		if errors.As(err, &mbe) {
 			return wire.Errorf(wire.CodeMessageTooLarge, "request is over the %d-byte limit", limit).WithDetails(map[string]any{"limit": limit})
 		}
-		return wire.Errorf(wire.CodeInvalidInput, "request body is not the expected JSON: %v", err)
+		return wire.Errorf(wire.CodeInvalidInput, "request body is not the expected JSON: %w", err)
 	}
 	return nil
 }
 
 // agentSession finds the session and checks the caller holds its secret.
-func (c *Core) agentSession(r *http.Request, threadID string) (*Session, *wire.Error) {
+func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) {
 	if threadID == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "threadId is required")
 	}
-	s, werr := c.session(threadID)
-	if werr != nil {
-		return nil, werr
+	s, err := c.session(threadID)
+	if err != nil {
+		return nil, err
 	}
 	secret := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
@@ -89,9 +88,10 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, *wire.E
 	return s, nil
 }
 
-func writeAgent(w http.ResponseWriter, result json.RawMessage, werr *wire.Error) {
+func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 	status := http.StatusOK
-	if werr != nil {
+	if err != nil {
+		werr := wire.AsError(err)
 		switch werr.Code {
 		case wire.CodeThreadNotFound:
 			status = http.StatusNotFound
@@ -101,5 +101,15 @@ func writeAgent(w http.ResponseWriter, result json.RawMessage, werr *wire.Error)
 		writeJSON(w, status, wire.AgentResult{OK: false, Error: werr})
 		return
 	}
-	writeJSON(w, status, wire.AgentResult{OK: true, Result: result})
+	if len(result) == 0 {
+		writeJSON(w, status, wire.AgentResult{OK: true})
+		return
+	}
+	// The result is the page's JSON, already checked: written as it is
+	// rather than decoded and encoded again.
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	buf := make([]byte, 0, len(result)+len(`{"ok":true,"result":}`)+1)
+	buf = append(append(append(buf, `{"ok":true,"result":`...), result...), "}\n"...)
+	w.Write(buf)
 }

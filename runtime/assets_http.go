@@ -22,10 +22,10 @@ import (
 // WebSocket frame or in memory. A ticket is for one path of one session,
 // is bound to the origin that asked for it, works once, and expires soon.
 
-// defaultAssetTicketTTL is how long a ticket may wait before its request.
+// DefaultAssetTicketTTL is how long a ticket may wait before its request.
 // The SDK uses a ticket at once; the lifetime only has to cover a slow
 // event loop.
-const defaultAssetTicketTTL = 30 * time.Second
+const DefaultAssetTicketTTL = 30 * time.Second
 
 type assetTicket struct {
 	upload    bool
@@ -67,7 +67,7 @@ func (s *Session) assets() assetFS { return assetFS{sessionDir: s.dirs.root} }
 
 // assetSession is sessionFor plus the rule every asset method shares: an
 // ending or ended session has no assets any more.
-func (c *conn) assetSession(params json.RawMessage, p any, check func() *wire.Error) (*Session, *wire.Error) {
+func (c *conn) assetSession(params json.RawMessage, p any, check func() error) (*Session, error) {
 	s, err := c.sessionFor(params, p, check)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (c *conn) assetSession(params json.RawMessage, p any, check func() *wire.Er
 	return s, nil
 }
 
-func handleListAssets(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleListAssets(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	s, werr := c.assetSession(params, &wire.SessionParams{}, nil)
 	if werr != nil {
 		return nil, nil, werr
@@ -94,14 +94,14 @@ func handleListAssets(_ context.Context, c *conn, params json.RawMessage) (any, 
 	return wire.ListAssetsResult{Assets: list}, nil, nil
 }
 
-func handleAssetUploadTicket(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleAssetUploadTicket(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	var p wire.AssetUploadTicketParams
-	s, werr := c.assetSession(params, &p, func() *wire.Error {
+	s, werr := c.assetSession(params, &p, func() error {
 		if p.SizeBytes == nil || *p.SizeBytes < 0 {
 			return wire.Errorf(wire.CodeInvalidInput, "params.sizeBytes is required: the file's size in bytes")
 		}
 		if _, err := assetSegments(p.Path); err != nil {
-			return wire.AsError(err)
+			return err
 		}
 		if *p.SizeBytes > MaxAssetBytes {
 			return wire.Errorf(wire.CodeAssetTooLarge, "%s is %d bytes; an asset may be at most %d bytes (100 MiB)", p.Path, *p.SizeBytes, MaxAssetBytes).
@@ -119,11 +119,11 @@ func handleAssetUploadTicket(_ context.Context, c *conn, params json.RawMessage)
 	return t, nil, nil
 }
 
-func handleAssetReadTicket(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleAssetReadTicket(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	var p wire.AssetReadTicketParams
-	s, werr := c.assetSession(params, &p, func() *wire.Error {
+	s, werr := c.assetSession(params, &p, func() error {
 		if _, err := assetSegments(p.Path); err != nil {
-			return wire.AsError(err)
+			return err
 		}
 		return nil
 	})
@@ -144,7 +144,7 @@ func handleAssetReadTicket(_ context.Context, c *conn, params json.RawMessage) (
 	return t, nil, nil
 }
 
-func checkReadSize(a SandboxAsset) *wire.Error {
+func checkReadSize(a SandboxAsset) error {
 	if a.SizeBytes > MaxAssetBytes {
 		return wire.Errorf(wire.CodeAssetReadTooLarge, "%s is %d bytes; a read may be at most %d bytes (100 MiB)", a.Path, a.SizeBytes, MaxAssetBytes).
 			WithDetails(map[string]any{"path": a.Path, "sizeBytes": a.SizeBytes, "limit": MaxAssetBytes})
@@ -166,7 +166,7 @@ func (c *Core) ticketTTL() time.Duration {
 	if c.opts.AssetTicketTTL > 0 {
 		return c.opts.AssetTicketTTL
 	}
-	return defaultAssetTicketTTL
+	return DefaultAssetTicketTTL
 }
 
 func newTicketToken() string {
@@ -199,7 +199,7 @@ func (b *assetTickets) issueLocked(t *assetTicket, ttl time.Duration) (token str
 }
 
 // issueUpload reserves the session's one upload slot and issues its ticket.
-func (b *assetTickets) issueUpload(sessionID, origin, p string, size int64, ttl time.Duration) (wire.AssetTicket, *wire.Error) {
+func (b *assetTickets) issueUpload(sessionID, origin, p string, size int64, ttl time.Duration) (wire.AssetTicket, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if slot := b.uploading[sessionID]; slot != nil && (slot.started || time.Now().Before(slot.expires)) {
@@ -228,7 +228,7 @@ func (b *assetTickets) sweepLocked() {
 
 // redeem consumes the ticket token for a request naming sessionID from
 // origin. A ticket is spent by its first presentation, whatever follows.
-func (b *assetTickets) redeem(upload bool, sessionID, token, origin string) (*assetTicket, *wire.Error) {
+func (b *assetTickets) redeem(upload bool, sessionID, token, origin string) (*assetTicket, error) {
 	expiredCode, unauthorized, kind := wire.CodeAssetDownloadTicketExpired, wire.CodeAssetDownloadUnauthorized, "read"
 	if upload {
 		expiredCode, unauthorized, kind = wire.CodeAssetUploadTicketExpired, wire.CodeAssetUploadUnauthorized, "upload"
@@ -352,13 +352,14 @@ func assetStatus(code string) int {
 	return http.StatusInternalServerError
 }
 
-func writeAssetError(w http.ResponseWriter, err *wire.Error) {
+func writeAssetError(w http.ResponseWriter, err error) {
+	we := wire.AsError(err)
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, assetStatus(err.Code), wire.AgentResult{Error: err})
+	writeJSON(w, assetStatus(we.Code), wire.AgentResult{Error: we})
 }
 
 // transferSession redeems the request's ticket and finds its live session.
-func (c *Core) transferSession(r *http.Request, origin string, upload bool) (*assetTicket, *Session, *wire.Error) {
+func (c *Core) transferSession(r *http.Request, origin string, upload bool) (*assetTicket, *Session, error) {
 	t, werr := c.tickets.redeem(upload, r.PathValue("session"), r.PathValue("ticket"), origin)
 	if werr != nil {
 		return nil, nil, werr
@@ -383,7 +384,7 @@ func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 	// A browser still sending its body when the answer comes may see a
 	// reset connection instead of the answer; reading the rest of the body
 	// (at most the limit, never stalled) first lets the page learn the code.
-	refuse := func(werr *wire.Error) {
+	refuse := func(werr error) {
 		io.CopyBuffer(io.Discard, io.LimitReader(&endingReader{r: r.Body, idle: idle}, MaxAssetBytes+1), make([]byte, 64<<10))
 		writeAssetError(w, werr)
 	}

@@ -24,22 +24,23 @@ func TestAssetTicketRules(t *testing.T) {
 		{true, "s1", "http://a", wire.CodeAssetUploadUnauthorized, "wrong_kind"},
 		{false, "s1", "http://a", wire.CodeAssetDownloadUnauthorized, "used"},
 	} {
-		_, err := b.redeem(c.upload, c.session, tokenOf(read), c.origin)
+		_, e := b.redeem(c.upload, c.session, tokenOf(read), c.origin)
+		err := wire.AsError(e)
 		if err == nil || err.Code != c.code || err.Details.(map[string]any)["reason"] != c.reason {
 			t.Fatalf("%+v: %v", c, err)
 		}
 	}
 	for _, c := range []struct{ session, origin, reason string }{{"s2", "http://a", "other_session"}, {"s1", "http://b", "other_origin"}, {"s1", "", "other_origin"}} {
 		tk := b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute)
-		if _, err := b.redeem(false, c.session, tokenOf(tk), c.origin); err == nil || err.Details.(map[string]any)["reason"] != c.reason {
-			t.Fatalf("%+v: %v", c, err)
+		if _, e := b.redeem(false, c.session, tokenOf(tk), c.origin); wire.AsError(e) == nil || wire.AsError(e).Details.(map[string]any)["reason"] != c.reason {
+			t.Fatalf("%+v: %v", c, e)
 		}
 	}
 	tk := b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, -time.Second)
-	if _, err := b.redeem(false, "s1", tokenOf(tk), "http://a"); err == nil || err.Code != wire.CodeAssetDownloadTicketExpired {
+	if _, err := b.redeem(false, "s1", tokenOf(tk), "http://a"); wire.AsError(err) == nil || wire.AsError(err).Code != wire.CodeAssetDownloadTicketExpired {
 		t.Fatalf("expired: %v", err)
 	}
-	if _, err := b.redeem(false, "s1", "nope", "http://a"); err == nil || err.Details.(map[string]any)["reason"] != "unknown" {
+	if _, err := b.redeem(false, "s1", "nope", "http://a"); wire.AsError(err) == nil || wire.AsError(err).Details.(map[string]any)["reason"] != "unknown" {
 		t.Fatalf("unknown: %v", err)
 	}
 
@@ -49,7 +50,7 @@ func TestAssetTicketRules(t *testing.T) {
 	if werr != nil {
 		t.Fatal(werr)
 	}
-	if _, err := b.issueUpload("s1", "http://a", "/v", 3, time.Minute); err == nil || err.Code != wire.CodeAssetUploadBusy {
+	if _, err := b.issueUpload("s1", "http://a", "/v", 3, time.Minute); wire.AsError(err) == nil || wire.AsError(err).Code != wire.CodeAssetUploadBusy {
 		t.Fatalf("second upload: %v", err)
 	}
 	if _, err := b.issueUpload("s2", "http://a", "/v", 3, time.Minute); err != nil {

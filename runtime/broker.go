@@ -22,9 +22,64 @@ type pendingCall struct {
 	outcome       chan callOutcome // buffered: settling never blocks
 }
 
+// pendingCalls is a session's broker state, guarded by the session's mu:
+// the calls waiting for the page, in the order they were made, and how
+// recent calls settled. Every change to it goes through settleLocked.
+type pendingCalls struct {
+	byID    map[string]*pendingCall
+	order   []*pendingCall // oldest first
+	settled settledLog
+}
+
+func (p *pendingCalls) add(call *pendingCall) {
+	if p.byID == nil {
+		p.byID = map[string]*pendingCall{}
+	}
+	p.byID[call.id] = call
+	p.order = append(p.order, call)
+}
+
+func (p *pendingCalls) get(id string) (*pendingCall, bool) {
+	call, ok := p.byID[id]
+	return call, ok
+}
+
+func (p *pendingCalls) len() int { return len(p.order) }
+
+// inOrder is a copy of the pending calls, oldest first.
+func (p *pendingCalls) inOrder() []*pendingCall {
+	return append([]*pendingCall(nil), p.order...)
+}
+
+// remove takes call out and records how it settled; false if it was not
+// pending (it settled already).
+func (p *pendingCalls) remove(call *pendingCall, how wire.SettleOutcome) bool {
+	if _, ok := p.byID[call.id]; !ok {
+		return false
+	}
+	delete(p.byID, call.id)
+	for i, c := range p.order {
+		if c == call {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			break
+		}
+	}
+	p.settled.add(call.id, how)
+	return true
+}
+
+// waitingOn lists the pending calls for a waiting_tool_result status.
+func (p *pendingCalls) waitingOn() []wire.PendingTool {
+	out := make([]wire.PendingTool, 0, len(p.order))
+	for _, c := range p.order {
+		out = append(out, wire.PendingTool{ToolRequestID: c.id, Tool: c.tool})
+	}
+	return out
+}
+
 type callOutcome struct {
 	result json.RawMessage
-	err    *wire.Error
+	err    error
 }
 
 func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
@@ -38,11 +93,10 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 // waits for the result, the tool's deadline, the session's end, or the
 // caller giving up (ctx). The agent endpoint and in-process providers both
 // come through here, so validation, timeouts and status are the same for all.
-func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	def, ok := s.tools.Tool(tool)
 	if !ok {
-		return nil, wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
-			WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
+		return nil, s.toolNotFound(tool)
 	}
 	if max := s.core.opts.MaxArgsBytes; len(args) > max {
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
@@ -65,9 +119,9 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	case s.turn == nil:
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
-	case len(s.pending) >= s.core.opts.MaxPendingCalls:
+	case s.calls.len() >= s.core.opts.MaxPendingCalls:
 		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", len(s.pending)).
+		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
 			WithDetails(map[string]any{"limit": s.core.opts.MaxPendingCalls})
 	}
 	now := time.Now()
@@ -76,8 +130,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		deadline: now.Add(timeout), turnID: s.turn.id, turnStartedAt: s.turn.startedAt,
 		outcome: make(chan callOutcome, 1),
 	}
-	s.pending[call.id] = call
-	s.pendingOrder = append(s.pendingOrder, call.id)
+	s.calls.add(call)
 	// Status first, so the page hears waiting_tool_result from Core before
 	// the call it runs a handler for.
 	s.refreshStatusLocked()
@@ -93,43 +146,77 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	case <-timer.C:
 		s.mu.Lock()
 		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
-			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, "timeout")
+			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
 		s.mu.Unlock()
 	case <-ctx.Done():
 		s.mu.Lock()
-		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, "cancelled")
+		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, wire.OutcomeCancelled)
 		s.mu.Unlock()
 	}
 	out := <-call.outcome // settled by us above, or by a result/end that won the race
 	return out.result, out.err
 }
 
+// toolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
+func (s *Session) toolNotFound(tool string) error {
+	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
+		WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
+}
+
 // settleLocked ends one pending call with out, tells the page, and updates
 // the status. A call settles exactly once; later settles are ignored.
-func (s *Session) settleLocked(call *pendingCall, out callOutcome, how string) {
-	if _, ok := s.pending[call.id]; !ok {
+func (s *Session) settleLocked(call *pendingCall, out callOutcome, how wire.SettleOutcome) {
+	if !s.calls.remove(call, how) {
 		return
 	}
-	delete(s.pending, call.id)
-	for i, id := range s.pendingOrder {
-		if id == call.id {
-			s.pendingOrder = append(s.pendingOrder[:i], s.pendingOrder[i+1:]...)
-			break
-		}
-	}
-	s.settled.add(call.id, how)
 	call.outcome <- out
 	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
 	s.refreshStatusLocked()
 }
 
 // failPendingLocked settles every pending call with err.
-func (s *Session) failPendingLocked(err *wire.Error, how string) {
-	for _, id := range append([]string(nil), s.pendingOrder...) {
-		if call, ok := s.pending[id]; ok {
-			s.settleLocked(call, callOutcome{err: err}, how)
-		}
+func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
+	for _, call := range s.calls.inOrder() {
+		s.settleLocked(call, callOutcome{err: err}, how)
 	}
+}
+
+// submitResult settles one pending call with the page's result, or says
+// why the call is not pending.
+func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
+	if len(result) == 0 || !json.Valid(result) {
+		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	call, ok := s.calls.get(toolRequestID)
+	if !ok {
+		reason := s.calls.settled.reason(toolRequestID)
+		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, notPendingMessage(reason)).
+			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
+	}
+	s.settleLocked(call, callOutcome{result: result}, wire.OutcomeResult)
+	return nil
+}
+
+// notPendingUnknown is TOOL_REQUEST_NOT_PENDING's reason for a call that never
+// was (or was settled too long ago to remember).
+const notPendingUnknown = "unknown"
+
+// notPendingMessage explains TOOL_REQUEST_NOT_PENDING by how the call
+// settled (its details.reason): a SettleOutcome or notPendingUnknown.
+func notPendingMessage(reason string) string {
+	switch wire.SettleOutcome(reason) {
+	case wire.OutcomeTimeout:
+		return "the call timed out before the result arrived"
+	case wire.OutcomeResult:
+		return "a result was already submitted for this call"
+	case wire.OutcomeSessionEnded:
+		return "the session ended before the result arrived"
+	case wire.OutcomeCancelled:
+		return "the agent stopped waiting for this call"
+	}
+	return "no such call is pending in this session"
 }
 
 // settledLog remembers how recent calls settled, so a late or duplicate
@@ -137,13 +224,13 @@ func (s *Session) failPendingLocked(err *wire.Error, how string) {
 // It keeps the last 512 ids: enough for any page's late answers, bounded
 // for a long session.
 type settledLog struct {
-	how   map[string]string
+	how   map[string]wire.SettleOutcome
 	order []string
 }
 
-func (l *settledLog) add(id, how string) {
+func (l *settledLog) add(id string, how wire.SettleOutcome) {
 	if l.how == nil {
-		l.how = map[string]string{}
+		l.how = map[string]wire.SettleOutcome{}
 	}
 	l.how[id] = how
 	l.order = append(l.order, id)
@@ -153,16 +240,17 @@ func (l *settledLog) add(id, how string) {
 	}
 }
 
+// reason is how id settled, or notPendingUnknown.
 func (l *settledLog) reason(id string) string {
 	if how, ok := l.how[id]; ok {
-		return how
+		return string(how)
 	}
-	return "unknown"
+	return notPendingUnknown
 }
 
 // sessionCaller is the broker as an in-process provider sees it.
 type sessionCaller struct{ s *Session }
 
-func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	return c.s.callTool(ctx, tool, args)
 }

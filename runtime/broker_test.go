@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,9 +75,9 @@ func TestCallToolRefusesBadCalls(t *testing.T) {
 	_, ht := h.send(p, info.SessionID, "go")
 
 	_, err := ht.call("nope", `{}`)
-	wantCode(t, err, wire.CodeToolNotFound)
-	if d, _ := err.Details.(map[string]any); d["tool"] != "nope" || !strings.Contains(err.Message, "echo") {
-		t.Errorf("TOOL_NOT_FOUND = %+v", err)
+	we := wantCode(t, err, wire.CodeToolNotFound)
+	if d, _ := we.Details.(map[string]any); d["tool"] != "nope" || !strings.Contains(we.Message, "echo") {
+		t.Errorf("TOOL_NOT_FOUND = %+v", we)
 	}
 	_, err = ht.call("echo", `{"x":"seven"}`)
 	wantCode(t, err, wire.CodeToolArgsInvalid)
@@ -129,8 +130,7 @@ func TestToolTimeoutAndLateResults(t *testing.T) {
 	}
 	reason := func(err *wire.Error) string {
 		t.Helper()
-		wantCode(t, err, wire.CodeToolRequestNotPending)
-		d, _ := err.Details.(map[string]any)
+		d, _ := wantCode(t, err, wire.CodeToolRequestNotPending).Details.(map[string]any)
 		r, _ := d["reason"].(string)
 		return r
 	}
@@ -162,7 +162,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 	h.send(p, info.SessionID, "go")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan *wire.Error, 1)
+	done := make(chan error, 1)
 	go func() {
 		_, err := s.callTool(ctx, "echo", json.RawMessage(`{"x":1}`))
 		done <- err
@@ -174,8 +174,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 		t.Errorf("settled = %+v", d)
 	}
 	_, err := p.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`1`)})
-	wantCode(t, err, wire.CodeToolRequestNotPending)
-	if d, _ := err.Details.(map[string]any); d["reason"] != "cancelled" {
+	if d, _ := wantCode(t, err, wire.CodeToolRequestNotPending).Details.(map[string]any); d["reason"] != "cancelled" {
 		t.Errorf("reason = %v", d["reason"])
 	}
 }
@@ -282,5 +281,29 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if errs := p.SubmitErrors(); len(errs) != 0 {
 		t.Errorf("submit errors: %v", errs)
+	}
+}
+
+func TestPendingCallsKeepOrderAndRememberHowCallsSettled(t *testing.T) {
+	var p pendingCalls
+	a, b, c := &pendingCall{id: "a", tool: "ta"}, &pendingCall{id: "b", tool: "tb"}, &pendingCall{id: "c", tool: "tc"}
+	p.add(a)
+	p.add(b)
+	p.add(c)
+	if !p.remove(b, "timeout") || p.remove(b, "result") {
+		t.Fatal("a call settles exactly once")
+	}
+	if got := p.waitingOn(); len(got) != 2 || got[0].ToolRequestID != "a" || got[1].ToolRequestID != "c" || p.len() != 2 {
+		t.Errorf("waitingOn = %+v", got)
+	}
+	if _, ok := p.get("b"); ok || p.settled.reason("b") != "timeout" || p.settled.reason("zz") != "unknown" {
+		t.Errorf("settled: b=%q", p.settled.reason("b"))
+	}
+	// The log is bounded: the oldest reasons are forgotten.
+	for i := range 600 {
+		p.settled.add("x"+strconv.Itoa(i), "result")
+	}
+	if p.settled.reason("b") != "unknown" || len(p.settled.order) > 512 {
+		t.Errorf("settled log keeps %d entries; b=%q", len(p.settled.order), p.settled.reason("b"))
 	}
 }

@@ -27,6 +27,7 @@ type conn struct {
 	origin string
 	log    *log.Logger
 	out    chan []byte
+	batch  *writeBatch // nil in tests that build a conn by hand
 	closed chan struct{}
 	once   sync.Once
 
@@ -115,10 +116,7 @@ func (c *conn) writeLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case data := <-c.out:
-			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-			err := c.ws.Write(wctx, websocket.MessageText, data)
-			cancel()
-			if err != nil {
+			if err := c.writeQueued(ctx, data); err != nil {
 				c.close(websocket.StatusInternalError, "write failed")
 				return
 			}
@@ -126,10 +124,38 @@ func (c *conn) writeLoop(ctx context.Context) {
 	}
 }
 
+// writeQueued writes data and every frame queued behind it, as one socket
+// write when the connection batches (conn_batch.go).
+func (c *conn) writeQueued(ctx context.Context, data []byte) error {
+	if c.batch != nil {
+		c.batch.hold()
+	}
+	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	err := c.ws.Write(wctx, websocket.MessageText, data)
+	// At most maxBatch frames, so a steady stream still leaves promptly.
+	const maxBatch = 64
+	for n := 1; n < maxBatch && err == nil && c.batch != nil; n++ {
+		select {
+		case next := <-c.out:
+			err = c.ws.Write(wctx, websocket.MessageText, next)
+			continue
+		default:
+		}
+		break
+	}
+	if c.batch != nil {
+		if rerr := c.batch.release(writeTimeout); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
 // respond answers request id.
-func (c *conn) respond(id int64, result any, err *wire.Error) {
+func (c *conn) respond(id int64, result any, err error) {
 	if err != nil {
-		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: err})
+		c.send(wire.Response{Type: wire.FrameResponse, ID: id, OK: false, Error: wire.AsError(err)})
 		return
 	}
 	if result == nil {

@@ -53,24 +53,35 @@ type Options struct {
 	Version   string
 }
 
+// The defaults of Options, in one place: setDefaults applies them and
+// `pedelec serve` shows them as its flags' defaults.
+const (
+	DefaultToolTimeout     = 60 * time.Second
+	DefaultTurnTimeout     = 15 * time.Minute
+	DefaultResumeWindow    = 10 * time.Minute
+	DefaultMaxPendingCalls = 8
+	DefaultMaxMessageBytes = 1 << 20
+	DefaultMaxArgsBytes    = 256 << 10
+)
+
 func (o *Options) setDefaults() {
 	if o.ToolTimeout <= 0 {
-		o.ToolTimeout = 60 * time.Second
+		o.ToolTimeout = DefaultToolTimeout
 	}
 	if o.TurnTimeout <= 0 {
-		o.TurnTimeout = 15 * time.Minute
+		o.TurnTimeout = DefaultTurnTimeout
 	}
 	if o.ResumeWindow <= 0 {
-		o.ResumeWindow = 10 * time.Minute
+		o.ResumeWindow = DefaultResumeWindow
 	}
 	if o.MaxPendingCalls <= 0 {
-		o.MaxPendingCalls = 8
+		o.MaxPendingCalls = DefaultMaxPendingCalls
 	}
 	if o.MaxMessageBytes <= 0 {
-		o.MaxMessageBytes = 1 << 20
+		o.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if o.MaxArgsBytes <= 0 {
-		o.MaxArgsBytes = 256 << 10
+		o.MaxArgsBytes = DefaultMaxArgsBytes
 	}
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
@@ -87,7 +98,7 @@ func (o *Options) setDefaults() {
 type Core struct {
 	opts    Options
 	log     *log.Logger
-	coreURL string // http://127.0.0.1:PORT, what provider processes dial back
+	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -109,7 +120,7 @@ func NewCore(opts Options) (*Core, error) {
 }
 
 // session finds a live or recently ended session.
-func (c *Core) session(id string) (*Session, *wire.Error) {
+func (c *Core) session(id string) (*Session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.sessions[id]
@@ -120,7 +131,7 @@ func (c *Core) session(id string) (*Session, *wire.Error) {
 }
 
 // sessionForOrigin finds a session and checks that origin owns it.
-func (c *Core) sessionForOrigin(id, origin string) (*Session, *wire.Error) {
+func (c *Core) sessionForOrigin(id, origin string) (*Session, error) {
 	s, err := c.session(id)
 	if err != nil {
 		return nil, err
@@ -154,7 +165,7 @@ func (c *Core) Shutdown(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for _, s := range all {
-		s.End(wire.EndedData{Reason: "shutdown"})
+		s.End(wire.EndedData{Reason: wire.EndReasonShutdown})
 	}
 	done := make(chan struct{})
 	go func() { c.turns.Wait(); close(done) }()

@@ -10,11 +10,12 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// handler runs one request. It returns the result or an error, and
+// handler runs one request. It returns the result or an error (any error:
+// the response turns it into {code, message, details} with wire.AsError), and
 // optionally a function to run after the response is queued (a turn to
 // start, pending calls to re-deliver), so the page never sees a session's
 // events before the answer that introduces them.
-type handler func(ctx context.Context, c *conn, params json.RawMessage) (result any, then func(), err *wire.Error)
+type handler func(ctx context.Context, c *conn, params json.RawMessage) (result any, then func(), err error)
 
 // methods is the dispatch table: every method a page may call.
 var methods = map[string]handler{
@@ -31,7 +32,7 @@ var methods = map[string]handler{
 func (c *conn) handleFrame(ctx context.Context, data []byte) {
 	var req wire.Request
 	if err := json.Unmarshal(data, &req); err != nil {
-		c.respond(0, nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %v", err))
+		c.respond(0, nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %w", err))
 		return
 	}
 	if int64(len(data)) > c.core.opts.MaxMessageBytes {
@@ -66,7 +67,7 @@ func knownMethods() []string {
 }
 
 // decode reads params into v, naming the field that is wrong.
-func decode(params json.RawMessage, v any) *wire.Error {
+func decode(params json.RawMessage, v any) error {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
@@ -85,12 +86,15 @@ func decode(params json.RawMessage, v any) *wire.Error {
 // after the checks every session method shares, in order: params well
 // formed, an id given, check (the method's own fields; may be nil), the
 // session exists, and this connection's origin owns it.
-func (c *conn) sessionFor(params json.RawMessage, p any, check func() *wire.Error) (*Session, *wire.Error) {
+func (c *conn) sessionFor(params json.RawMessage, p any, check func() error) (*Session, error) {
 	if err := decode(params, p); err != nil {
 		return nil, err
 	}
-	var ref wire.SessionParams
-	_ = json.Unmarshal(params, &ref) // decode above proved params well formed
+	ref := wire.SessionParams{SessionID: sessionIDOf(p)}
+	if ref.SessionID == "" {
+		// A params type sessionIDOf does not know: read the id on its own.
+		_ = json.Unmarshal(params, &ref) // decode above proved params well formed
+	}
 	if strings.TrimSpace(ref.SessionID) == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "params.sessionId is required")
 	}
@@ -102,12 +106,26 @@ func (c *conn) sessionFor(params json.RawMessage, p any, check func() *wire.Erro
 	return c.core.sessionForOrigin(ref.SessionID, c.origin)
 }
 
-func handleListProviders(ctx context.Context, c *conn, _ json.RawMessage) (any, func(), *wire.Error) {
+// sessionIDOf reads the id out of params already decoded, so a
+// submit_tool_result's result is not parsed a second time for it.
+func sessionIDOf(p any) string {
+	switch p := p.(type) {
+	case *wire.SessionParams:
+		return p.SessionID
+	case *wire.SendTextParams:
+		return p.SessionID
+	case *wire.SubmitToolResultParams:
+		return p.SessionID
+	}
+	return ""
+}
+
+func handleListProviders(ctx context.Context, c *conn, _ json.RawMessage) (any, func(), error) {
 	reg := c.core.opts.Providers
 	return wire.ListProvidersResult{Providers: reg.List(ctx), DefaultProvider: reg.Default(ctx)}, nil, nil
 }
 
-func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	var p wire.CreateSessionParams
 	if err := decode(params, &p); err != nil {
 		return nil, nil, err
@@ -119,25 +137,30 @@ func handleCreateSession(ctx context.Context, c *conn, params json.RawMessage) (
 	return s.info(), nil, nil
 }
 
-func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	s, err := c.sessionFor(params, &wire.SessionParams{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.resume(c)
+	// Not `return s.resume(c)`: a nil *SessionInfo in `any` is not a nil result.
+	info, redeliver, err := s.resume(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return info, redeliver, nil
 }
 
-func handlePrepare(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handlePrepare(ctx context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	return startTurnRequest(c, params, true)
 }
 
-func handleSendText(ctx context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleSendText(ctx context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	return startTurnRequest(c, params, false)
 }
 
-func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func(), *wire.Error) {
+func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func(), error) {
 	var p wire.SendTextParams
-	s, err := c.sessionFor(params, &p, func() *wire.Error {
+	s, err := c.sessionFor(params, &p, func() error {
 		if !warmup && strings.TrimSpace(p.Text) == "" {
 			return wire.Errorf(wire.CodeInvalidInput, "params.text is empty: send the user's message")
 		}
@@ -153,9 +176,9 @@ func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func()
 	return started, run, nil
 }
 
-func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	var p wire.SubmitToolResultParams
-	s, err := c.sessionFor(params, &p, func() *wire.Error {
+	s, err := c.sessionFor(params, &p, func() error {
 		if p.ToolRequestID == "" {
 			return wire.Errorf(wire.CodeInvalidInput, "params.toolRequestId is required")
 		}
@@ -167,12 +190,12 @@ func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) 
 	return nil, nil, s.submitResult(p.ToolRequestID, p.Result)
 }
 
-func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), *wire.Error) {
+func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {
 	s, err := c.sessionFor(params, &wire.SessionParams{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Ending after the response is queued keeps the order: answer, then
 	// the session's last status, done and ended events.
-	return nil, func() { s.End(wire.EndedData{Reason: "end_session"}) }, nil
+	return nil, func() { s.End(wire.EndedData{Reason: wire.EndReasonEndSession}) }, nil
 }

@@ -30,7 +30,7 @@ type heldTurn struct {
 }
 
 // call runs a tool call the way an agent does (through Core's broker).
-func (h *heldTurn) call(tool, args string) (json.RawMessage, *wire.Error) {
+func (h *heldTurn) call(tool, args string) (json.RawMessage, error) {
 	return h.turn.Calls.CallTool(h.ctx, tool, json.RawMessage(args))
 }
 
@@ -192,7 +192,7 @@ func statuses(t *testing.T, p *wspage.Page) []string {
 		if e.Event == wire.EventStatusChanged {
 			var d wire.StatusChangedData
 			eventData(t, e, &d)
-			out = append(out, d.PreviousStatus+">"+d.Status)
+			out = append(out, string(d.PreviousStatus+">"+d.Status))
 		}
 	}
 	return out
@@ -201,7 +201,7 @@ func statuses(t *testing.T, p *wspage.Page) []string {
 // callResult is one finished CallTool.
 type callResult struct {
 	result json.RawMessage
-	err    *wire.Error
+	err    error
 }
 
 // callAsync runs a tool call in the background.
@@ -225,11 +225,14 @@ func awaitCall(t *testing.T, ch chan callResult) callResult {
 	}
 }
 
-func wantCode(t *testing.T, err *wire.Error, code string) {
+// wantCode checks err's code (as the edge would report it) and returns it.
+func wantCode(t *testing.T, err error, code string) *wire.Error {
 	t.Helper()
-	if err == nil || err.Code != code {
+	we := wire.AsError(err) // also nil for a nil *wire.Error from wspage
+	if we == nil || we.Code != code {
 		t.Fatalf("error = %v, want %s", err, code)
 	}
+	return we
 }
 
 // otherOriginPage connects a page from another (allowed) origin.

@@ -91,12 +91,15 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The origin was checked above with Pedelec's own rules.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	batch := &writeBatch{}
+	ws, err := websocket.Accept(batchingResponseWriter{w, batch}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		c.log.Warn("websocket accept", "err", err)
 		return
 	}
-	newConn(c, ws, origin).serve(context.WithoutCancel(r.Context()))
+	pc := newConn(c, ws, origin)
+	pc.batch = batch
+	pc.serve(context.WithoutCancel(r.Context()))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -112,13 +115,22 @@ func (c *Core) Listen(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	tcp := l.Addr().(*net.TCPAddr)
+	c.coreURL = baseURL(l.Addr())
+	return l, nil
+}
+
+// baseURL is the http:// URL of a listener's address; an unspecified IP
+// (0.0.0.0, ::) is reached on 127.0.0.1.
+func baseURL(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return "http://" + addr.String()
+	}
 	host := tcp.IP.String()
 	if tcp.IP.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	c.coreURL = "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
-	return l, nil
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(tcp.Port))
 }
 
 // URL is the base URL provider processes and people use.
@@ -127,6 +139,11 @@ func (c *Core) URL() string { return c.coreURL }
 // Serve runs the HTTP server on l until ctx is cancelled, then shuts down:
 // sessions end, provider processes die, work directories are removed.
 func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
+	// A listener made elsewhere than Listen still tells providers where to
+	// dial back; sessions start only once the server below answers.
+	if c.coreURL == "" {
+		c.coreURL = baseURL(l.Addr())
+	}
 	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()

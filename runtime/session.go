@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"sync"
 	"time"
@@ -29,17 +28,14 @@ type Session struct {
 	log      *log.Logger
 
 	mu             sync.Mutex
-	status         string
+	status         wire.Status
 	seq            int64
 	conn           *conn // the attached page; nil while detached
 	turn           *turnState
 	primed         bool   // the first prompt (rules, guidance, index) was delivered
 	providerThread string // the provider's id for resuming
 	lastTurnFailed bool
-	finishingTurn  string // the turn whose end is being reported, for its last status event
-	pending        map[string]*pendingCall
-	pendingOrder   []string
-	settled        settledLog
+	calls          pendingCalls // the broker's state (broker.go)
 	ended          bool
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 }
@@ -54,7 +50,7 @@ type turnState struct {
 
 // createSession validates the request, checks the provider and starts a
 // session attached to page connection pc.
-func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSessionParams) (*Session, *wire.Error) {
+func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSessionParams) (*Session, error) {
 	if len(p.Skills) == 0 || string(p.Skills) == "null" {
 		return nil, schema.InvalidInput([]schema.Problem{{Path: "skills", Message: "skills is required: pass {guidance, tools}"}})
 	}
@@ -82,7 +78,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	tools, err := schema.NewRegistry(skills)
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %v", err)
+		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %w", err)
 	}
 	autoEnd := true
 	if p.AutoEndOnDisconnect != nil {
@@ -97,13 +93,13 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	id := newID("s_")
 	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
 	if derr != nil {
-		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %v", derr)
+		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %w", derr)
 	}
 	s := &Session{
 		core: c, id: id, secret: newID("k_"), origin: pc.origin,
 		provider: prov, model: model, skills: skills, tools: tools, autoEnd: autoEnd, dirs: dirs,
 		log:    c.log.With("session", id),
-		status: wire.StatusIdle, conn: pc, pending: map[string]*pendingCall{},
+		status: wire.StatusIdle, conn: pc,
 	}
 	c.sessions[id] = s
 	pc.attach(s)
@@ -138,14 +134,24 @@ func (s *Session) emitLocked(event, turnID string, data any) {
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when
-// it changed, moves along the state machine and tells the page. It is the
-// only place a status changes.
+// it changed, moves along the state machine and tells the page, with the
+// running turn's id. It is the only place a status changes.
 func (s *Session) refreshStatusLocked() {
+	turnID := ""
+	if s.turn != nil {
+		turnID = s.turn.id
+	}
+	s.refreshStatusForTurnLocked(turnID)
+}
+
+// refreshStatusForTurnLocked is refreshStatusLocked for the status change
+// that reports turnID's end, when s.turn is already cleared.
+func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	want := wire.StatusIdle
 	switch {
 	case s.ended:
 		want = wire.StatusEnded
-	case s.turn != nil && len(s.pending) > 0:
+	case s.turn != nil && s.calls.len() > 0:
 		want = wire.StatusWaitingToolResult
 	case s.turn != nil:
 		want = wire.StatusRunning
@@ -164,27 +170,13 @@ func (s *Session) refreshStatusLocked() {
 	s.log.Debug("status", "change", prev+" -> "+want)
 	data := wire.StatusChangedData{Status: want, PreviousStatus: prev}
 	if want == wire.StatusWaitingToolResult {
-		data.WaitingOn = s.waitingOnLocked()
-	}
-	turnID := s.finishingTurn
-	if s.turn != nil {
-		turnID = s.turn.id
+		data.WaitingOn = s.calls.waitingOn()
 	}
 	s.emitLocked(wire.EventStatusChanged, turnID, data)
 }
 
-func (s *Session) waitingOnLocked() []wire.PendingTool {
-	out := make([]wire.PendingTool, 0, len(s.pendingOrder))
-	for _, id := range s.pendingOrder {
-		if pc, ok := s.pending[id]; ok {
-			out = append(out, wire.PendingTool{ToolRequestID: id, Tool: pc.tool})
-		}
-	}
-	return out
-}
-
 // resume attaches page connection pc and sends pending calls to it again.
-func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
+func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -198,7 +190,7 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
 		s.detachTimer.Stop()
 		s.detachTimer = nil
 	}
-	pending := len(s.pending)
+	pending := s.calls.len()
 	s.mu.Unlock()
 	pc.attach(s)
 	info := s.info()
@@ -207,10 +199,8 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), *wire.Error) {
 	redeliver := func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for _, id := range s.pendingOrder {
-			if call, ok := s.pending[id]; ok {
-				s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
-			}
+		for _, call := range s.calls.inOrder() {
+			s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
 		}
 	}
 	s.log.Info("session resumed", "pending", pending)
@@ -234,13 +224,13 @@ func (s *Session) detached(pc *conn) {
 			stillDetached := s.conn == nil
 			s.mu.Unlock()
 			if stillDetached {
-				s.End(wire.EndedData{Reason: "resume_window_expired"})
+				s.End(wire.EndedData{Reason: wire.EndReasonResumeWindowExpired})
 			}
 		})
 	}
 	s.mu.Unlock()
 	if autoEnd {
-		s.End(wire.EndedData{Reason: "disconnect"})
+		s.End(wire.EndedData{Reason: wire.EndReasonDisconnect})
 		return
 	}
 	s.log.Info("page disconnected; session kept for resume", "window", s.core.opts.ResumeWindow)
@@ -257,7 +247,7 @@ func (s *Session) End(why wire.EndedData) {
 	}
 	s.ended = true
 	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
-	s.failPendingLocked(endedErr, "session_ended")
+	s.failPendingLocked(endedErr, wire.OutcomeSessionEnded)
 	turn := s.turn
 	if turn != nil {
 		turn.cancel()
@@ -290,28 +280,4 @@ func (s *Session) removeWorkDir() {
 	if err := os.RemoveAll(s.dirs.root); err != nil {
 		s.log.Warn("remove work directory", "dir", s.dirs.root, "err", err)
 	}
-}
-
-// submitResult settles one pending call with the page's result.
-func (s *Session) submitResult(toolRequestID string, result json.RawMessage) *wire.Error {
-	if len(result) == 0 || !json.Valid(result) {
-		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	call, ok := s.pending[toolRequestID]
-	if !ok {
-		reason := s.settled.reason(toolRequestID)
-		msg := map[string]string{
-			"timeout":       "the call timed out before the result arrived",
-			"result":        "a result was already submitted for this call",
-			"session_ended": "the session ended before the result arrived",
-			"cancelled":     "the agent stopped waiting for this call",
-			"unknown":       "no such call is pending in this session",
-		}[reason]
-		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, msg).
-			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
-	}
-	s.settleLocked(call, callOutcome{result: result}, "result")
-	return nil
 }

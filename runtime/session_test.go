@@ -206,9 +206,8 @@ func TestUnknownMethodsAndBadFrames(t *testing.T) {
 	_, err := p.Call("fly", nil)
 	wantCode(t, err, wire.CodeUnknownMethod)
 	_, err = p.Call(wire.MethodSendText, map[string]any{"sessionId": 5})
-	wantCode(t, err, wire.CodeInvalidInput)
-	if !strings.Contains(err.Message, "params.sessionId") {
-		t.Errorf("message = %q", err.Message)
+	if we := wantCode(t, err, wire.CodeInvalidInput); !strings.Contains(we.Message, "params.sessionId") {
+		t.Errorf("message = %q", we.Message)
 	}
 	_, err = p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "nope", Skills: json.RawMessage(harnessSkills)})
 	wantCode(t, err, wire.CodeProviderNotFound)

@@ -15,7 +15,7 @@ import (
 //	  └──────── done ok ──────────┘  └──── last call settles ─┘
 //	running/waiting ── turn failed ──▶ error ── send_text ──▶ running
 //	any but ended ── end_session / disconnect / shutdown ──▶ ended
-var transitions = map[string][]string{
+var transitions = map[wire.Status][]wire.Status{
 	wire.StatusIdle:              {wire.StatusRunning, wire.StatusEnded},
 	wire.StatusRunning:           {wire.StatusWaitingToolResult, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
 	wire.StatusWaitingToolResult: {wire.StatusRunning, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
@@ -24,7 +24,7 @@ var transitions = map[string][]string{
 }
 
 // canTransition reports whether from → to is an edge of the state machine.
-func canTransition(from, to string) bool {
+func canTransition(from, to wire.Status) bool {
 	for _, s := range transitions[from] {
 		if s == to {
 			return true
@@ -35,7 +35,7 @@ func canTransition(from, to string) bool {
 
 // checkTransition returns an error naming the refused edge; reaching it is a
 // bug in Core, never a client's fault.
-func checkTransition(from, to string) error {
+func checkTransition(from, to wire.Status) error {
 	if from == to || canTransition(from, to) {
 		return nil
 	}

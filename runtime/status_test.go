@@ -7,8 +7,8 @@ import (
 )
 
 func TestTransitionTable(t *testing.T) {
-	all := []string{wire.StatusIdle, wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusEnded, wire.StatusError}
-	allowed := map[[2]string]bool{
+	all := wire.Statuses
+	allowed := map[[2]wire.Status]bool{
 		{"idle", "running"}: true, {"idle", "ended"}: true,
 		{"running", "waiting_tool_result"}: true, {"running", "idle"}: true, {"running", "error"}: true, {"running", "ended"}: true,
 		{"waiting_tool_result", "running"}: true, {"waiting_tool_result", "idle"}: true, {"waiting_tool_result", "error"}: true, {"waiting_tool_result", "ended"}: true,
@@ -22,7 +22,7 @@ func TestTransitionTable(t *testing.T) {
 			if from == to {
 				continue
 			}
-			if got := canTransition(from, to); got != allowed[[2]string{from, to}] {
+			if got := canTransition(from, to); got != allowed[[2]wire.Status{from, to}] {
 				t.Errorf("%s -> %s: allowed=%v, want %v", from, to, got, !got)
 			}
 		}

@@ -17,7 +17,7 @@ const prepareMessage = "This is a warm-up. Read the rules and the tool index abo
 // startTurn reserves the session's one turn and returns it with a function
 // that runs it; the caller runs that after answering the page, so the page
 // knows the turn id before any of the turn's events arrive.
-func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func(), *wire.Error) {
+func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -101,16 +101,14 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 		return // End already told the page
 	}
 	// Calls the agent abandoned (its process died) cannot be answered any more.
-	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), "cancelled")
+	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), wire.OutcomeCancelled)
 	s.turn = nil
 	if werr == nil {
 		s.primed = true
 	} else {
 		s.lastTurnFailed = true
 	}
-	s.finishingTurn = t.id
-	s.refreshStatusLocked()
-	s.finishingTurn = ""
+	s.refreshStatusForTurnLocked(t.id) // the turn's last status event still names it
 	if werr != nil {
 		log.Warn("turn failed", "code", werr.Code, "message", werr.Message)
 		s.emitLocked(wire.EventError, t.id, wire.ErrorData{Error: werr})

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kaoruisaac/pedelec/prompt"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -27,7 +28,7 @@ func makeWorkDirs(stateDir, sessionID, executable string) (workDirs, error) {
 	}
 	// Links, not copies: the agent runs exactly the binary serving it. The
 	// binary looks at the name it was invoked under, so pedelec-cli works.
-	for _, name := range []string{"pedelec", "pedelec-cli"} {
+	for _, name := range []string{"pedelec", prompt.CLI} {
 		if err := linkExecutable(executable, filepath.Join(d.bin, name)); err != nil {
 			os.RemoveAll(root)
 			return d, err

@@ -61,7 +61,7 @@ func TestRegistry(t *testing.T) {
 
 func TestTimeoutClamps(t *testing.T) {
 	ms := int64(maxSafeInteger)
-	c := &CompiledTool{def: Tool{TimeoutMs: &ms}}
+	c := &CompiledTool{def: &Tool{TimeoutMs: &ms}}
 	if d := c.Timeout(time.Second); d <= 0 {
 		t.Errorf("Timeout(%d ms) = %v, overflowed", ms, d)
 	}
@@ -94,7 +94,7 @@ func TestValidateArgsConcurrently(t *testing.T) {
 
 func TestInvalidInput(t *testing.T) {
 	_, problems := ValidateSkills([]byte(`{"guidance": "", "tools": [{"name": "a b", "description": "", "argsSchema": {"type": "object"}}]}`))
-	e := InvalidInput(problems)
+	e := wire.AsError(InvalidInput(problems))
 	if e.Code != wire.CodeInvalidInput {
 		t.Errorf("code = %s", e.Code)
 	}
@@ -110,7 +110,7 @@ func TestInvalidInput(t *testing.T) {
 
 func TestArgsInvalid(t *testing.T) {
 	counter, _ := seedRegistry(t).Tool("update_counter")
-	e := ArgsInvalid("update_counter", counter.ValidateArgs([]byte(`{"delta": "5"}`)))
+	e := wire.AsError(ArgsInvalid("update_counter", counter.ValidateArgs([]byte(`{"delta": "5"}`))))
 	if e.Code != wire.CodeToolArgsInvalid {
 		t.Errorf("code = %s", e.Code)
 	}

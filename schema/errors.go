@@ -3,14 +3,32 @@ package schema
 import (
 	"fmt"
 	"strings"
-
-	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// InvalidInput is the wire error for a manifest that breaks the rules: the
-// message reads on its own (a developer sees it in the console), and
-// details carries every problem for tools.
-func InvalidInput(problems []Problem) *wire.Error {
+// schema is a bottom layer: it does not import runtime/wire. Its errors
+// carry their wire code themselves (ErrorCode, ErrorDetails), and
+// wire.AsError turns them into {code, message, details} at the edge. The
+// codes are wire's; a test in runtime/wire checks that they stay known.
+const (
+	CodeInvalidInput    = "INVALID_INPUT"
+	CodeToolArgsInvalid = "TOOL_ARGS_INVALID"
+)
+
+// Error is a schema failure with its wire code.
+type Error struct {
+	code    string
+	message string
+	details map[string]any
+}
+
+func (e *Error) Error() string     { return e.message }
+func (e *Error) ErrorCode() string { return e.code }
+func (e *Error) ErrorDetails() any { return e.details }
+
+// InvalidInput is the INVALID_INPUT error for a manifest that breaks the
+// rules: the message reads on its own (a developer sees it in the
+// console), and details carries every problem for tools.
+func InvalidInput(problems []Problem) error {
 	if problems == nil {
 		problems = []Problem{}
 	}
@@ -18,14 +36,15 @@ func InvalidInput(problems []Problem) *wire.Error {
 	for i, p := range problems {
 		parts[i] = p.Path + ": " + p.Message
 	}
-	msg := fmt.Sprintf("%s in the tool definitions: %s", count(len(problems), "problem"), strings.Join(parts, "; "))
-	return &wire.Error{Code: wire.CodeInvalidInput, Message: msg, Details: map[string]any{"problems": problems}}
+	msg := fmt.Sprintf("%s in the tool definitions: %s", Plural(len(problems), "problem"), strings.Join(parts, "; "))
+	return &Error{code: CodeInvalidInput, message: msg, details: map[string]any{"problems": problems}}
 }
 
-// ArgsInvalid is the wire error an agent gets for a call whose arguments
-// miss the schema: every violation in the message itself (the agent may see
-// only the message) and the way to read the full schema before retrying.
-func ArgsInvalid(tool string, v []Violation) *wire.Error {
+// ArgsInvalid is the TOOL_ARGS_INVALID error an agent gets for a call whose
+// arguments miss the schema: every violation in the message itself (the
+// agent may see only the message) and the way to read the full schema
+// before retrying.
+func ArgsInvalid(tool string, v []Violation) error {
 	if v == nil {
 		v = []Violation{}
 	}
@@ -34,11 +53,12 @@ func ArgsInvalid(tool string, v []Violation) *wire.Error {
 		parts[i] = x.Path + ": " + x.Message
 	}
 	msg := fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; run `pedelec tool-spec %s` to see its argsSchema.",
-		tool, count(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
-	return &wire.Error{Code: wire.CodeToolArgsInvalid, Message: msg, Details: map[string]any{"tool": tool, "violations": v}}
+		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
+	return &Error{code: CodeToolArgsInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
 }
 
-func count(n int, unit string) string {
+// Plural is "1 unit" or "n units", for messages here and in the CLI.
+func Plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}

@@ -4,113 +4,53 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sync"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Registry is a session's tools, each with its argument validator compiled
-// once, so a tool call costs one validation and no compilation.
+// Registry is a session's tools. A tool's schema is parsed on its first
+// call, not here: most declared tools are never called in a session, and
+// an unparsed tool costs only its definition (see docs/performance.md).
 type Registry struct {
 	byName map[string]*CompiledTool
 	order  []*CompiledTool
 }
 
-// CompiledTool is one tool definition with its compiled argument schema.
-// It is immutable and safe for concurrent use.
+// CompiledTool is one tool definition; its argument schema is parsed once,
+// on first use. It is safe for concurrent use.
 type CompiledTool struct {
-	def    Tool
-	tree   *value // the argsSchema, for describing what was expected
-	schema *jsonschema.Schema
+	def *Tool // in the skills' own Tools array, not a copy of it
+
+	mu       sync.Mutex
+	tree     *value // the argsSchema, parsed on first use
+	treeErr  error
+	patterns map[string]*regexp.Regexp // compiled on first use
 }
 
-// NewRegistry compiles the tools of skills that ValidateSkills (or
+// NewRegistry holds the tools of skills that ValidateSkills (or
 // ParseManifest) accepted. An error means s was not validated first.
 func NewRegistry(s Skills) (*Registry, error) {
-	r := &Registry{byName: make(map[string]*CompiledTool, len(s.Tools))}
-	for i, t := range s.Tools {
+	r := &Registry{byName: make(map[string]*CompiledTool, len(s.Tools)), order: make([]*CompiledTool, 0, len(s.Tools))}
+	for i := range s.Tools {
+		t := &s.Tools[i]
 		if _, dup := r.byName[t.Name]; dup {
 			return nil, fmt.Errorf("schema: tools[%d]: name %q is used twice; validate the skills first", i, t.Name)
 		}
-		ct, err := compileTool(t)
-		if err != nil {
-			return nil, fmt.Errorf("schema: tools[%d] (%s): %w", i, t.Name, err)
-		}
+		ct := &CompiledTool{def: t}
 		r.byName[t.Name] = ct
 		r.order = append(r.order, ct)
 	}
 	return r, nil
 }
 
-// schemaURL is where the compiler files each tool's schema. It never leaves
-// memory; it appears only inside the library's error locations.
-const schemaURL = "urn:pedelec:args"
-
-func compileTool(t Tool) (*CompiledTool, error) {
-	tree, err := parseJSON(t.ArgsSchema)
-	if err != nil {
-		return nil, fmt.Errorf("argsSchema: %w", err)
+// schemaTree parses the argsSchema the first time it is needed.
+func (c *CompiledTool) schemaTree() (*value, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tree == nil && c.treeErr == nil {
+		c.tree, c.treeErr = parseJSON(c.def.ArgsSchema)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
-		re, err := compilePattern(s)
-		if err != nil {
-			return nil, err
-		}
-		return sourceRegexp{re, s}, nil
-	})
-	doc := tree.toAny()
-	dedupeRequired(doc)
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, err
-	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
-		return nil, err
-	}
-	return &CompiledTool{def: t, tree: tree, schema: sch}, nil
-}
-
-// sourceRegexp prints as the pattern the developer wrote, not its RE2
-// translation, so a violation quotes the schema as the agent read it.
-type sourceRegexp struct {
-	*regexp.Regexp
-	source string
-}
-
-func (r sourceRegexp) String() string { return r.source }
-
-// dedupeRequired drops repeated names from every "required": harmless in
-// a definition (a name required twice is required once), but the draft
-// 2020-12 meta-schema the library checks schemas against refuses them.
-func dedupeRequired(node any) {
-	n, ok := node.(map[string]any)
-	if !ok {
-		return
-	}
-	if req, ok := n["required"].([]any); ok {
-		seen := map[any]bool{}
-		out := req[:0:0]
-		for _, r := range req {
-			if !seen[r] {
-				seen[r] = true
-				out = append(out, r)
-			}
-		}
-		n["required"] = out
-	}
-	if props, ok := n["properties"].(map[string]any); ok {
-		for _, p := range props {
-			dedupeRequired(p)
-		}
-	}
-	dedupeRequired(n["items"])
-	if options, ok := n["oneOf"].([]any); ok {
-		for _, o := range options {
-			dedupeRequired(o)
-		}
-	}
+	return c.tree, c.treeErr
 }
 
 // Tool returns the tool named name.
@@ -123,7 +63,7 @@ func (r *Registry) Tool(name string) (*CompiledTool, bool) {
 func (r *Registry) Tools() []Tool {
 	out := make([]Tool, len(r.order))
 	for i, t := range r.order {
-		out[i] = t.def
+		out[i] = *t.def
 	}
 	return out
 }
@@ -138,7 +78,7 @@ func (r *Registry) Names() []string {
 }
 
 // Def returns the tool's definition as declared.
-func (c *CompiledTool) Def() Tool { return c.def }
+func (c *CompiledTool) Def() Tool { return *c.def }
 
 // Timeout is how long to wait for the tool's result: its timeoutMs, or def
 // when it has none. A timeout beyond what a Duration holds is clamped.

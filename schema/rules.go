@@ -177,7 +177,7 @@ func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Too
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
-			t.ArgsSchema = c.verbatim(m.val)
+			t.ArgsSchema = shareSchema(c.verbatim(m.val))
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)

@@ -45,7 +45,18 @@ func SkipShort(t testing.TB, what string) {
 	}
 }
 
-// Binary builds the real pedelec binary once per test process and returns its path.
+// Main is TestMain for a package that uses Binary: it runs the tests, then
+// removes the temporary directory the binary was built into.
+func Main(m *testing.M) {
+	code := m.Run()
+	if buildPath != "" {
+		os.RemoveAll(filepath.Dir(buildPath))
+	}
+	os.Exit(code)
+}
+
+// Binary builds the real pedelec binary once per test process and returns
+// its path, in a temporary directory that Main removes after the run.
 func Binary(t testing.TB) string {
 	t.Helper()
 	SkipShort(t, "the pedelec binary")

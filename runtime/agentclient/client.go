@@ -7,6 +7,7 @@ package agentclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ type Client struct {
 }
 
 // FromEnv reads the client settings Core put in the environment.
-func FromEnv(getenv func(string) string) (*Client, *wire.Error) {
+func FromEnv(getenv func(string) string) (*Client, error) {
 	base, secret := getenv(wire.EnvCoreURL), getenv(wire.EnvSecret)
 	var missing []string
 	if base == "" {
@@ -39,7 +40,19 @@ func FromEnv(getenv func(string) string) (*Client, *wire.Error) {
 			"%s not set: this command is run by an agent inside a Pedelec session, whose Core sets them", strings.Join(missing, " and ")).
 			WithDetails(map[string]any{"missing": missing})
 	}
-	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: &http.Client{}}, nil
+	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: oneShotHTTP()}, nil
+}
+
+// oneShotHTTP is the client of a process that makes one request to Core
+// on loopback: no proxy lookup in the environment (Core is never behind
+// one), no HTTP/2 set-up, no idle connection kept for a later request
+// that will not come.
+func oneShotHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:             nil,
+		DisableKeepAlives: true,
+		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
+	}}
 }
 
 // ToolCall forwards one call and waits for Core's answer, however long the
@@ -56,22 +69,22 @@ func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.Agent
 func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResult {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %v", err))
+		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(data))
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %v", wire.EnvCoreURL, c.BaseURL, err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %w", wire.EnvCoreURL, c.BaseURL, err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Secret)
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", c.BaseURL, err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %v", err))
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
 	var out wire.AgentResult
 	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {

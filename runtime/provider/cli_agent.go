@@ -125,7 +125,7 @@ func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	name := c.spec.name
 	path, err := c.program.find()
 	if err != nil {
-		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %v", name, err)
+		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %w", name, err)
 	}
 	stdin := turn.Prompt
 	if c.spec.promptInArgs {
@@ -145,7 +145,7 @@ func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 		return stoppedTurn(ctx, name)
 	}
 	if run.err != nil && run.exitCode == -1 {
-		return wire.Errorf(wire.CodeProviderError, "%s: %v", name, run.err)
+		return wire.Errorf(wire.CodeProviderError, "%s: %w", name, run.err)
 	}
 	return stream.outcome(run, turn.ResumeID)
 }

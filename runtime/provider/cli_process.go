@@ -48,7 +48,7 @@ func (p *cliProgram) find() (string, error) {
 		}
 		path = found
 	} else if found, err := exec.LookPath(path); err != nil {
-		return "", fmt.Errorf("%s (from %s) is not an executable: %v", path, source, err)
+		return "", fmt.Errorf("%s (from %s) is not an executable: %w", path, source, err)
 	} else {
 		path = found
 	}
@@ -58,7 +58,8 @@ func (p *cliProgram) find() (string, error) {
 	return path, nil
 }
 
-var versionNumber = regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
+// versionNumber is compiled when first needed, not in every process's init.
+var versionNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`) })
 
 // version runs `<path> --version` once per path.
 func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
@@ -74,10 +75,10 @@ func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
 	cmd.Env = cliEnv(append(os.Environ(), "DISABLE_AUTOUPDATER=1"), p.env)
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s --version failed: %v", path, err)
+		return "", fmt.Errorf("%s --version failed: %w", path, err)
 	}
 	v = strings.TrimSpace(string(out))
-	if m := versionNumber.FindString(v); m != "" {
+	if m := versionNumber().FindString(v); m != "" {
 		v = m
 	}
 	p.mu.Lock()

@@ -432,12 +432,14 @@ func (p *OpenAI) call(ctx context.Context, turn *Turn, names toolNames, call cha
 	} else if turn.Calls == nil {
 		out.Error = wire.Errorf(wire.CodeToolNotFound, "this session has no tools; %s does not exist", tool)
 	} else {
-		result, werr := turn.Calls.CallTool(ctx, tool, json.RawMessage(args))
+		result, callErr := turn.Calls.CallTool(ctx, tool, json.RawMessage(args))
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
+		// The model's answer is an edge: the failure goes to it as {code, message, details}.
+		werr := wire.AsError(callErr)
 		if werr != nil && werr.Code == wire.CodeSessionEnded {
-			return "", werr
+			return "", callErr
 		}
 		if werr != nil {
 			out.Error = werr
@@ -452,7 +454,7 @@ func (p *OpenAI) call(ctx context.Context, turn *Turn, names toolNames, call cha
 	b, err := json.Marshal(out)
 	if err != nil {
 		// A result the broker accepted is JSON; this is a broken invariant.
-		return "", wire.Errorf(wire.CodeInternal, "openai: encode the result of %s: %v", tool, err)
+		return "", wire.Errorf(wire.CodeInternal, "openai: encode the result of %s: %w", tool, err)
 	}
 	return string(b), nil
 }
@@ -463,11 +465,11 @@ func (p *OpenAI) complete(ctx context.Context, model string, messages []chatMess
 	endpoint := p.endpoint()
 	body, err := json.Marshal(chatRequest{Model: model, Messages: messages, Tools: tools, Stream: true})
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeInternal, "openai: encode the request: %v", err)
+		return nil, wire.Errorf(wire.CodeInternal, "openai: encode the request: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeProviderUnavailable, "openai: bad endpoint %s: %v", endpoint, err)
+		return nil, wire.Errorf(wire.CodeProviderUnavailable, "openai: bad endpoint %s: %w", endpoint, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -508,7 +510,7 @@ func (p *OpenAI) complete(ctx context.Context, model string, messages []chatMess
 		case errors.As(err, &streamErr):
 			return nil, wire.Errorf(wire.CodeProviderError, "the model server at %s failed for model %q: %s", endpoint, model, streamErr.message).WithDetails(details)
 		default:
-			return nil, wire.Errorf(wire.CodeProviderError, "the connection to the model server at %s broke mid-answer: %v", endpoint, err).WithDetails(details)
+			return nil, wire.Errorf(wire.CodeProviderError, "the connection to the model server at %s broke mid-answer: %w", endpoint, err).WithDetails(details)
 		}
 	}
 	for _, call := range reply.calls {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -12,8 +11,25 @@ import (
 )
 
 // functionNameRule is what chat-completions servers accept as a function
-// name. A Pedelec tool name may hold a dot and may be longer.
-var functionNameRule = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// name, ^[a-zA-Z0-9_-]{1,64}$. A Pedelec tool name may hold a dot and may
+// be longer. It is checked by hand: as a regexp, the {1,64} repetition
+// compiled into 64 states in every process's init, tool-call's included.
+var functionNameRule functionName
+
+type functionName struct{}
+
+func (functionName) MatchString(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 const maxFunctionName = 64
 

@@ -28,7 +28,7 @@ type fakeBroker struct {
 	// block makes CallTool wait for ctx, like a handler that never answers.
 	block bool
 	// answer overrides the default behaviour when set.
-	answer func(tool string, args json.RawMessage) (json.RawMessage, *wire.Error)
+	answer func(tool string, args json.RawMessage) (json.RawMessage, error)
 }
 
 type brokerCall struct {
@@ -36,7 +36,7 @@ type brokerCall struct {
 	Args string
 }
 
-func (b *fakeBroker) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error) {
+func (b *fakeBroker) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	b.mu.Lock()
 	b.calls = append(b.calls, brokerCall{tool, string(args)})
 	b.mu.Unlock()
@@ -484,7 +484,7 @@ func TestOpenAICancelWhileAToolRuns(t *testing.T) {
 
 func TestOpenAISessionEndedStopsTheLoop(t *testing.T) {
 	srv := modelserver.NewChat(t, modelserver.ChatCall("update_counter", `{"delta":2}`), modelserver.ChatSay("never"))
-	broker := &fakeBroker{answer: func(string, json.RawMessage) (json.RawMessage, *wire.Error) {
+	broker := &fakeBroker{answer: func(string, json.RawMessage) (json.RawMessage, error) {
 		return nil, wire.Errorf(wire.CodeSessionEnded, "the session ended")
 	}}
 	_, err := runTurn(t, newOpenAI(Settings{BaseURL: srv.URL}), testTurn(broker, "go", ""))

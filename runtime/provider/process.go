@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // ProcessSpec describes one provider child process.
@@ -163,7 +165,7 @@ func reapLeftovers(cmd *exec.Cmd, tag string) {
 // session's turn inherits it, which is how leftovers are found.
 func threadTag(env []string) string {
 	for i := len(env) - 1; i >= 0; i-- {
-		if strings.HasPrefix(env[i], "PEDELEC_THREAD_ID=") {
+		if strings.HasPrefix(env[i], wire.EnvThreadID+"=") {
 			return env[i]
 		}
 	}

@@ -61,9 +61,10 @@ type Turn struct {
 }
 
 // ToolCaller is Core's broker as an in-process adapter sees it. The result is
-// the handler's JSON result; a Pedelec-level failure is a *wire.Error.
+// the handler's JSON result; a failure is an error carrying a *wire.Error
+// (wire.AsError finds its code).
 type ToolCaller interface {
-	CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, *wire.Error)
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
 }
 
 // Event is one normalized thing an adapter observed during a turn.

@@ -8,17 +8,28 @@ import (
 // Error is the one failure shape Pedelec puts on any wire: the SDK's
 // WebSocket, the agent endpoint, the CLI's stdout. Code is stable and
 // upper-snake; Message is for a person or a model; Details is JSON data.
+//
+// Inside the process errors travel as plain `error`s, wrapped with %w;
+// AsError turns one into this shape only where it leaves the process.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Details any    `json:"details,omitempty"`
+	// cause is the error a %w in Errorf's format wrapped, for errors.Is
+	// and errors.As; its text is already part of Message.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// Errorf builds an *Error with a formatted message.
+// Unwrap is the error Errorf's %w wrapped, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Errorf builds an *Error with a formatted message; a %w verb wraps its
+// error (as fmt.Errorf does) so the cause stays inspectable.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: err.Error(), cause: errors.Unwrap(err)}
 }
 
 // WithDetails returns e with Details set, for chaining at construction.
@@ -39,7 +50,20 @@ func AsError(err error) *Error {
 	if errors.As(err, &we) {
 		return we
 	}
+	var coded CodedError
+	if errors.As(err, &coded) {
+		return &Error{Code: coded.ErrorCode(), Message: coded.Error(), Details: coded.ErrorDetails()}
+	}
 	return &Error{Code: CodeInternal, Message: err.Error()}
+}
+
+// CodedError is an error that knows its wire code without importing this
+// package: packages below it (schema) return these, and AsError gives them
+// the wire shape. Error() is the message, without the code.
+type CodedError interface {
+	error
+	ErrorCode() string
+	ErrorDetails() any
 }
 
 // The table of codes. docs/errors.md explains each one; a test keeps the two

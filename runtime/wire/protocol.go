@@ -36,13 +36,44 @@ const (
 	EventEnded           = "ended"
 )
 
+// Status is a session's status; runtime/status.go holds the transitions.
+type Status string
+
 // Session statuses.
 const (
-	StatusIdle              = "idle"
-	StatusRunning           = "running"
-	StatusWaitingToolResult = "waiting_tool_result"
-	StatusEnded             = "ended"
-	StatusError             = "error"
+	StatusIdle              Status = "idle"
+	StatusRunning           Status = "running"
+	StatusWaitingToolResult Status = "waiting_tool_result"
+	StatusEnded             Status = "ended"
+	StatusError             Status = "error"
+)
+
+// SettleOutcome is how a tool call stopped waiting (tool_call_settled).
+type SettleOutcome string
+
+const (
+	OutcomeResult       SettleOutcome = "result"        // the page submitted a result
+	OutcomeTimeout      SettleOutcome = "timeout"       // the tool's timeoutMs passed first
+	OutcomeSessionEnded SettleOutcome = "session_ended" // the session ended first
+	OutcomeCancelled    SettleOutcome = "cancelled"     // the agent stopped waiting, or its turn ended
+)
+
+// EndReason is why a session ended (the ended event).
+type EndReason string
+
+const (
+	EndReasonEndSession          EndReason = "end_session"           // the page called end_session
+	EndReasonDisconnect          EndReason = "disconnect"            // the page went away with autoEndOnDisconnect
+	EndReasonShutdown            EndReason = "shutdown"              // Core is stopping
+	EndReasonResumeWindowExpired EndReason = "resume_window_expired" // nobody resumed a detached session in time
+)
+
+// The complete lists, which a test keeps in step with docs/protocol.md and
+// the SDK's TypeScript types.
+var (
+	Statuses       = []Status{StatusIdle, StatusRunning, StatusWaitingToolResult, StatusEnded, StatusError}
+	SettleOutcomes = []SettleOutcome{OutcomeResult, OutcomeTimeout, OutcomeSessionEnded, OutcomeCancelled}
+	EndReasons     = []EndReason{EndReasonEndSession, EndReasonDisconnect, EndReasonShutdown, EndReasonResumeWindowExpired}
 )
 
 // Request is a page → Core frame: {"type":"request","id":1,"method":"...","params":{...}}.
@@ -106,7 +137,7 @@ type SessionInfo struct {
 	SessionID           string   `json:"sessionId"`
 	Provider            string   `json:"provider"`
 	Model               string   `json:"model,omitempty"`
-	Status              string   `json:"status"`
+	Status              Status   `json:"status"`
 	Seq                 int64    `json:"seq"` // the last seq already sent; the next event has a larger one
 	Tools               []string `json:"tools"`
 	AutoEndOnDisconnect bool     `json:"autoEndOnDisconnect"`
@@ -137,8 +168,8 @@ type SubmitToolResultParams struct {
 // ---- event payloads ----
 
 type StatusChangedData struct {
-	Status         string `json:"status"`
-	PreviousStatus string `json:"previousStatus"`
+	Status         Status `json:"status"`
+	PreviousStatus Status `json:"previousStatus"`
 	// While waiting_tool_result: the tools still pending, oldest first.
 	WaitingOn []PendingTool `json:"waitingOn,omitempty"`
 }
@@ -164,12 +195,11 @@ type ToolCallData struct {
 }
 
 // ToolCallSettledData tells the page a call no longer waits for it, so an
-// interactive handler (a modal) can close. Outcome is "result", "timeout"
-// or "session_ended".
+// interactive handler (a modal) can close. Outcome is one of SettleOutcomes.
 type ToolCallSettledData struct {
-	ToolRequestID string `json:"toolRequestId"`
-	Tool          string `json:"tool"`
-	Outcome       string `json:"outcome"`
+	ToolRequestID string        `json:"toolRequestId"`
+	Tool          string        `json:"tool"`
+	Outcome       SettleOutcome `json:"outcome"`
 }
 
 type ErrorData struct {
@@ -184,7 +214,7 @@ type DoneData struct {
 }
 
 type EndedData struct {
-	Reason string `json:"reason"` // "end_session", "disconnect", "shutdown", "provider_exit"
+	Reason EndReason `json:"reason"` // one of EndReasons
 }
 
 // ---- the agent endpoint (pedelec tool-call / tool-spec → Core) ----

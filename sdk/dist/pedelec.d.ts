@@ -219,9 +219,12 @@ export type ChatEvent = {
 	/** The assistant's whole message for this turn so far (all deltas joined). */
 	text: string;
 };
+/** Why a session ended: the page ended it, the page went away (with
+ * autoEndOnDisconnect), Core stopped, or a detached session was not resumed
+ * within Core's resume window. Other strings may come from newer Cores. */
+export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
 export type EndedEvent = {
-	/** "end_session", "disconnect", "shutdown", "provider_exit", ... */
-	reason: string;
+	reason: EndReason;
 };
 /** What sendText and prepare resolve with once the turn's done event arrives. */
 export type TurnResult = {

@@ -17,6 +17,7 @@ export type {
   ChatEvent,
   CreateSessionOptions,
   Disposer,
+  EndReason,
   EndedEvent,
   ErrorListener,
   GenericToolHandler,

@@ -3,7 +3,7 @@
 // wire contract next to the Go side.
 
 import type { PedelecErrorData } from "../errors.js";
-import type { JsonValue, PendingTool, SessionStatus } from "../types.js";
+import type { EndReason, JsonValue, PendingTool, SessionStatus } from "../types.js";
 
 export type RequestFrame = {
   type: "request";
@@ -74,11 +74,11 @@ export type ToolCallData = {
 export type ToolCallSettledData = {
   toolRequestId: string;
   tool: string;
-  outcome: "result" | "timeout" | "session_ended" | (string & {});
+  outcome: "result" | "timeout" | "session_ended" | "cancelled" | (string & {});
 };
 
 export type ErrorEventData = { error: PedelecErrorData };
 
 export type DoneData = { ok: boolean; prepare?: boolean; error?: PedelecErrorData };
 
-export type EndedData = { reason: string };
+export type EndedData = { reason: EndReason };
