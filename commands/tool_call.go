@@ -81,7 +81,7 @@ func checkJSONArgs(raw string) error {
 		if _, extra := dec.Token(); extra != io.EOF {
 			off := dec.InputOffset()
 			line, col := lineCol(raw, off)
-			return wire.Errorf(wire.CodeInvalidInput, "arguments have text after the JSON value at line %d, column %d: pass one JSON object", line, col).
+			return wire.Errorf(wire.CodeToolArgsInvalid, "arguments have text after the JSON value at line %d, column %d: pass one JSON object", line, col).
 				WithDetails(map[string]any{"line": line, "column": col, "offset": off})
 		}
 		return nil
@@ -99,7 +99,7 @@ func checkJSONArgs(raw string) error {
 		err = errors.New("unexpected end of JSON input")
 	}
 	line, col := lineCol(raw, off)
-	return wire.Errorf(wire.CodeInvalidInput, "arguments are not valid JSON: %v (line %d, column %d)", err, line, col).
+	return wire.Errorf(wire.CodeToolArgsInvalid, "arguments are not valid JSON: %v (line %d, column %d)", err, line, col).
 		WithDetails(map[string]any{"line": line, "column": col, "offset": off, "parser": err.Error()})
 }
 

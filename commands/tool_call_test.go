@@ -35,7 +35,7 @@ func TestToolCallBadJSON(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 			t.Fatalf("%q: stdout is not one JSON object: %q", args, out.String())
 		}
-		if res.OK || res.Error.Code != wire.CodeInvalidInput || res.Error.Details.Line != want.line || res.Error.Details.Column != want.column {
+		if res.OK || res.Error.Code != wire.CodeToolArgsInvalid || res.Error.Details.Line != want.line || res.Error.Details.Column != want.column {
 			t.Errorf("%q: got %s, want line %d column %d", args, out.String(), want.line, want.column)
 		}
 	}
@@ -58,7 +58,7 @@ func TestThreadIDPlacement(t *testing.T) {
 	}
 }
 
-// Any argument text gets either a pass or an INVALID_INPUT with a position
+// Any argument text gets either a pass or an TOOL_ARGS_INVALID with a position
 // inside the text, never a panic.
 func FuzzCheckJSONArgs(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"a":`, "{\n\"a\": tru}", `[1,2]`, `"x" y`, ``, "\xff"} {

@@ -92,16 +92,16 @@ func TestBrowserDemo(t *testing.T) {
 				Disabled bool   `json:"disabled"`
 			} `json:"options"`
 			Listed []struct {
-				Name      string `json:"name"`
+				Code      string `json:"code"`
 				Available bool   `json:"available"`
-				Reason    string `json:"reason"`
+				Error     string `json:"error"`
 			} `json:"listed"`
 			Notes    map[string]string `json:"notes"`
 			Selected string            `json:"selected"`
 			Intro    string            `json:"intro"`
 		}
 		d.b.js(t, &got, `
-const listed = (await window.pedelecDemo.pedelec.listProviders()).providers;
+const listed = await window.pedelecDemo.pedelec.listProviders();
 const options = [...document.querySelectorAll("#provider option")].map((o) => ({ name: o.value, disabled: o.disabled }));
 const notes = Object.fromEntries([...document.querySelectorAll("#provider-note .unavailable")].map((s) => [s.dataset.provider, s.textContent]));
 return { options, listed, notes, selected: document.getElementById("provider").value, intro: document.getElementById("examples-intro").textContent };
@@ -110,11 +110,11 @@ return { options, listed, notes, selected: document.getElementById("provider").v
 			t.Fatalf("picker %+v, providers %+v", got.Options, got.Listed)
 		}
 		for i, p := range got.Listed {
-			if got.Options[i].Name != p.Name || got.Options[i].Disabled == p.Available {
+			if got.Options[i].Name != p.Code || got.Options[i].Disabled == p.Available {
 				t.Errorf("option %d: %+v for provider %+v", i, got.Options[i], p)
 			}
-			if !p.Available && !strings.Contains(got.Notes[p.Name], p.Reason) {
-				t.Errorf("unavailable %s should show its reason %q; the page shows %q", p.Name, p.Reason, got.Notes[p.Name])
+			if !p.Available && !strings.Contains(got.Notes[p.Code], p.Error) {
+				t.Errorf("unavailable %s should show its reason %q; the page shows %q", p.Code, p.Error, got.Notes[p.Code])
 			}
 		}
 		if got.Selected == "script" && !strings.Contains(got.Intro, "call <tool> <json>") {

@@ -134,7 +134,7 @@ session.onTool("update_counter", handleCounter);
 session.onTool("create_card", (args) => { cards.push(args.card); return { id: "card-" + cards.length }; });
 session.onTool("editor.write_document", (args) => ({ written: args.documentId, mode: args.mode }));
 window.getSelection().selectAllChildren(document.getElementById("para"));
-const saw = h.agentSaw((await session.sendText([
+const saw = h.agentSaw((await session.sendTurn([
   'call update_counter {"delta": 7}',
   'call update_counter {"delta": 101}',
   'call get_selected_text',
@@ -283,7 +283,7 @@ const slow = defineTool({
 });
 const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [slow] } });
 const rec = h.record(session);
-const saw = h.agentSaw((await session.sendText("call slow_tool {}")).text);
+const saw = h.agentSaw((await session.sendTurn("call slow_tool {}")).text);
 await h.waitFor(() => rec.errors.length > 0, "onError");
 await session.end();
 return { saw, errors: rec.errors, abortCode, abortedAt, deadline, deadlineOk };

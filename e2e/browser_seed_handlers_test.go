@@ -73,7 +73,7 @@ const tools = [
 ];
 const session = await pedelec.createSession({ provider: "script", skills: { guidance: "Test page.", tools } });
 const rec = h.record(session);
-const say = async (text) => h.agentSaw((await session.sendText(text)).text);
+const say = async (text) => h.agentSaw((await session.sendTurn(text)).text);
 `
 
 func runHandlers(t *testing.T, b *browser, body string) []agentCall {

@@ -49,7 +49,7 @@ const session = await pedelec.createSession({
 
 const sel = window.getSelection();
 sel.selectAllChildren(document.getElementById("para"));
-const turn = await session.sendText("call get_current_page {}");
+const turn = await session.sendTurn("call get_current_page {}");
 await session.end();
 return { turnId: turn.turnId, saw: h.agentSaw(turn.text), url: location.href };
 `)
@@ -107,7 +107,7 @@ session.onTool("delete_document", async (args) => {
   return deleteDocument(documentId);
 });
 
-const turn = await session.sendText([
+const turn = await session.sendTurn([
   'call delete_document {"documentId": 5}',
   'call delete_document {"documentId": "doc-locked"}',
   'call delete_document {"documentId": "doc-1"}',
@@ -162,7 +162,7 @@ const updateCounter = defineTool({
 });
 const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [updateCounter] } });
 const rec = h.record(session);
-const turn = await session.sendText('call update_counter {"delta": 1}\ncall update_counter {"delta": 2}\ncall update_counter {"delta": 3}');
+const turn = await session.sendTurn('call update_counter {"delta": 1}\ncall update_counter {"delta": 2}\ncall update_counter {"delta": 3}');
 await session.end();
 return { turnId: turn.turnId, turnIds, saw: h.agentSaw(turn.text), statuses: rec.statuses.map((s) => s.status) };
 `)

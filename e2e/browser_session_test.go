@@ -44,7 +44,7 @@ const slow = defineTool({
 });
 const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [slow] } });
 const rec = h.record(session);
-const turn = session.sendText("say starting\ncall slow_tool {}\nsay done");
+const turn = session.sendTurn("say starting\ncall slow_tool {}\nsay done");
 let busy = "";
 try { await session.sendText("say second"); } catch (e) { busy = e.code; }
 const { text } = await turn;
@@ -102,7 +102,7 @@ session.onTool(async (tool) => {
   return { tool };
 });
 const rec = h.record(session);
-const saw = h.agentSaw((await session.sendText("&call wait_a {}\n&call wait_b {}")).text);
+const saw = h.agentSaw((await session.sendTurn("&call wait_a {}\n&call wait_b {}")).text);
 await session.end();
 return { maxWaiting, saw, statuses: rec.statuses };
 `)
@@ -137,11 +137,12 @@ const pedelec = new Pedelec();
 const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
 const rec = h.record(session);
 const p = await session.prepare();
+const again = await session.prepare(); // idempotent: resolves at once
 await session.end();
 await session.end(); // twice is fine
 let after = "";
 try { await session.sendText("say hi"); } catch (e) { after = e.code; }
-return { chats: rec.chats.length, ended: rec.ended, after, status: session.getStatus(), prepare: typeof p.turnId === "string" };
+return { chats: rec.chats.length, ended: rec.ended, after, status: session.getStatus(), prepare: p === undefined && again === undefined };
 `)
 		if got.Chats != 0 || !got.Prepare || len(got.Ended) != 1 || got.Ended[0] != "end_session" || got.After != "SESSION_ENDED" || got.Status != "ended" {
 			t.Errorf("%+v", got)
@@ -175,7 +176,7 @@ const ask = defineTool({ name: "ask", description: "Asks the user.", argsSchema:
   handler: (_a, ctx) => { redelivered = ctx.redelivered; return { answer: "yes" }; } });
 const session = await pedelec.resumeSession(`+"`"+id+"`"+`, { tools: [ask] });
 let text = "";
-session.onChat((c) => { text = c.text; });
+session.onChat((delta) => { text += delta; });
 await h.waitFor(() => text.includes("after the reload"), "the rest of the turn");
 await h.waitFor(() => session.getStatus() === "idle", "idle");
 const status = session.getStatus();

@@ -119,7 +119,7 @@ func TestAgentSeesErrors(t *testing.T) {
 			t.Errorf("line %d: no violations in details: %s", i, lines[i])
 		}
 	}
-	if r := agentSaw(t, lines[4]); r.OK || r.Error.Code != wire.CodeInvalidInput || !strings.Contains(r.Error.Message, "line 1, column") {
+	if r := agentSaw(t, lines[4]); r.OK || r.Error.Code != wire.CodeToolArgsInvalid || !strings.Contains(r.Error.Message, "line 1, column") {
 		t.Errorf("bad JSON: %s", lines[4])
 	}
 	spec := agentSaw(t, lines[5])

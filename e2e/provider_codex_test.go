@@ -310,12 +310,12 @@ const session = await pedelec.createSession({
     }],
   },
 });
-session.onChat((e) => { chats[e.turnId] = e.text; });
+session.onChat((delta, ctx) => { chats[ctx.turnId] = (chats[ctx.turnId] || "") + delta; });
 session.onError((e) => { errors.push(e.code + ": " + e.message); });
 const turns = [];
 for (const text of ["Add two to the counter.", "Now add the word two."]) {
   try {
-    const r = await session.sendText(text);
+    const r = await session.sendTurn(text);
     turns.push({ turnId: r.turnId, text: r.text, chat: chats[r.turnId] || "" });
   } catch (e) {
     turns.push({ error: e.code + ": " + e.message });

@@ -61,6 +61,9 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	name := p.Provider
 	if name == "" {
 		name = c.opts.Providers.Default(ctx)
+		if name == "" {
+			return nil, wire.Errorf(wire.CodeDefaultProviderNotSet, "no provider named and Core has no default provider: pass one (see list_providers) or set default_provider in Core's config file")
+		}
 	}
 	prov, ok := c.opts.Providers.Get(name)
 	if !ok {
@@ -69,7 +72,11 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	info := prov.Check(ctx)
 	if !info.Available {
-		return nil, wire.Errorf(wire.CodeProviderUnavailable, "provider %q is not available: %s", name, info.Reason).
+		code, which := wire.CodeProviderUnavailable, "provider"
+		if p.Provider == "" {
+			code, which = wire.CodeDefaultProviderUnavailable, "Core's default provider"
+		}
+		return nil, wire.Errorf(code, "%s %q is not available: %s", which, name, info.Reason).
 			WithDetails(map[string]any{"provider": name, "reason": info.Reason})
 	}
 	model := p.Model

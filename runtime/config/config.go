@@ -145,12 +145,12 @@ func (c Config) check(name string, data []byte) []error {
 
 // Registry builds the providers Core offers from these settings.
 func (c Config) Registry() *provider.Registry {
-	return provider.NewRegistry(c.DefaultProvider,
+	return provider.NewRegistry(c.DefaultProvider, provider.WithOriginalProviders(
 		provider.NewCodex(c.Providers["codex"]),
 		provider.NewClaude(c.Providers["claude"]),
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewScript(c.Providers["script"]),
-	)
+	)...)
 }
 
 // goTypeDetail is go-toml's mention of Pedelec's Go types, which says

@@ -25,7 +25,7 @@ func (p *script) Name() string { return "script" }
 
 func (p *script) Check(context.Context) wire.ProviderInfo {
 	return wire.ProviderInfo{
-		Name: "script", Available: true, Version: "built-in",
+		Name: "script", Available: true, Version: "built-in", DefaultModel: p.settings.DefaultModel,
 		Description: "Deterministic: each line of a message is `call <tool> <json>`, `spec <tool>` or `say <text>`; other lines are echoed.",
 	}
 }

@@ -23,7 +23,7 @@ func TestEnumsMatchDocsAndSDK(t *testing.T) {
 		sdkSource  string
 		docExclude string
 	}{
-		{"statuses", strs(Statuses), docLine(t, protocol, "Statuses: "), tsUnion(t, dts, "export type SessionStatus = "), "sdk/dist/pedelec.d.ts", ""},
+		{"statuses", strs(Statuses), docLine(t, protocol, "Statuses: "), tsUnion(t, dts, "export type PedelecSessionStatus = "), "sdk/dist/pedelec.d.ts", ""},
 		{"settle outcomes", strs(SettleOutcomes), docLine(t, protocol, "| `tool_call_settled` |"), tsUnion(t, sdkWire, "outcome: "), "sdk/src/client/protocol.ts", "tool_call_settled"},
 		{"end reasons", strs(EndReasons), docLine(t, protocol, "| `ended` |"), tsUnion(t, dts, "export type EndReason = "), "sdk/dist/pedelec.d.ts", "ended"},
 	} {

@@ -112,6 +112,11 @@ const (
 
 	CodeInternal = "INTERNAL"
 
+	// The original SDK's codes (docs/compat.md).
+	CodeDefaultProviderNotSet      = "DEFAULT_PROVIDER_NOT_SET"     // createSession named no provider and Core has no default
+	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
+	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
+	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
 	// Session assets (the page's and the agent's shared files).
 	CodeAssetPathInvalid             = "ASSET_PATH_INVALID"              // not a safe /... path, or it goes through a symlink
 	CodeAssetNotFound                = "ASSET_NOT_FOUND"                 // nothing at the path
@@ -142,6 +147,7 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
 	CodeAssetPathInvalid, CodeAssetNotFound, CodeAssetNotFile, CodeAssetTooLarge, CodeAssetReadTooLarge,
 	CodeAssetUploadBusy, CodeAssetUploadServerUnavailable, CodeAssetUploadTicketExpired, CodeAssetUploadUnauthorized,
 	CodeAssetUploadSizeMismatch, CodeAssetUploadFailed, CodeAssetListFailed,

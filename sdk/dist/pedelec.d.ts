@@ -33,6 +33,10 @@ export declare const ERROR_CODES: readonly [
 	"CORE_UNREACHABLE",
 	"NOT_IN_SESSION",
 	"INTERNAL",
+	"DEFAULT_PROVIDER_NOT_SET",
+	"DEFAULT_PROVIDER_UNAVAILABLE",
+	"SDK_BRIDGE_TIMEOUT",
+	"SDK_PROTOCOL_ERROR",
 	"ASSET_PATH_INVALID",
 	"ASSET_NOT_FOUND",
 	"ASSET_NOT_FILE",
@@ -81,79 +85,136 @@ export type ToolErrorResult = {
 		retryable?: boolean;
 	};
 };
+export type JsonPrimitive = string | number | boolean | null;
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | {
+export type JsonValue = JsonPrimitive | JsonValue[] | {
 	[key: string]: JsonValue;
 };
-type NodeCommon = {
+/** What every schema node may say about itself. */
+export type ToolArgsSchemaMeta<TDefault extends JsonValue = JsonValue> = {
 	description?: string;
-	default?: unknown;
-	examples?: readonly unknown[];
+	default?: TDefault;
+	examples?: readonly TDefault[];
 };
-export type StringSchema = NodeCommon & {
+export type ToolArgsStringSchema = ToolArgsSchemaMeta<string> & {
 	type: "string";
 	enum?: readonly string[];
 	minLength?: number;
 	maxLength?: number;
 	pattern?: string;
 };
-export type NumberSchema = NodeCommon & {
-	type: "number" | "integer";
+export type ToolArgsNumberSchema = ToolArgsSchemaMeta<number> & {
+	type: "number";
 	enum?: readonly number[];
 	minimum?: number;
 	maximum?: number;
 };
-export type BooleanSchema = NodeCommon & {
+export type ToolArgsIntegerSchema = ToolArgsSchemaMeta<number> & {
+	type: "integer";
+	enum?: readonly number[];
+	minimum?: number;
+	maximum?: number;
+};
+export type ToolArgsBooleanSchema = ToolArgsSchemaMeta<boolean> & {
 	type: "boolean";
 	enum?: readonly boolean[];
 };
-export type ArraySchema = NodeCommon & {
+export type ToolArgsArraySchema = ToolArgsSchemaMeta<JsonValue[]> & {
 	type: "array";
-	items?: SchemaNode;
+	/** Required by the original's types; Core also accepts an array schema without it (any items). */
+	items?: ToolArgsSchemaNode;
 	minItems?: number;
 	maxItems?: number;
 	uniqueItems?: boolean;
 };
-export type ObjectSchema = NodeCommon & {
+export type ToolArgsObjectSchema = ToolArgsSchemaMeta<Record<string, JsonValue>> & {
 	type: "object";
 	properties?: {
-		readonly [name: string]: SchemaNode;
+		readonly [name: string]: ToolArgsSchemaNode;
 	};
 	required?: readonly string[];
 };
-export type OneOfSchema = NodeCommon & {
-	oneOf: readonly SchemaNode[];
+export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
+	oneOf: readonly ToolArgsSchemaNode[];
 };
 /** One node of an argument schema. */
-export type SchemaNode = StringSchema | NumberSchema | BooleanSchema | ArraySchema | ObjectSchema | OneOfSchema;
+export type ToolArgsSchemaNode = ToolArgsStringSchema | ToolArgsNumberSchema | ToolArgsIntegerSchema | ToolArgsBooleanSchema | ToolArgsArraySchema | ToolArgsObjectSchema | ToolArgsOneOfSchema;
 /** The root of a tool's argument schema: always an object schema, even for no arguments. */
-export type ToolArgsSchema = ObjectSchema;
-/** Everything a handler knows about the call it is answering. */
-export type ToolContext = {
-	/** The Pedelec session the call belongs to. */
+export type ToolArgsSchema = ToolArgsObjectSchema;
+export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+/** A call the agent is waiting on (Pedelec Core addition). */
+export type PendingTool = {
+	toolRequestId: string;
+	tool: string;
+};
+/** What every listener receives as its context. IDs are opaque; times are browser ms. */
+export type PedelecEventContext = {
 	sessionId: string;
-	/** Unique id of this call; the result is submitted under it. */
+	provider: string;
+	model?: string;
+	sessionCreatedAt: number;
+	/** When the page received Core's event; absent for changes the SDK made itself. */
+	eventReceivedAt?: number;
+	eventEmittedAt: number;
+	turnId?: string;
+	turnStartedAt?: number;
+	turnKind?: "user" | "prepare";
+	/** "core" when Core reported it, "sdk" when the SDK knew first. */
+	source: "core" | "sdk";
+};
+export type ChatEventContext = PedelecEventContext & {
+	type: "chat_delta";
+	turnId: string;
+	turnStartedAt: number;
+	eventReceivedAt: number;
+	/** Pedelec Core addition: the turn's assistant message so far, this delta included. */
+	text: string;
+};
+export type StatusEventContext = PedelecEventContext & {
+	type: "status_changed" | "sdk_status_changed";
+	status: PedelecSessionStatus;
+	previousStatus: PedelecSessionStatus;
+	/** Pedelec Core addition: while waiting_tool_result, the calls the agent waits on, oldest first. */
+	waitingOn: PendingTool[];
+};
+export type ErrorEventContext = PedelecEventContext & {
+	type: "error" | "sdk_error";
+};
+/**
+ * Pedelec Core addition: why a session ended: the page ended it, the page
+ * went away (with autoEndOnDisconnect), Core stopped, or a detached session
+ * was not resumed within Core's resume window. Other strings may come from
+ * newer Cores.
+ */
+export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
+export type EndedEventContext = PedelecEventContext & {
+	type: "ended" | "sdk_ended";
+	/** Pedelec Core addition: why it ended. */
+	reason: EndReason;
+};
+/** Everything a tool handler knows about the call it is answering. */
+export type ToolCallContext = PedelecEventContext & {
+	type: "tool_call";
+	/** Unique id of this call; the SDK submits the result under it. */
 	toolRequestId: string;
 	/** The tool's name. */
 	tool: string;
 	/** The turn (the sendText call) the agent made this call in. */
 	turnId: string;
-	/** When that turn started (unix ms). */
 	turnStartedAt: number;
-	/** When the page received this call (unix ms). */
 	eventReceivedAt: number;
-	/** When Core stops waiting for the result (unix ms); a later result is refused. */
+	/** Pedelec Core addition: when Core stops waiting for the result (unix ms); a later result is refused. */
 	deadline: number;
-	/** The tool's timeout in ms, as Core applies it. */
+	/** Pedelec Core addition: the tool's timeout in ms, as Core applies it. */
 	timeoutMs: number;
-	/** True when Core sent this call again to a page that resumed the session. */
+	/** Pedelec Core addition: true when Core sent this call again to a page that resumed the session. */
 	redelivered: boolean;
 	/**
-	 * Aborts when the result is no longer wanted: the deadline passed, Core
-	 * settled the call (timeout, session ended) or the session ended. Use it
-	 * to close a modal or cancel a fetch. `signal.reason` is a PedelecError
-	 * (TOOL_TIMEOUT or SESSION_ENDED). The SDK cannot stop your JavaScript:
-	 * check the signal yourself.
+	 * Pedelec Core addition: aborts when the result is no longer wanted (the
+	 * deadline passed, Core settled the call, the session ended).
+	 * `signal.reason` is a PedelecError (TOOL_TIMEOUT or SESSION_ENDED). The
+	 * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
+	 * a fetch.
 	 */
 	signal: AbortSignal;
 };
@@ -161,9 +222,9 @@ type Bivariant<F extends (...args: never[]) => unknown> = {
 	fn(...args: Parameters<F>): ReturnType<F>;
 }["fn"];
 /** A handler for one tool: may be sync or async; its value is submitted as the result. */
-export type ToolSpecificHandler<TArgs = unknown, TResult = unknown> = Bivariant<(args: TArgs, ctx: ToolContext) => TResult | Promise<TResult>>;
+export type ToolSpecificHandler<TArgs = unknown, TResult = unknown> = Bivariant<(args: TArgs, ctx: ToolCallContext) => TResult | Promise<TResult>>;
 /** The generic fallback handler: receives every call that has no named or inline handler. */
-export type GenericToolHandler<TName extends string = string> = (tool: TName, args: unknown, ctx: ToolContext) => unknown;
+export type GenericToolHandler<TName extends string = string> = (tool: TName, args: unknown, ctx: ToolCallContext) => unknown | Promise<unknown>;
 /** A tool the page offers the agent. Only name, description, argsSchema and timeoutMs leave the page. */
 export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
 	name: TName;
@@ -174,66 +235,65 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
 };
 export type AnyToolDefinition = ToolDefinition<any, any, string>;
 /** What an application declares when it creates a session. */
-export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]> = {
+export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
 	guidance: string;
 	tools: TTools;
 };
 /** The union of tool names of a tools array (`string` when the array is not literal). */
-export type ToolName<TTools extends readonly AnyToolDefinition[]> = TTools[number]["name"];
+export type ToolNameOf<TTools extends readonly AnyToolDefinition[]> = Extract<TTools[number]["name"], string>;
 type DefinitionNamed<TTools extends readonly AnyToolDefinition[], N extends string> = Extract<TTools[number], {
 	name: N;
 }>;
-/** The argument type a tool's definition declares (unknown when none). */
+/** Pedelec Core addition: the argument type a tool's definition declares (unknown when none). */
 export type ToolArgs<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinition<infer A, unknown, string> ? A : unknown;
-/** The result type a tool's definition declares (unknown when none). */
+/** Pedelec Core addition: the result type a tool's definition declares (unknown when none). */
 export type ToolResult<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinition<unknown, infer R, string> ? R : unknown;
 /** The plain JSON form of one tool: what Core and `pedelec validate-tools` see. */
-export type ToolManifestEntry = {
+export type SerializableToolManifest = {
 	name: string;
 	description: string;
-	argsSchema: JsonValue;
+	argsSchema: ToolArgsSchema;
 	timeoutMs?: number;
 };
 /** The plain JSON form of skills, handlers stripped. */
-export type SkillsManifest = {
+export type SerializableSkillsManifest = {
 	guidance: string;
-	tools: ToolManifestEntry[];
+	tools: SerializableToolManifest[];
 };
-export type SessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
-export type PendingTool = {
-	toolRequestId: string;
-	tool: string;
+/**
+ * The providers a session can name. The original's six, plus Pedelec
+ * Core's own (openai, script, gemini, copilot, mcp). listProviders() says
+ * which of them run here.
+ */
+export type ProviderCode = "codex" | "antigravity" | "opencode" | "cursor" | "claude" | "ollama" | "openai" | "script" | "gemini" | "copilot" | "mcp";
+/**
+ * createSession's input. The union forbids `model` without `provider`
+ * (runtime validation rejects it too, with INVALID_INPUT).
+ */
+export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
+	provider: ProviderCode;
+	model?: string;
+	skills?: SkillsInput<TTools>;
+	/** End the session when this page disconnects (default true). */
+	autoEndOnDisconnect?: boolean;
+} | {
+	provider?: undefined;
+	model?: never;
+	skills?: SkillsInput<TTools>;
+	autoEndOnDisconnect?: boolean;
 };
-export type StatusEvent = {
-	status: SessionStatus;
-	previousStatus: SessionStatus;
-	/** "core" when Core reported the change, "sdk" when the page knew first. */
-	source: "sdk" | "core";
-	/** While waiting_tool_result: the calls the agent waits on, oldest first. */
-	waitingOn: PendingTool[];
-};
-export type ChatEvent = {
-	turnId: string;
-	/** The new text of this delta. */
-	delta: string;
-	/** The assistant's whole message for this turn so far (all deltas joined). */
-	text: string;
-};
-/** Why a session ended: the page ended it, the page went away (with
- * autoEndOnDisconnect), Core stopped, or a detached session was not resumed
- * within Core's resume window. Other strings may come from newer Cores. */
-export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
-export type EndedEvent = {
-	reason: EndReason;
-};
-/** What sendText and prepare resolve with once the turn's done event arrives. */
-export type TurnResult = {
-	turnId: string;
-	startedAt: number;
-	/** The assistant's whole message for this turn. */
-	text: string;
-};
+/** One provider as listProviders() reports it. */
 export type ProviderInfo = {
+	/** Human-readable name for a picker. */
+	name: string;
+	/** The value to pass as createSession({provider}). */
+	code: ProviderCode;
+	available: boolean;
+	/** Why it is unavailable (install it, fix PATH, configure it); null when available. */
+	error: string | null;
+};
+/** Pedelec Core addition: everything Core says about one provider (listProviderDetails()). */
+export type ProviderDetails = {
 	name: string;
 	available: boolean;
 	version?: string;
@@ -243,66 +303,141 @@ export type ProviderInfo = {
 	defaultModel?: string;
 	description?: string;
 };
+/** Pedelec Core addition: listProviderDetails()'s answer. */
 export type ProviderList = {
-	providers: ProviderInfo[];
+	providers: ProviderDetails[];
 	defaultProvider: string;
 };
-export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-	/** Provider name (codex, claude, openai, script, ...); Core's default when omitted. */
-	provider?: string;
-	model?: string;
-	skills: SkillsInput<TTools>;
-	/** End the session when this page disconnects (default true). */
-	autoEndOnDisconnect?: boolean;
+/** The defaults Core's configuration gives sessions that name no provider or model. */
+export type PedelecSettings = {
+	defaultProvider: ProviderCode | null;
+	defaultModels: Partial<Record<ProviderCode, string>>;
 };
-export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-	/** The same tool definitions the page declared, to restore their inline handlers. */
-	tools?: TTools;
+/**
+ * Whether this page may use Core. `installed` and `appConnected`: Core
+ * answers at its address; `approved`: Core's origin allowlist admits this
+ * page's origin.
+ */
+export type ApprovalStatus = {
+	installed: boolean;
+	approved: boolean;
+	origin: string | null;
+	appConnected: boolean;
+};
+/**
+ * Every layer checked: `extension` is Core answering at its address,
+ * `approval` the origin allowlist, `desktop` Core answering a settings
+ * request over the page's connection.
+ */
+export type PedelecAvailability = {
+	available: boolean;
+	extension: {
+		available: boolean;
+	};
+	approval: {
+		approved: boolean;
+		origin: string | null;
+	};
+	desktop: {
+		available: boolean;
+		launchAttempted: boolean;
+	};
+	error?: PedelecError;
 };
 export type PedelecOptions = {
 	/**
-	 * Where Core is: a ws(s):// or http(s):// URL; a base URL gets /ws appended.
-	 * Default: the Core that served this module when it was imported from
-	 * /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
+	 * How long a request waits for Core's answer before it rejects with
+	 * SDK_BRIDGE_TIMEOUT (default 30 000 ms; below 1 counts as 1). It does not
+	 * limit a whole turn: sendText waits for the agent as long as it works.
+	 */
+	bridgeTimeoutMs?: number;
+	/**
+	 * Pedelec Core addition: where Core is, a ws(s):// or http(s):// URL (a
+	 * base URL gets /ws appended). Default: the Core that served this module
+	 * when it was imported from /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
 	 */
 	url?: string;
 };
-export type Listener<T> = (event: T) => void;
-export type Disposer = () => void;
-export type ErrorListener = Listener<PedelecError>;
-/** A path in the session's shared assets/ directory, e.g. "/results/report.json". */
+/** Pedelec Core addition: what sendTurn resolves with once the turn is over. */
+export type TurnResult = {
+	turnId: string;
+	startedAt: number;
+	/** The assistant's whole message for this turn. */
+	text: string;
+};
+/** A path in the session's shared assets/ directory, always starting with "/". */
 export type SandboxAssetPath = `/${string}`;
-/** What readAsset() turns the bytes into: strict UTF-8 text, parsed JSON, or a browser File. */
+/** How readAsset converts the file: strict UTF-8 text, parsed JSON, or a browser File. */
 export type ReadAssetType = "text" | "json" | "file";
-/** One regular file in the session's assets/ directory. */
+/** One completed regular file of the session's assets/ directory. */
 export type SandboxAsset = {
-	/** The basename, e.g. "report.json". */
+	/** The basename. */
 	name: string;
-	/** The public path rooted in assets/, e.g. "/results/report.json". */
+	/** The whole public path, relative to assets/: "/results/report.json". */
 	path: SandboxAssetPath;
 	sizeBytes: number;
-	/** The file system's modification time, in Unix milliseconds. */
+	/** Filesystem modification time (unix ms). */
 	modifiedAt: number;
 };
-/** The limit of one upload and of one read: 100 MiB. */
-export declare const MAX_ASSET_BYTES: number;
-export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]> {
+export type Disposer = () => void;
+/** @deprecated Use ToolCallContext. */
+export type ToolContext = ToolCallContext;
+/** @deprecated Use PedelecSessionStatus. */
+export type SessionStatus = PedelecSessionStatus;
+/** @deprecated Use ToolArgsSchemaNode. */
+export type SchemaNode = ToolArgsSchemaNode;
+/** @deprecated Use ToolArgsStringSchema. */
+export type StringSchema = ToolArgsStringSchema;
+/** @deprecated Use ToolArgsNumberSchema or ToolArgsIntegerSchema. */
+export type NumberSchema = ToolArgsNumberSchema | ToolArgsIntegerSchema;
+/** @deprecated Use ToolArgsBooleanSchema. */
+export type BooleanSchema = ToolArgsBooleanSchema;
+/** @deprecated Use ToolArgsArraySchema. */
+export type ArraySchema = ToolArgsArraySchema;
+/** @deprecated Use ToolArgsObjectSchema. */
+export type ObjectSchema = ToolArgsObjectSchema;
+/** @deprecated Use ToolArgsOneOfSchema. */
+export type OneOfSchema = ToolArgsOneOfSchema;
+/** @deprecated Use ToolNameOf. */
+export type ToolName<TTools extends readonly AnyToolDefinition[]> = ToolNameOf<TTools>;
+/** @deprecated Use SerializableToolManifest. */
+export type ToolManifestEntry = SerializableToolManifest;
+/** @deprecated Use SerializableSkillsManifest. */
+export type SkillsManifest = SerializableSkillsManifest;
+/** @deprecated Use CreateSessionInput. */
+export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = CreateSessionInput<TTools>;
+/** Pedelec Core addition: resumeSession's second argument. */
+export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
+	/** The same tool definitions the page declared, to restore their inline handlers. */
+	tools?: TTools;
+};
+/**
+ * One agent session. TToolName narrows onTool(name, ...) to the declared
+ * tool names; TTools (a Pedelec Core addition) lets a named handler's
+ * arguments be typed from the definition.
+ */
+export declare class PedelecSession<TToolName extends string = string, TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> {
 	/** Core's id for this session; keep it to resumeSession() after a reload. */
 	readonly sessionId: string;
 	/** The provider running the agent (codex, claude, openai, script, ...). */
 	readonly provider: string;
-	/** The model, when the provider has one. */
-	readonly model: string | undefined;
-	/** The tool names Core registered for this session. */
+	/** The model, when one was chosen (explicitly or by Core's configuration). */
+	readonly model?: string;
+	/** When this session object was constructed (browser Date.now()). */
+	readonly sessionCreatedAt: number;
+	/** Pedelec Core addition: the tool names Core registered for this session. */
 	readonly tools: readonly string[];
-	/** Whether Core ends the session when this page disconnects. */
+	/** Pedelec Core addition: whether Core ends the session when this page disconnects. */
 	readonly autoEndOnDisconnect: boolean;
 	private readonly connection;
 	private readonly registry;
 	private readonly seq;
+	private readonly onForget;
 	private status;
 	private waitingOn;
 	private turn;
+	private preparing;
+	private prepared;
 	private readonly earlyDone;
 	private readonly otherTurns;
 	private readonly calls;
@@ -314,47 +449,61 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	private readonly errors;
 	private readonly endedEmitter;
 	/**
-	 * Sends the user's message. Resolves when the turn is over (its done
-	 * event), with the assistant's whole message; rejects with the turn's
-	 * error, or SESSION_ENDED when the session ends first. SESSION_BUSY when
-	 * a turn is already running: one turn at a time.
+	 * Starts one user turn. Resolves when the turn is over; rejects with the
+	 * turn's error, SESSION_BUSY when a turn is already running (one at a
+	 * time), or SESSION_ENDED when the session ends first. The text arrives
+	 * through onChat; sendTurn() also resolves with it.
 	 */
-	sendText(text: string): Promise<TurnResult>;
-	/** Warms the provider up with a turn whose chat is not delivered. */
-	prepare(): Promise<TurnResult>;
-	/** Ends the session: Core stops its provider and fails its pending calls. Safe to call twice. */
+	sendText(text: string): Promise<void>;
+	/**
+	 * Pedelec Core addition: sendText that resolves with the turn's record,
+	 * {turnId, startedAt, text}, text being the whole assistant message.
+	 */
+	sendTurn(text: string): Promise<TurnResult>;
+	/**
+	 * Warms the provider up before the first user turn; its chat is not
+	 * delivered. Idempotent once it succeeded; concurrent callers share one
+	 * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
+	 */
+	prepare(): Promise<void>;
+	/**
+	 * Ends the session: Core stops its provider and fails its pending calls.
+	 * Resolves at once on an ended session. When Core cannot be told, it
+	 * reports the error through onError, rejects, and the session stays as it was.
+	 */
 	end(): Promise<void>;
 	/** The current status: idle, running, waiting_tool_result, ended or error. */
-	getStatus(): SessionStatus;
-	/** The calls the agent waits on right now (while waiting_tool_result), oldest first. */
+	getStatus(): PedelecSessionStatus;
+	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
 	getWaitingOn(): PendingTool[];
-	/** Streams the assistant's text, one delta at a time. */
-	onChat(listener: Listener<ChatEvent>): Disposer;
-	/** Status changes, deduplicated: {status, previousStatus, source, waitingOn}. */
-	onStatus(listener: Listener<StatusEvent>): Disposer;
+	/** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
+	onChat(handler: (text: string, ctx: ChatEventContext) => void): () => void;
+	/** Status changes, deduplicated; not called with the initial status (use getStatus()). */
+	onStatus(handler: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void;
 	/**
-	 * Errors that belong to no promise: Core's error events, a result Core
-	 * refused (SUBMIT_TOOL_RESULT_FAILED), a handler that threw or returned
-	 * non-JSON, a missing handler, a lost connection.
+	 * Errors that belong to no promise: Core's error events (ctx.source
+	 * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
+	 * that threw or returned non-JSON, a missing handler, a lost connection.
 	 */
-	onError(listener: ErrorListener): Disposer;
-	/** Called once when the session ends, with the reason. */
-	onEnded(listener: Listener<EndedEvent>): Disposer;
+	onError(handler: (error: PedelecError, ctx: ErrorEventContext) => void): () => void;
+	/** Called once when the session first becomes ended. */
+	onEnded(handler: (ctx: EndedEventContext) => void): () => void;
+	/** Registers the generic fallback for tools that have no named or inline handler. */
+	onTool(handler: GenericToolHandler<TToolName>): () => void;
 	/**
 	 * Registers the handler for one tool; it overrides the definition's
-	 * inline handler. Its arguments are typed from the definition; its result
-	 * is free, because a named handler may answer a domain error
-	 * ({error: {code, message}}) or a different shape than the default.
+	 * inline handler. Its arguments are typed from the definition when the
+	 * session knows it; its result is free (a domain error is a result too).
 	 */
-	onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): Disposer;
-	/** Registers the generic fallback for tools that have no named or inline handler. */
-	onTool(fallback: GenericToolHandler<ToolName<TTools>>): Disposer;
+	onTool<N extends TToolName>(toolName: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): () => void;
+	onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
 	/**
 	 * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
 	 * "/" + file.name or at targetPath (parents are created, a regular file
 	 * replaced). Resolves with the asset's path. One upload at a time.
 	 */
-	uploadAsset(file: File, targetPath?: SandboxAssetPath): Promise<SandboxAssetPath>;
+	uploadAsset(file: File): Promise<SandboxAssetPath>;
+	uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
 	/** Every regular file in assets/, at every level, newest first, then by name. */
 	listAssets(): Promise<SandboxAsset[]>;
 	/** Reads an asset as strict UTF-8 text, parsed JSON, or a File (name, MIME type, mtime). */
@@ -362,6 +511,10 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
 	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
 	private assetSession;
+	private endedError;
+	/** The context fields every listener gets. */
+	private context;
+	private emitError;
 	private startTurn;
 	private finishTurn;
 	/** After a lost connection (autoEndOnDisconnect false), resume before the next request. */
@@ -376,27 +529,63 @@ export declare class PedelecSession<TTools extends readonly AnyToolDefinition[] 
 	private submit;
 }
 export declare class Pedelec {
-	/** Core's WebSocket URL this client talks to. */
+	/** Pedelec Core addition: Core's WebSocket URL this client talks to. */
 	readonly url: string;
 	private readonly connection;
 	private readonly sessions;
-	constructor(options?: PedelecOptions);
-	/** The providers Core knows, available or not (with the reason), and the default one. */
-	listProviders(): Promise<ProviderList>;
 	/**
-	 * Creates a session. The tool definitions are checked here first, and any
-	 * problem rejects with INVALID_INPUT (details.problems lists every one)
-	 * before anything is sent. Handlers stay in the page.
+	 * Connects lazily: nothing is sent until the first call. With no options
+	 * it reaches Core at its default address (or the Core that served this
+	 * module).
 	 */
-	createSession<const TTools extends readonly AnyToolDefinition[]>(options: CreateSessionOptions<TTools>): Promise<PedelecSession<TTools>>;
+	constructor(options?: PedelecOptions);
+	/** Every provider Core knows, available or not: {name, code, available, error}. */
+	listProviders(): Promise<ProviderInfo[]>;
+	/**
+	 * Pedelec Core addition: Core's whole answer: each provider's version,
+	 * path, reason, default model and description, and the default provider.
+	 */
+	listProviderDetails(): Promise<ProviderList>;
+	/** The defaults Core's configuration gives: the default provider and each provider's default model. */
+	getSettings(): Promise<PedelecSettings>;
+	/**
+	 * Whether this page may use Core. Never rejects because Core is down or
+	 * refuses the origin: those are answers ({installed: false} or
+	 * {approved: false}). Other failures reject.
+	 */
+	getApprovalStatus(): Promise<ApprovalStatus>;
+	/**
+	 * Checks every layer without creating anything: Core answers, this
+	 * origin is allowed, and (only then) Core answers a settings request.
+	 * Never rejects; a failure is in `error`.
+	 */
+	checkAvailability(): Promise<PedelecAvailability>;
+	/**
+	 * Creates a session. With no provider, Core's default provider (and its
+	 * default model); DEFAULT_PROVIDER_NOT_SET when there is none,
+	 * DEFAULT_PROVIDER_UNAVAILABLE when it cannot run here. A model without a
+	 * provider is INVALID_INPUT. The tool definitions are checked here first,
+	 * and any problem rejects with INVALID_INPUT (details.problems lists every
+	 * one) before anything is sent. Handlers stay in the page.
+	 */
+	createSession(): Promise<PedelecSession<string>>;
+	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
 	/**
 	 * Attaches to an existing session (after a reload, with
-	 * autoEndOnDisconnect: false). Pass the same tool definitions to restore
-	 * their inline handlers, or register named handlers right after this
-	 * resolves: calls still pending in Core are delivered again.
+	 * autoEndOnDisconnect: false). Register the handlers again right after it
+	 * resolves, or pass the same tool definitions to restore their inline
+	 * handlers (a Pedelec Core addition): calls still pending in Core are
+	 * delivered again.
 	 */
-	resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]>(sessionId: string, options?: ResumeSessionOptions<TTools>): Promise<PedelecSession<TTools>>;
-	/** Closes the connection; sessions with autoEndOnDisconnect end. */
+	resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]>(sessionId: string, options?: ResumeSessionOptions<TTools>): Promise<PedelecSession<string, TTools>>;
+	/**
+	 * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
+	 * resolves with its result. `T` is not checked. Prefer the typed methods.
+	 * For the original's `request("create_session", {input})`, the input is
+	 * unwrapped into Core's parameters.
+	 */
+	request<T>(type: string, payload?: Record<string, unknown>): Promise<T>;
+	/** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
 	close(): void;
 	private track;
 }
@@ -417,7 +606,9 @@ export declare function defineTool<TArgs = unknown, TResult = unknown, const TNa
  * the definitions cannot be JSON at all (a function inside argsSchema, a
  * cycle, ...); the other rules are for validate-tools and createSession.
  */
-export declare function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SkillsManifest;
+export declare function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SerializableSkillsManifest;
 export declare const DEFAULT_URL = "ws://127.0.0.1:7077/ws";
+/** The limit of one upload and of one read: 100 MiB. */
+export declare const MAX_ASSET_BYTES: number;
 
 export {};

@@ -37,6 +37,10 @@ var ERROR_CODES = [
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
+  "DEFAULT_PROVIDER_NOT_SET",
+  "DEFAULT_PROVIDER_UNAVAILABLE",
+  "SDK_BRIDGE_TIMEOUT",
+  "SDK_PROTOCOL_ERROR",
   "ASSET_PATH_INVALID",
   "ASSET_NOT_FOUND",
   "ASSET_NOT_FILE",
@@ -99,12 +103,13 @@ var fetchProbe = async (base) => {
 };
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
-var RESPONSE_TIMEOUT_MS = 6e4;
+var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
 var Connection = class {
-  constructor(url, factory, probe = fetchProbe) {
+  constructor(url, factory, probe = fetchProbe, timeoutMs = DEFAULT_RESPONSE_TIMEOUT_MS) {
     __publicField(this, "url", url);
     __publicField(this, "factory", factory);
     __publicField(this, "probe", probe);
+    __publicField(this, "timeoutMs", timeoutMs);
     __publicField(this, "socket", null);
     __publicField(this, "opening", null);
     __publicField(this, "nextId", 1);
@@ -112,6 +117,14 @@ var Connection = class {
     __publicField(this, "sinks", /* @__PURE__ */ new Map());
     __publicField(this, "early", /* @__PURE__ */ new Map());
     __publicField(this, "closeListeners", /* @__PURE__ */ new Set());
+  }
+  /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
+  async ready() {
+    await this.open();
+  }
+  /** Whether plain HTTP reaches Core at its address (whatever it thinks of this page's origin). */
+  reachable() {
+    return this.probe(httpBase(this.url)).catch(() => false);
   }
   /** Sends one request and resolves with its result, or rejects with its error. */
   async request(method, params) {
@@ -121,8 +134,8 @@ var Connection = class {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
-        reject(new PedelecError("CORE_UNREACHABLE", `Pedelec Core did not answer ${method} within ${RESPONSE_TIMEOUT_MS / 1e3}s`, { method }));
-      }, RESPONSE_TIMEOUT_MS);
+        reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${method} within ${this.timeoutMs} ms`, { method, id, timeoutMs: this.timeoutMs }));
+      }, this.timeoutMs);
       const settle = (f) => (v) => {
         clearTimeout(timer);
         f(v);
@@ -841,22 +854,55 @@ function invalidInput(problems) {
   return new PedelecError("INVALID_INPUT", `${n} in the tool definitions: ${parts}`, { problems });
 }
 
+// src/providers.ts
+var DISPLAY_NAMES = {
+  codex: "Codex",
+  claude: "Claude Code",
+  ollama: "Ollama",
+  opencode: "opencode",
+  cursor: "Cursor",
+  antigravity: "Antigravity",
+  openai: "OpenAI-compatible endpoint",
+  script: "Script (deterministic, built in)",
+  gemini: "Gemini CLI",
+  copilot: "GitHub Copilot CLI",
+  mcp: "MCP client"
+};
+function displayName(code) {
+  return DISPLAY_NAMES[code] ?? code;
+}
+function providerInfo(p) {
+  return {
+    name: displayName(p.name),
+    code: p.name,
+    available: p.available === true,
+    error: p.available ? null : p.reason || "not available"
+  };
+}
+function settingsFrom(list) {
+  const defaultModels = {};
+  for (const p of list.providers) {
+    if (p.defaultModel) defaultModels[p.name] = p.defaultModel;
+  }
+  return { defaultProvider: list.defaultProvider ? list.defaultProvider : null, defaultModels };
+}
+
 // src/assets.ts
 var MAX_ASSET_BYTES = 100 * 1024 * 1024;
 var HEADER_NAME = "X-Pedelec-Asset-Name";
 var HEADER_MODIFIED = "X-Pedelec-Asset-Modified-At";
 function assetPathError(path) {
-  const invalid = (why) => new PedelecError("ASSET_PATH_INVALID", `asset path ${JSON.stringify(path)} is invalid: ${why}`, { path });
-  if (typeof path !== "string" || path === "") return invalid("use a path like /report.json");
-  if (!path.startsWith("/")) return invalid("it must start with / (the assets directory is its root)");
-  if (path.includes("\\")) return invalid("it contains a backslash; separate segments with /");
-  if (path.includes("\0")) return invalid("it contains a NUL character");
+  const invalid2 = (why) => new PedelecError("ASSET_PATH_INVALID", `asset path ${JSON.stringify(path)} is invalid: ${why}`, { path });
+  if (typeof path !== "string" || path === "") return invalid2("use a path like /report.json");
+  if (!path.startsWith("/")) return invalid2("it must start with / (the assets directory is its root)");
+  if (path.includes("\\")) return invalid2("it contains a backslash; separate segments with /");
+  if (path.includes("\0")) return invalid2("it contains a NUL character");
   for (const seg of path.slice(1).split("/")) {
     const decoded = seg.toLowerCase().replaceAll("%2e", ".");
-    if (seg === "") return invalid("it has an empty segment (a double or trailing /)");
-    if (seg === "." || seg === "..") return invalid(`it has a ${seg} segment`);
-    if (decoded === "." || decoded === "..") return invalid(`it has a percent-encoded ${decoded} segment`);
-    if (seg.startsWith(".pedelec-")) return invalid("segments starting with .pedelec- are reserved for Pedelec");
+    if (seg === "") return invalid2("it has an empty segment (a double or trailing /)");
+    if (seg === "." || seg === "..") return invalid2(`it has a ${seg} segment`);
+    if (decoded === "." || decoded === "..") return invalid2(`it has a percent-encoded ${decoded} segment`);
+    if (seg.startsWith(".pedelec-")) return invalid2("segments starting with .pedelec- are reserved for Pedelec");
   }
   return null;
 }
@@ -1061,16 +1107,16 @@ var Emitter = class {
   }
   add(listener) {
     if (typeof listener !== "function") throw new TypeError("Pedelec: a listener must be a function");
-    const entry = (ev) => listener(ev);
+    const entry = (...args) => listener(...args);
     this.listeners.add(entry);
     return () => {
       this.listeners.delete(entry);
     };
   }
-  emit(event) {
+  emit(...args) {
     for (const listener of [...this.listeners]) {
       try {
-        listener(event);
+        listener(...args);
       } catch (err) {
         reportListenerError(err);
       }
@@ -1115,18 +1161,23 @@ var PedelecSession = class {
     __publicField(this, "sessionId");
     /** The provider running the agent (codex, claude, openai, script, ...). */
     __publicField(this, "provider");
-    /** The model, when the provider has one. */
+    /** The model, when one was chosen (explicitly or by Core's configuration). */
     __publicField(this, "model");
-    /** The tool names Core registered for this session. */
+    /** When this session object was constructed (browser Date.now()). */
+    __publicField(this, "sessionCreatedAt");
+    /** Pedelec Core addition: the tool names Core registered for this session. */
     __publicField(this, "tools");
-    /** Whether Core ends the session when this page disconnects. */
+    /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
     __publicField(this, "autoEndOnDisconnect");
     __publicField(this, "connection");
     __publicField(this, "registry");
     __publicField(this, "seq");
+    __publicField(this, "onForget");
     __publicField(this, "status");
     __publicField(this, "waitingOn", []);
     __publicField(this, "turn", null);
+    __publicField(this, "preparing", null);
+    __publicField(this, "prepared", false);
     __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
     __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
     __publicField(this, "calls", /* @__PURE__ */ new Map());
@@ -1142,11 +1193,13 @@ var PedelecSession = class {
     }
     const { info } = init;
     this.sessionId = info.sessionId;
-    this.provider = info.provider;
-    this.model = info.model || void 0;
+    this.provider = info.provider ?? "";
+    if (info.model) this.model = info.model;
+    this.sessionCreatedAt = Date.now();
     this.tools = Object.freeze([...info.tools ?? []]);
     this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
     this.connection = init.connection;
+    this.onForget = init.onForget;
     this.registry = new HandlerRegistry(init.tools);
     this.seq = new SeqGate(info.seq ?? 0);
     this.status = STATUSES.includes(info.status) ? info.status : "idle";
@@ -1155,76 +1208,111 @@ var PedelecSession = class {
   }
   // ---- turns ----
   /**
-   * Sends the user's message. Resolves when the turn is over (its done
-   * event), with the assistant's whole message; rejects with the turn's
-   * error, or SESSION_ENDED when the session ends first. SESSION_BUSY when
-   * a turn is already running: one turn at a time.
+   * Starts one user turn. Resolves when the turn is over; rejects with the
+   * turn's error, SESSION_BUSY when a turn is already running (one at a
+   * time), or SESSION_ENDED when the session ends first. The text arrives
+   * through onChat; sendTurn() also resolves with it.
    */
-  sendText(text) {
+  async sendText(text) {
+    await this.sendTurn(text);
+  }
+  /**
+   * Pedelec Core addition: sendText that resolves with the turn's record,
+   * {turnId, startedAt, text}, text being the whole assistant message.
+   */
+  async sendTurn(text) {
     if (typeof text !== "string") {
-      return Promise.reject(new PedelecError("INVALID_INPUT", "sendText(text): text must be a string"));
+      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
     }
-    return this.startTurn("send_text", { sessionId: this.sessionId, text }, false);
+    if (this.preparing) await this.preparing.catch(() => {
+    });
+    return this.startTurn("send_text", { sessionId: this.sessionId, text }, "user");
   }
-  /** Warms the provider up with a turn whose chat is not delivered. */
+  /**
+   * Warms the provider up before the first user turn; its chat is not
+   * delivered. Idempotent once it succeeded; concurrent callers share one
+   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
+   */
   prepare() {
-    return this.startTurn("prepare", { sessionId: this.sessionId }, true);
+    if (this.ended) return Promise.reject(this.endedError());
+    if (this.prepared) return Promise.resolve();
+    if (this.preparing) return this.preparing;
+    const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
+      () => {
+        this.prepared = true;
+      }
+    );
+    this.preparing = p;
+    const clear = () => {
+      if (this.preparing === p) this.preparing = null;
+    };
+    p.then(clear, clear);
+    return p;
   }
-  /** Ends the session: Core stops its provider and fails its pending calls. Safe to call twice. */
+  /**
+   * Ends the session: Core stops its provider and fails its pending calls.
+   * Resolves at once on an ended session. When Core cannot be told, it
+   * reports the error through onError, rejects, and the session stays as it was.
+   */
   async end() {
     if (this.ended) return;
-    let failure = null;
     try {
       await this.connection.request("end_session", { sessionId: this.sessionId });
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") failure = e;
+      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
+        this.emitError(e, "sdk");
+        throw e;
+      }
     }
     this.markEnded("end_session", "sdk");
-    if (failure) throw failure;
   }
   /** The current status: idle, running, waiting_tool_result, ended or error. */
   getStatus() {
     return this.status;
   }
-  /** The calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
   getWaitingOn() {
     return this.waitingOn.map((p) => ({ ...p }));
   }
   // ---- listeners ----
-  /** Streams the assistant's text, one delta at a time. */
-  onChat(listener) {
-    return this.chat.add(listener);
+  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
+  onChat(handler) {
+    return this.chat.add(handler);
   }
-  /** Status changes, deduplicated: {status, previousStatus, source, waitingOn}. */
-  onStatus(listener) {
-    return this.statusEmitter.add(listener);
+  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
+  onStatus(handler) {
+    return this.statusEmitter.add(handler);
   }
   /**
-   * Errors that belong to no promise: Core's error events, a result Core
-   * refused (SUBMIT_TOOL_RESULT_FAILED), a handler that threw or returned
-   * non-JSON, a missing handler, a lost connection.
+   * Errors that belong to no promise: Core's error events (ctx.source
+   * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
+   * that threw or returned non-JSON, a missing handler, a lost connection.
    */
-  onError(listener) {
-    return this.errors.add(listener);
+  onError(handler) {
+    return this.errors.add(handler);
   }
-  /** Called once when the session ends, with the reason. */
-  onEnded(listener) {
-    return this.endedEmitter.add(listener);
+  /** Called once when the session first becomes ended. */
+  onEnded(handler) {
+    return this.endedEmitter.add(handler);
   }
   onTool(nameOrFallback, handler) {
     if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback);
-    if (typeof nameOrFallback !== "string" || typeof handler !== "function") {
-      throw new TypeError("Pedelec: use session.onTool(name, handler) or session.onTool((tool, args, ctx) => ...)");
+    if (typeof nameOrFallback !== "string") {
+      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
+    }
+    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
+      throw new PedelecError(
+        "INVALID_INPUT",
+        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
+        { tool: nameOrFallback }
+      );
+    }
+    if (typeof handler !== "function") {
+      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
     }
     return this.registry.setNamed(nameOrFallback, handler);
   }
-  // ---- assets (assets.ts): files the page and the agent share ----
-  /**
-   * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
-   * "/" + file.name or at targetPath (parents are created, a regular file
-   * replaced). Resolves with the asset's path. One upload at a time.
-   */
   uploadAsset(file, targetPath) {
     return uploadAsset(this.assetSession(), file, targetPath);
   }
@@ -1239,10 +1327,45 @@ var PedelecSession = class {
     return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
   }
   // ---- internals ----
-  async startTurn(method, params, prepare) {
-    if (this.ended) throw new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
+  endedError() {
+    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
+  }
+  /** The context fields every listener gets. */
+  context(source, eventReceivedAt, turnId) {
+    const ctx = {
+      sessionId: this.sessionId,
+      provider: this.provider,
+      sessionCreatedAt: this.sessionCreatedAt,
+      eventEmittedAt: Date.now(),
+      source
+    };
+    if (this.model !== void 0) ctx.model = this.model;
+    if (eventReceivedAt !== void 0) ctx.eventReceivedAt = eventReceivedAt;
+    const turn = this.turn;
+    if (turn && (turnId === void 0 || turn.turnId === null || turn.turnId === turnId)) {
+      if (turn.turnId) ctx.turnId = turn.turnId;
+      if (turn.startedAt) ctx.turnStartedAt = turn.startedAt;
+      ctx.turnKind = turn.kind;
+    } else if (turnId) {
+      ctx.turnId = turnId;
+      const other = this.otherTurns.get(turnId);
+      if (other) ctx.turnStartedAt = other.startedAt;
+      ctx.turnKind = "user";
+    }
+    return ctx;
+  }
+  emitError(error, source, eventReceivedAt, turnId) {
+    const ctx = { ...this.context(source, eventReceivedAt, turnId), type: source === "core" ? "error" : "sdk_error" };
+    this.errors.emit(error, ctx);
+  }
+  async startTurn(method, params, kind) {
+    if (this.ended) throw this.endedError();
     if (this.turn) {
-      throw new PedelecError("SESSION_BUSY", "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another", { turnId: this.turn.turnId });
+      throw new PedelecError(
+        "SESSION_BUSY",
+        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
+        { turnId: this.turn.turnId }
+      );
     }
     let resolve;
     let reject;
@@ -1250,7 +1373,7 @@ var PedelecSession = class {
       resolve = res;
       reject = rej;
     });
-    const turn = { turnId: null, startedAt: 0, prepare, text: "", resolve, reject };
+    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
     this.turn = turn;
     const before = this.status;
     this.setStatus("running", "sdk", []);
@@ -1258,7 +1381,7 @@ var PedelecSession = class {
       await this.reattach();
       const started = await this.connection.request(method, params);
       turn.turnId = started.turnId;
-      turn.startedAt = started.startedAt;
+      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
     } catch (err) {
       const e = PedelecError.from(err);
       if (this.turn === turn) this.turn = null;
@@ -1292,7 +1415,7 @@ var PedelecSession = class {
   /** @internal The connection to Core closed. */
   disconnected(err) {
     if (this.ended) return;
-    this.errors.emit(err);
+    this.emitError(err, "sdk");
     if (this.autoEndOnDisconnect) {
       this.markEnded("disconnect", "sdk");
       return;
@@ -1306,6 +1429,7 @@ var PedelecSession = class {
   }
   receive(ev) {
     if (this.ended || !this.seq.admit(ev.seq)) return;
+    const receivedAt = Date.now();
     switch (ev.event) {
       case "status_changed": {
         const d = ev.data;
@@ -1314,41 +1438,45 @@ var PedelecSession = class {
         for (const [toolRequestId, call] of this.calls) {
           if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
         }
-        this.setStatus(d.status, "core", waiting);
+        this.setStatus(d.status, "core", waiting, receivedAt);
         return;
       }
       case "chat_delta":
-        return this.onDelta(ev.turnId, ev.data.text);
+        return this.onDelta(ev.turnId, ev.data.text, receivedAt);
       case "tool_call":
-        void this.dispatch(ev.turnId ?? "", ev.data);
+        void this.dispatch(ev.turnId ?? "", ev.data, receivedAt);
         return;
       case "tool_call_settled":
         return this.settled(ev.data);
       case "error": {
         const d = ev.data;
-        this.errors.emit(PedelecError.from(d.error));
+        this.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
         return;
       }
       case "done":
         return this.onDone(ev.turnId, ev.data);
       case "ended":
-        return this.markEnded(ev.data?.reason ?? "ended", "core");
+        return this.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
     }
   }
-  onDelta(turnId, text) {
+  onDelta(turnId, text, receivedAt) {
     if (typeof text !== "string") return;
     const turn = this.turn;
     const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
     if (mine) {
       mine.text += text;
-      if (mine.prepare) return;
-      this.chat.emit({ turnId: turnId ?? mine.turnId ?? "", delta: text, text: mine.text });
+      if (mine.kind === "prepare") return;
+      const id = turnId ?? mine.turnId ?? "";
+      const base2 = this.context("core", receivedAt, turnId);
+      this.chat.emit(text, { ...base2, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
       return;
     }
     if (!turnId) return;
-    const so = (this.otherTurns.get(turnId) ?? "") + text;
-    this.otherTurns.set(turnId, so);
-    this.chat.emit({ turnId, delta: text, text: so });
+    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
+    other.text += text;
+    this.otherTurns.set(turnId, other);
+    const base = this.context("core", receivedAt, turnId);
+    this.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
   }
   onDone(turnId, data) {
     if (turnId) this.otherTurns.delete(turnId);
@@ -1356,18 +1484,26 @@ var PedelecSession = class {
     if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
     if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
-  setStatus(status, source, waitingOn) {
+  setStatus(status, source, waitingOn, receivedAt) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" ? waitingOn.map((p) => ({ ...p })) : [];
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
-    this.statusEmitter.emit({ status, previousStatus, source, waitingOn: this.getWaitingOn() });
+    const ctx = {
+      ...this.context(source, receivedAt),
+      type: source === "core" ? "status_changed" : "sdk_status_changed",
+      status,
+      previousStatus,
+      waitingOn: this.getWaitingOn()
+    };
+    this.statusEmitter.emit(status, ctx);
   }
-  markEnded(reason, source) {
+  markEnded(reason, source, receivedAt) {
     if (this.ended) return;
-    this.setStatus("ended", source, []);
+    this.setStatus("ended", source, [], receivedAt);
     this.ended = true;
+    const ctx = { ...this.context(source, receivedAt), type: source === "core" ? "ended" : "sdk_ended", reason };
     const ended = new PedelecError("SESSION_ENDED", `Session ${this.sessionId} ended (${reason})`, { reason });
     const turn = this.turn;
     this.turn = null;
@@ -1375,7 +1511,8 @@ var PedelecSession = class {
     for (const [, call] of this.calls) abortCall(call, ended);
     this.calls.clear();
     this.unsubscribe();
-    this.endedEmitter.emit({ reason });
+    this.onForget?.();
+    this.endedEmitter.emit(ctx);
   }
   settled(data) {
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
@@ -1384,11 +1521,10 @@ var PedelecSession = class {
     const reason = data.outcome === "timeout" ? new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`) : new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
     abortCall(call, reason);
   }
-  async dispatch(turnId, data) {
+  async dispatch(turnId, data, eventReceivedAt) {
     const { toolRequestId, tool } = data;
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
-    const eventReceivedAt = Date.now();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
     const call = { tool, controller, timer: void 0 };
     call.timer = setTimeout(
@@ -1399,7 +1535,8 @@ var PedelecSession = class {
     const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? this.waitingOn : [...this.waitingOn, { toolRequestId, tool }];
     this.setStatus("waiting_tool_result", "sdk", waiting);
     const ctx = {
-      sessionId: this.sessionId,
+      ...this.context("core", eventReceivedAt, turnId || void 0),
+      type: "tool_call",
       toolRequestId,
       tool,
       turnId,
@@ -1415,12 +1552,12 @@ var PedelecSession = class {
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
-      this.errors.emit(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }));
+      this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", void 0, turnId);
     }
     if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result);
+    await this.submit(toolRequestId, tool, outcome.result, turnId);
   }
-  async submit(toolRequestId, tool, result) {
+  async submit(toolRequestId, tool, result, turnId) {
     try {
       await this.reattach();
       await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
@@ -1428,16 +1565,19 @@ var PedelecSession = class {
       const cause = PedelecError.from(err);
       if (cause.code === "MESSAGE_TOO_LARGE") {
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.errors.emit(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }));
-        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } });
+        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", void 0, turnId);
+        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;
-      this.errors.emit(
+      this.emitError(
         new PedelecError(
           "SUBMIT_TOOL_RESULT_FAILED",
           `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
           { tool, toolRequestId, cause: cause.toJSON() }
-        )
+        ),
+        "sdk",
+        void 0,
+        turnId
       );
     }
   }
@@ -1461,74 +1601,192 @@ function thisModuleUrl() {
     return void 0;
   }
 }
+function pageOrigin2() {
+  return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
+}
+function invalid(message, path) {
+  return new PedelecError("INVALID_INPUT", message, { problems: [{ path, message }] });
+}
 var Pedelec = class {
-  constructor(options = {}) {
-    /** Core's WebSocket URL this client talks to. */
+  /**
+   * Connects lazily: nothing is sent until the first call. With no options
+   * it reaches Core at its default address (or the Core that served this
+   * module).
+   */
+  constructor(options) {
+    /** Pedelec Core addition: Core's WebSocket URL this client talks to. */
     __publicField(this, "url");
     __publicField(this, "connection");
     __publicField(this, "sessions", /* @__PURE__ */ new Set());
-    const opts = options;
+    const opts = options ?? {};
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe);
+    const timeout = opts.bridgeTimeoutMs;
+    const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
     this.connection.onClose((err) => {
       for (const session of [...this.sessions]) session.disconnected(err);
     });
   }
-  /** The providers Core knows, available or not (with the reason), and the default one. */
+  /** Every provider Core knows, available or not: {name, code, available, error}. */
   async listProviders() {
-    const result = await this.connection.request("list_providers", {});
-    return { providers: result.providers ?? [], defaultProvider: result.defaultProvider ?? "" };
+    const list = await this.listProviderDetails();
+    return list.providers.map(providerInfo);
   }
   /**
-   * Creates a session. The tool definitions are checked here first, and any
-   * problem rejects with INVALID_INPUT (details.problems lists every one)
-   * before anything is sent. Handlers stay in the page.
+   * Pedelec Core addition: Core's whole answer: each provider's version,
+   * path, reason, default model and description, and the default provider.
    */
-  async createSession(options) {
-    if (typeof options !== "object" || options === null) {
-      throw new PedelecError("INVALID_INPUT", "createSession(options): options must be an object with skills");
+  async listProviderDetails() {
+    const result = await this.connection.request("list_providers", {});
+    if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
+      throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
     }
-    const { provider, model, skills, autoEndOnDisconnect } = options;
-    for (const [field, value] of [["provider", provider], ["model", model]]) {
-      if (value !== void 0 && typeof value !== "string") {
-        throw new PedelecError("INVALID_INPUT", `createSession: ${field} must be a string`, { problems: [{ path: field, message: "must be a string" }] });
-      }
+    return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
+  }
+  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
+  async getSettings() {
+    return settingsFrom(await this.listProviderDetails());
+  }
+  /**
+   * Whether this page may use Core. Never rejects because Core is down or
+   * refuses the origin: those are answers ({installed: false} or
+   * {approved: false}). Other failures reject.
+   */
+  async getApprovalStatus() {
+    const origin = pageOrigin2();
+    try {
+      await this.connection.ready();
+      return { installed: true, approved: true, origin, appConnected: true };
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
+      throw e;
+    }
+  }
+  /**
+   * Checks every layer without creating anything: Core answers, this
+   * origin is allowed, and (only then) Core answers a settings request.
+   * Never rejects; a failure is in `error`.
+   */
+  async checkAvailability() {
+    const origin = pageOrigin2();
+    const result = {
+      available: false,
+      extension: { available: false },
+      approval: { approved: false, origin },
+      desktop: { available: false, launchAttempted: false }
+    };
+    try {
+      await this.connection.ready();
+      result.extension.available = true;
+      result.approval.approved = true;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      result.error = e;
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || await this.connection.reachable();
+      return result;
+    }
+    result.desktop.launchAttempted = true;
+    try {
+      await this.getSettings();
+      result.desktop.available = true;
+      result.available = true;
+    } catch (err) {
+      result.error = PedelecError.from(err);
+    }
+    return result;
+  }
+  async createSession(input) {
+    if (input !== void 0 && (typeof input !== "object" || input === null || Array.isArray(input))) {
+      throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
+    }
+    const { provider, model, skills, autoEndOnDisconnect } = input ?? {};
+    if (provider !== void 0 && (typeof provider !== "string" || provider === "")) {
+      throw invalid('createSession: provider must be a provider code such as "codex" (see listProviders())', "provider");
+    }
+    if (model !== void 0 && typeof model !== "string") throw invalid("createSession: model must be a string", "model");
+    if (model !== void 0 && provider === void 0) {
+      throw invalid("createSession: model needs a provider: a model name only means something to one provider; pass {provider, model}", "model");
     }
     if (autoEndOnDisconnect !== void 0 && typeof autoEndOnDisconnect !== "boolean") {
-      throw new PedelecError("INVALID_INPUT", "createSession: autoEndOnDisconnect must be a boolean", {
-        problems: [{ path: "autoEndOnDisconnect", message: "must be a boolean" }]
-      });
+      throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
-    const manifest = checkedManifest(skills);
+    const manifest = checkedManifest(skills === void 0 ? { guidance: "", tools: [] } : skills);
     const params = { skills: manifest };
-    if (provider) params.provider = provider;
-    if (model) params.model = model;
+    if (provider !== void 0) {
+      params.provider = provider;
+      if (model) params.model = model;
+    } else {
+      const list = await this.listProviderDetails();
+      const name = list.defaultProvider;
+      if (!name) {
+        throw new PedelecError("DEFAULT_PROVIDER_NOT_SET", "Pedelec Core has no default provider: pass {provider} to createSession, or set default_provider in Core's config file", {});
+      }
+      const entry = list.providers.find((p) => p.name === name);
+      if (!entry?.available) {
+        const reason = entry?.reason ?? "Core does not know it";
+        throw new PedelecError(
+          "DEFAULT_PROVIDER_UNAVAILABLE",
+          `Core's default provider ${displayName(name)} (${name}) is not available: ${reason}. Pass another {provider} (see listProviders()) or change default_provider in Core's config file`,
+          { provider: name, reason }
+        );
+      }
+      params.provider = name;
+      if (entry.defaultModel) params.model = entry.defaultModel;
+    }
     if (autoEndOnDisconnect !== void 0) params.autoEndOnDisconnect = autoEndOnDisconnect;
     const info = await this.connection.request("create_session", params);
-    return this.track(new PedelecSession({ connection: this.connection, info, tools: skills.tools }));
+    const tools = skills?.tools ?? [];
+    return this.track(info, tools);
   }
   /**
    * Attaches to an existing session (after a reload, with
-   * autoEndOnDisconnect: false). Pass the same tool definitions to restore
-   * their inline handlers, or register named handlers right after this
-   * resolves: calls still pending in Core are delivered again.
+   * autoEndOnDisconnect: false). Register the handlers again right after it
+   * resolves, or pass the same tool definitions to restore their inline
+   * handlers (a Pedelec Core addition): calls still pending in Core are
+   * delivered again.
    */
-  async resumeSession(sessionId, options = {}) {
+  async resumeSession(sessionId, options) {
     if (typeof sessionId !== "string" || sessionId === "") {
-      throw new PedelecError("INVALID_INPUT", "resumeSession(sessionId): sessionId must be a non-empty string");
+      throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
     const info = await this.connection.request("resume_session", { sessionId });
-    return this.track(new PedelecSession({ connection: this.connection, info, tools: options.tools ?? [] }));
+    return this.track(info, options?.tools ?? []);
   }
-  /** Closes the connection; sessions with autoEndOnDisconnect end. */
+  /**
+   * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
+   * resolves with its result. `T` is not checked. Prefer the typed methods.
+   * For the original's `request("create_session", {input})`, the input is
+   * unwrapped into Core's parameters.
+   */
+  async request(type, payload) {
+    if (typeof type !== "string" || type === "") throw invalid('request(type, payload): type must be a method name such as "list_providers"', "type");
+    let params = payload ?? {};
+    const input = params.input;
+    if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {
+      params = { ...input };
+      if (params.skills === void 0) params.skills = { guidance: "", tools: [] };
+    }
+    return this.connection.request(type, params);
+  }
+  /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close() {
     this.connection.close();
   }
-  track(session) {
-    const s = session;
-    this.sessions.add(s);
-    session.onEnded(() => this.sessions.delete(s));
-    return session;
+  track(info, tools) {
+    let session = void 0;
+    const s = new PedelecSession({
+      connection: this.connection,
+      info,
+      tools,
+      onForget: () => {
+        if (session) this.sessions.delete(session);
+      }
+    });
+    session = s;
+    if (s.getStatus() !== "ended") this.sessions.add(session);
+    return s;
   }
 };
 

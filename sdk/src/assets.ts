@@ -6,24 +6,7 @@
 
 import type { Connection } from "./client/connection.js";
 import { PedelecError } from "./errors.js";
-import type { JsonValue } from "./types.js";
-
-/** A path in the session's shared assets/ directory, e.g. "/results/report.json". */
-export type SandboxAssetPath = `/${string}`;
-
-/** What readAsset() turns the bytes into: strict UTF-8 text, parsed JSON, or a browser File. */
-export type ReadAssetType = "text" | "json" | "file";
-
-/** One regular file in the session's assets/ directory. */
-export type SandboxAsset = {
-  /** The basename, e.g. "report.json". */
-  name: string;
-  /** The public path rooted in assets/, e.g. "/results/report.json". */
-  path: SandboxAssetPath;
-  sizeBytes: number;
-  /** The file system's modification time, in Unix milliseconds. */
-  modifiedAt: number;
-};
+import type { JsonValue, ReadAssetType, SandboxAsset, SandboxAssetPath } from "./types.js";
 
 /** The limit of one upload and of one read: 100 MiB. */
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;

@@ -1,18 +1,28 @@
 // The entry point a page constructs: one connection to Core, the methods
-// that do not belong to a session, and the factories for sessions.
+// that do not belong to a session, and the factories for sessions. Its
+// public shape is the original SDK's Pedelec class; where the original
+// talked to a browser extension and a desktop app, this talks to Core
+// (`pedelec serve`), and docs/compat.md maps each method's meaning.
 
-import { Connection, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
-import type { SessionInfo } from "./client/protocol.js";
+import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
+import type { Method, SessionInfo } from "./client/protocol.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
+import { displayName, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
 import type {
   AnyToolDefinition,
-  CreateSessionOptions,
+  ApprovalStatus,
+  CreateSessionInput,
+  PedelecAvailability,
   PedelecOptions,
+  PedelecSettings,
+  ProviderInfo,
   ProviderList,
   ResumeSessionOptions,
+  ToolDefinition,
+  ToolNameOf,
 } from "./types.js";
 
 /** @internal Options tests use to run the SDK without a browser. */
@@ -33,84 +43,226 @@ function thisModuleUrl(): string | undefined {
   }
 }
 
+function pageOrigin(): string | null {
+  return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
+}
+
+function invalid(message: string, path: string): PedelecError {
+  return new PedelecError("INVALID_INPUT", message, { problems: [{ path, message }] });
+}
+
 export class Pedelec {
-  /** Core's WebSocket URL this client talks to. */
+  /** Pedelec Core addition: Core's WebSocket URL this client talks to. */
   readonly url: string;
   private readonly connection: Connection;
-  private readonly sessions = new Set<PedelecSession<readonly AnyToolDefinition[]>>();
+  private readonly sessions = new Set<PedelecSession<string, readonly AnyToolDefinition[]>>();
 
-  constructor(options: PedelecOptions = {}) {
-    const opts = options as InternalOptions;
+  /**
+   * Connects lazily: nothing is sent until the first call. With no options
+   * it reaches Core at its default address (or the Core that served this
+   * module).
+   */
+  constructor(options?: PedelecOptions) {
+    const opts = (options ?? {}) as InternalOptions;
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe);
+    const timeout = opts.bridgeTimeoutMs;
+    const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
     this.connection.onClose((err) => {
       for (const session of [...this.sessions]) session.disconnected(err);
     });
   }
 
-  /** The providers Core knows, available or not (with the reason), and the default one. */
-  async listProviders(): Promise<ProviderList> {
-    const result = await this.connection.request<ProviderList>("list_providers", {});
-    return { providers: result.providers ?? [], defaultProvider: result.defaultProvider ?? "" };
+  /** Every provider Core knows, available or not: {name, code, available, error}. */
+  async listProviders(): Promise<ProviderInfo[]> {
+    const list = await this.listProviderDetails();
+    return list.providers.map(providerInfo);
   }
 
   /**
-   * Creates a session. The tool definitions are checked here first, and any
-   * problem rejects with INVALID_INPUT (details.problems lists every one)
-   * before anything is sent. Handlers stay in the page.
+   * Pedelec Core addition: Core's whole answer: each provider's version,
+   * path, reason, default model and description, and the default provider.
    */
-  async createSession<const TTools extends readonly AnyToolDefinition[]>(
-    options: CreateSessionOptions<TTools>,
-  ): Promise<PedelecSession<TTools>> {
-    if (typeof options !== "object" || options === null) {
-      throw new PedelecError("INVALID_INPUT", "createSession(options): options must be an object with skills");
+  async listProviderDetails(): Promise<ProviderList> {
+    const result = await this.connection.request<ProviderList>("list_providers", {});
+    if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
+      throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
     }
-    const { provider, model, skills, autoEndOnDisconnect } = options;
-    for (const [field, value] of [["provider", provider], ["model", model]] as const) {
-      if (value !== undefined && typeof value !== "string") {
-        throw new PedelecError("INVALID_INPUT", `createSession: ${field} must be a string`, { problems: [{ path: field, message: "must be a string" }] });
-      }
+    return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
+  }
+
+  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
+  async getSettings(): Promise<PedelecSettings> {
+    return settingsFrom(await this.listProviderDetails());
+  }
+
+  /**
+   * Whether this page may use Core. Never rejects because Core is down or
+   * refuses the origin: those are answers ({installed: false} or
+   * {approved: false}). Other failures reject.
+   */
+  async getApprovalStatus(): Promise<ApprovalStatus> {
+    const origin = pageOrigin();
+    try {
+      await this.connection.ready();
+      return { installed: true, approved: true, origin, appConnected: true };
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
+      throw e;
+    }
+  }
+
+  /**
+   * Checks every layer without creating anything: Core answers, this
+   * origin is allowed, and (only then) Core answers a settings request.
+   * Never rejects; a failure is in `error`.
+   */
+  async checkAvailability(): Promise<PedelecAvailability> {
+    const origin = pageOrigin();
+    const result: PedelecAvailability = {
+      available: false,
+      extension: { available: false },
+      approval: { approved: false, origin },
+      desktop: { available: false, launchAttempted: false },
+    };
+    try {
+      await this.connection.ready();
+      result.extension.available = true;
+      result.approval.approved = true;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      result.error = e;
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || (await this.connection.reachable());
+      return result;
+    }
+    result.desktop.launchAttempted = true;
+    try {
+      await this.getSettings();
+      result.desktop.available = true;
+      result.available = true;
+    } catch (err) {
+      result.error = PedelecError.from(err);
+    }
+    return result;
+  }
+
+  /**
+   * Creates a session. With no provider, Core's default provider (and its
+   * default model); DEFAULT_PROVIDER_NOT_SET when there is none,
+   * DEFAULT_PROVIDER_UNAVAILABLE when it cannot run here. A model without a
+   * provider is INVALID_INPUT. The tool definitions are checked here first,
+   * and any problem rejects with INVALID_INPUT (details.problems lists every
+   * one) before anything is sent. Handlers stay in the page.
+   */
+  createSession(): Promise<PedelecSession<string>>;
+  createSession<const TTools extends readonly AnyToolDefinition[]>(
+    input: CreateSessionInput<TTools>,
+  ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
+  async createSession<const TTools extends readonly AnyToolDefinition[]>(
+    input?: CreateSessionInput<TTools>,
+  ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>> {
+    if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
+      throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
+    }
+    const { provider, model, skills, autoEndOnDisconnect } = (input ?? {}) as {
+      provider?: unknown;
+      model?: unknown;
+      skills?: unknown;
+      autoEndOnDisconnect?: unknown;
+    };
+    if (provider !== undefined && (typeof provider !== "string" || provider === "")) {
+      throw invalid("createSession: provider must be a provider code such as \"codex\" (see listProviders())", "provider");
+    }
+    if (model !== undefined && typeof model !== "string") throw invalid("createSession: model must be a string", "model");
+    if (model !== undefined && provider === undefined) {
+      throw invalid("createSession: model needs a provider: a model name only means something to one provider; pass {provider, model}", "model");
     }
     if (autoEndOnDisconnect !== undefined && typeof autoEndOnDisconnect !== "boolean") {
-      throw new PedelecError("INVALID_INPUT", "createSession: autoEndOnDisconnect must be a boolean", {
-        problems: [{ path: "autoEndOnDisconnect", message: "must be a boolean" }],
-      });
+      throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
-    const manifest = checkedManifest(skills);
+    const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
     const params: Record<string, unknown> = { skills: manifest };
-    if (provider) params.provider = provider;
-    if (model) params.model = model;
+    if (provider !== undefined) {
+      params.provider = provider;
+      if (model) params.model = model;
+    } else {
+      const list = await this.listProviderDetails();
+      const name = list.defaultProvider;
+      if (!name) {
+        throw new PedelecError("DEFAULT_PROVIDER_NOT_SET", "Pedelec Core has no default provider: pass {provider} to createSession, or set default_provider in Core's config file", {});
+      }
+      const entry = list.providers.find((p) => p.name === name);
+      if (!entry?.available) {
+        const reason = entry?.reason ?? "Core does not know it";
+        throw new PedelecError(
+          "DEFAULT_PROVIDER_UNAVAILABLE",
+          `Core's default provider ${displayName(name)} (${name}) is not available: ${reason}. Pass another {provider} (see listProviders()) or change default_provider in Core's config file`,
+          { provider: name, reason },
+        );
+      }
+      params.provider = name;
+      if (entry.defaultModel) params.model = entry.defaultModel;
+    }
     if (autoEndOnDisconnect !== undefined) params.autoEndOnDisconnect = autoEndOnDisconnect;
     const info = await this.connection.request<SessionInfo>("create_session", params);
-    return this.track(new PedelecSession<TTools>({ connection: this.connection, info, tools: skills.tools }));
+    const tools = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as TTools;
+    return this.track(info, tools);
   }
 
   /**
    * Attaches to an existing session (after a reload, with
-   * autoEndOnDisconnect: false). Pass the same tool definitions to restore
-   * their inline handlers, or register named handlers right after this
-   * resolves: calls still pending in Core are delivered again.
+   * autoEndOnDisconnect: false). Register the handlers again right after it
+   * resolves, or pass the same tool definitions to restore their inline
+   * handlers (a Pedelec Core addition): calls still pending in Core are
+   * delivered again.
    */
-  async resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]>(
+  async resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
-    options: ResumeSessionOptions<TTools> = {},
-  ): Promise<PedelecSession<TTools>> {
+    options?: ResumeSessionOptions<TTools>,
+  ): Promise<PedelecSession<string, TTools>> {
     if (typeof sessionId !== "string" || sessionId === "") {
-      throw new PedelecError("INVALID_INPUT", "resumeSession(sessionId): sessionId must be a non-empty string");
+      throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
     const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
-    return this.track(new PedelecSession<TTools>({ connection: this.connection, info, tools: options.tools ?? [] }));
+    return this.track(info, (options?.tools ?? []) as TTools);
   }
 
-  /** Closes the connection; sessions with autoEndOnDisconnect end. */
+  /**
+   * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
+   * resolves with its result. `T` is not checked. Prefer the typed methods.
+   * For the original's `request("create_session", {input})`, the input is
+   * unwrapped into Core's parameters.
+   */
+  async request<T>(type: string, payload?: Record<string, unknown>): Promise<T> {
+    if (typeof type !== "string" || type === "") throw invalid("request(type, payload): type must be a method name such as \"list_providers\"", "type");
+    let params: Record<string, unknown> = payload ?? {};
+    const input = params.input;
+    if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {
+      params = { ...(input as Record<string, unknown>) };
+      if (params.skills === undefined) params.skills = { guidance: "", tools: [] };
+    }
+    return this.connection.request<T>(type as Method, params);
+  }
+
+  /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close(): void {
     this.connection.close();
   }
 
-  private track<TTools extends readonly AnyToolDefinition[]>(session: PedelecSession<TTools>): PedelecSession<TTools> {
-    const s = session as unknown as PedelecSession<readonly AnyToolDefinition[]>;
-    this.sessions.add(s);
-    session.onEnded(() => this.sessions.delete(s));
-    return session;
+  private track<TTools extends readonly AnyToolDefinition[]>(info: SessionInfo, tools: TTools): PedelecSession<ToolNameOf<TTools>, TTools> {
+    let session: PedelecSession<string, readonly AnyToolDefinition[]> | undefined = undefined;
+    const s = new PedelecSession<ToolNameOf<TTools>, TTools>({
+      connection: this.connection,
+      info,
+      tools,
+      onForget: () => {
+        if (session) this.sessions.delete(session);
+      },
+    });
+    session = s as unknown as PedelecSession<string, readonly AnyToolDefinition[]>;
+    if (s.getStatus() !== "ended") this.sessions.add(session);
+    return s;
   }
 }

@@ -5,15 +5,15 @@
 
 import { toolErrorResult, type ErrorCode, type ToolErrorResult } from "./errors.js";
 import { checkJson } from "./json-safety.js";
-import type { AnyToolDefinition, Disposer, GenericToolHandler, JsonValue, ToolContext } from "./types.js";
+import type { AnyToolDefinition, Disposer, GenericToolHandler, JsonValue, ToolCallContext } from "./types.js";
 
-type AnyHandler = (args: unknown, ctx: ToolContext) => unknown;
+type AnyHandler = (args: unknown, ctx: ToolCallContext) => unknown;
 
 export type HandlerSource = "named" | "inline" | "fallback" | "none";
 
 export type Selected =
-  | { source: "named" | "inline"; run: (args: unknown, ctx: ToolContext) => unknown }
-  | { source: "fallback"; run: (args: unknown, ctx: ToolContext) => unknown }
+  | { source: "named" | "inline"; run: (args: unknown, ctx: ToolCallContext) => unknown }
+  | { source: "fallback"; run: (args: unknown, ctx: ToolCallContext) => unknown }
   | { source: "none" };
 
 /** The outcome of one call: the JSON to submit, and the SDK-level failure if there was one. */
@@ -68,7 +68,7 @@ export class HandlerRegistry {
    * It never throws: a throw, a rejected promise or a non-JSON value all
    * become error results, so the agent always gets an answer.
    */
-  async run(tool: string, args: unknown, ctx: ToolContext): Promise<Outcome> {
+  async run(tool: string, args: unknown, ctx: ToolCallContext): Promise<Outcome> {
     const selected = this.select(tool);
     if (selected.source === "none") {
       const message = `No handler is registered in the page for tool "${tool}". Register one with session.onTool("${tool}", handler), give its definition an inline handler, or add a fallback with session.onTool((tool, args, ctx) => ...).`;

@@ -1,5 +1,7 @@
 // @kaoruisaac/pedelec: the browser SDK of Pedelec. Everything public is
-// exported from here; the rest of src/ is internal.
+// exported from here; the rest of src/ is internal. The names and
+// signatures are the original Pedelec SDK's (v0.1.23); docs/compat.md maps
+// them, and lists what this SDK adds.
 
 export { Pedelec } from "./client.js";
 export { PedelecSession } from "./session.js";
@@ -9,41 +11,67 @@ export { PedelecError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";
 export { MAX_ASSET_BYTES } from "./assets.js";
-export type { ReadAssetType, SandboxAsset, SandboxAssetPath } from "./assets.js";
 export type {
+  // the original's names
+  ApprovalStatus,
+  ChatEventContext,
+  CreateSessionInput,
+  EndedEventContext,
+  ErrorEventContext,
+  JsonPrimitive,
+  JsonValue,
+  PedelecAvailability,
+  PedelecEventContext,
+  PedelecOptions,
+  PedelecSessionStatus,
+  PedelecSettings,
+  ProviderCode,
+  ProviderInfo,
+  ReadAssetType,
+  SandboxAsset,
+  SandboxAssetPath,
+  SerializableSkillsManifest,
+  SerializableToolManifest,
+  SkillsInput,
+  StatusEventContext,
+  ToolArgsArraySchema,
+  ToolArgsBooleanSchema,
+  ToolArgsIntegerSchema,
+  ToolArgsNumberSchema,
+  ToolArgsObjectSchema,
+  ToolArgsOneOfSchema,
+  ToolArgsSchema,
+  ToolArgsSchemaMeta,
+  ToolArgsSchemaNode,
+  ToolArgsStringSchema,
+  ToolCallContext,
+  ToolDefinition,
+  ToolNameOf,
+  ToolSpecificHandler,
+  // Pedelec Core additions
   AnyToolDefinition,
-  ArraySchema,
-  BooleanSchema,
-  ChatEvent,
-  CreateSessionOptions,
   Disposer,
   EndReason,
-  EndedEvent,
-  ErrorListener,
   GenericToolHandler,
-  JsonValue,
-  Listener,
+  PendingTool,
+  ProviderDetails,
+  ProviderList,
+  ResumeSessionOptions,
+  ToolArgs,
+  ToolResult,
+  TurnResult,
+  // our previous names (deprecated aliases)
+  ArraySchema,
+  BooleanSchema,
+  CreateSessionOptions,
   NumberSchema,
   ObjectSchema,
   OneOfSchema,
-  PedelecOptions,
-  PendingTool,
-  ProviderInfo,
-  ProviderList,
-  ResumeSessionOptions,
   SchemaNode,
   SessionStatus,
-  SkillsInput,
   SkillsManifest,
-  StatusEvent,
   StringSchema,
-  ToolArgs,
-  ToolArgsSchema,
   ToolContext,
-  ToolDefinition,
   ToolManifestEntry,
   ToolName,
-  ToolResult,
-  ToolSpecificHandler,
-  TurnResult,
 } from "./types.js";

@@ -3,7 +3,7 @@
 // Core (and `pedelec validate-tools`) sees.
 
 import { PedelecError } from "./errors.js";
-import type { AnyToolDefinition, JsonValue, SkillsInput, SkillsManifest } from "./types.js";
+import type { AnyToolDefinition, JsonValue, SerializableSkillsManifest, SkillsInput } from "./types.js";
 import { plainJsonProblem, validateManifest, type Problem } from "./validate.js";
 
 /**
@@ -32,11 +32,11 @@ function stripHandlers(skills: unknown): unknown {
  * the definitions cannot be JSON at all (a function inside argsSchema, a
  * cycle, ...); the other rules are for validate-tools and createSession.
  */
-export function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SkillsManifest {
+export function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SerializableSkillsManifest {
   const stripped = stripHandlers(skills);
   const problem = plainJsonProblem(stripped);
   if (problem) throw invalidInput([problem]);
-  return JSON.parse(JSON.stringify(stripped)) as SkillsManifest;
+  return JSON.parse(JSON.stringify(stripped)) as SerializableSkillsManifest;
 }
 
 /** Strips handlers, checks every rule, and returns the manifest or throws INVALID_INPUT. */

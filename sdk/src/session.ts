@@ -1,6 +1,7 @@
 // One Pedelec session in the page: it mirrors Core's status, turns
 // sendText into a promise of the turn's end, and answers Core's tool calls
-// with the page's handlers.
+// with the page's handlers. Its public shape is the original SDK's
+// PedelecSession; listeners get (value, ctx) with the documented contexts.
 
 import type { Connection } from "./client/connection.js";
 import type {
@@ -16,26 +17,29 @@ import type {
   TurnStarted,
 } from "./client/protocol.js";
 import { listAssets, readAsset, uploadAsset } from "./assets.js";
-import type { ReadAssetType, SandboxAsset, SandboxAssetPath } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { HandlerRegistry } from "./handlers.js";
 import { Emitter } from "./listeners.js";
 import { SeqGate } from "./seq.js";
+import { TOOL_NAME_PATTERN } from "./validate.js";
 import type {
   AnyToolDefinition,
-  ChatEvent,
+  ChatEventContext,
   Disposer,
-  EndedEvent,
-  ErrorListener,
+  EndedEventContext,
+  ErrorEventContext,
   GenericToolHandler,
   JsonValue,
-  Listener,
+  PedelecEventContext,
+  PedelecSessionStatus,
   PendingTool,
-  SessionStatus,
-  StatusEvent,
+  ReadAssetType,
+  SandboxAsset,
+  SandboxAssetPath,
+  StatusEventContext,
   ToolArgs,
-  ToolContext,
-  ToolName,
+  ToolCallContext,
+  ToolDefinition,
   ToolSpecificHandler,
   TurnResult,
 } from "./types.js";
@@ -43,7 +47,7 @@ import type {
 type Turn = {
   turnId: string | null;
   startedAt: number;
-  prepare: boolean;
+  kind: "user" | "prepare";
   text: string;
   resolve: (r: TurnResult) => void;
   reject: (e: PedelecError) => void;
@@ -51,44 +55,59 @@ type Turn = {
 
 type RunningCall = { tool: string; controller: AbortController; timer: ReturnType<typeof setTimeout> | undefined };
 
-const STATUSES: readonly SessionStatus[] = ["idle", "running", "waiting_tool_result", "ended", "error"];
+const STATUSES: readonly PedelecSessionStatus[] = ["idle", "running", "waiting_tool_result", "ended", "error"];
 
 /** @internal What the Pedelec client hands a new session. */
 export type SessionInit = {
   connection: Connection;
   info: SessionInfo;
   tools: readonly AnyToolDefinition[];
+  /** Called once when the session ends, so the client can forget it. */
+  onForget?: () => void;
 };
 
-export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]> {
+/**
+ * One agent session. TToolName narrows onTool(name, ...) to the declared
+ * tool names; TTools (a Pedelec Core addition) lets a named handler's
+ * arguments be typed from the definition.
+ */
+export class PedelecSession<
+  TToolName extends string = string,
+  TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[],
+> {
   /** Core's id for this session; keep it to resumeSession() after a reload. */
   readonly sessionId: string;
   /** The provider running the agent (codex, claude, openai, script, ...). */
   readonly provider: string;
-  /** The model, when the provider has one. */
-  readonly model: string | undefined;
-  /** The tool names Core registered for this session. */
+  /** The model, when one was chosen (explicitly or by Core's configuration). */
+  readonly model?: string;
+  /** When this session object was constructed (browser Date.now()). */
+  readonly sessionCreatedAt: number;
+  /** Pedelec Core addition: the tool names Core registered for this session. */
   readonly tools: readonly string[];
-  /** Whether Core ends the session when this page disconnects. */
+  /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
   readonly autoEndOnDisconnect: boolean;
 
   private readonly connection: Connection;
   private readonly registry: HandlerRegistry;
   private readonly seq: SeqGate;
-  private status: SessionStatus;
+  private readonly onForget: (() => void) | undefined;
+  private status: PedelecSessionStatus;
   private waitingOn: PendingTool[] = [];
   private turn: Turn | null = null;
+  private preparing: Promise<void> | null = null;
+  private prepared = false;
   private readonly earlyDone = new Map<string, DoneData>();
-  private readonly otherTurns = new Map<string, string>();
+  private readonly otherTurns = new Map<string, { text: string; startedAt: number }>();
   private readonly calls = new Map<string, RunningCall>();
   private ended = false;
   private detached = false;
   private readonly unsubscribe: () => void;
 
-  private readonly chat = new Emitter<ChatEvent>();
-  private readonly statusEmitter = new Emitter<StatusEvent>();
-  private readonly errors = new Emitter<PedelecError>();
-  private readonly endedEmitter = new Emitter<EndedEvent>();
+  private readonly chat = new Emitter<[string, ChatEventContext]>();
+  private readonly statusEmitter = new Emitter<[PedelecSessionStatus, StatusEventContext]>();
+  private readonly errors = new Emitter<[PedelecError, ErrorEventContext]>();
+  private readonly endedEmitter = new Emitter<[EndedEventContext]>();
 
   /** @internal Sessions come from Pedelec.createSession / resumeSession. */
   constructor(init: SessionInit) {
@@ -97,11 +116,13 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     }
     const { info } = init;
     this.sessionId = info.sessionId;
-    this.provider = info.provider;
-    this.model = info.model || undefined;
+    this.provider = info.provider ?? "";
+    if (info.model) this.model = info.model;
+    this.sessionCreatedAt = Date.now();
     this.tools = Object.freeze([...(info.tools ?? [])]);
     this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
     this.connection = init.connection;
+    this.onForget = init.onForget;
     this.registry = new HandlerRegistry(init.tools);
     this.seq = new SeqGate(info.seq ?? 0);
     this.status = STATUSES.includes(info.status) ? info.status : "idle";
@@ -112,89 +133,131 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
   // ---- turns ----
 
   /**
-   * Sends the user's message. Resolves when the turn is over (its done
-   * event), with the assistant's whole message; rejects with the turn's
-   * error, or SESSION_ENDED when the session ends first. SESSION_BUSY when
-   * a turn is already running: one turn at a time.
+   * Starts one user turn. Resolves when the turn is over; rejects with the
+   * turn's error, SESSION_BUSY when a turn is already running (one at a
+   * time), or SESSION_ENDED when the session ends first. The text arrives
+   * through onChat; sendTurn() also resolves with it.
    */
-  sendText(text: string): Promise<TurnResult> {
+  async sendText(text: string): Promise<void> {
+    await this.sendTurn(text);
+  }
+
+  /**
+   * Pedelec Core addition: sendText that resolves with the turn's record,
+   * {turnId, startedAt, text}, text being the whole assistant message.
+   */
+  async sendTurn(text: string): Promise<TurnResult> {
     if (typeof text !== "string") {
-      return Promise.reject(new PedelecError("INVALID_INPUT", "sendText(text): text must be a string"));
+      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
     }
-    return this.startTurn("send_text", { sessionId: this.sessionId, text }, false);
+    // A preparation in flight goes first; if it fails, the turn runs anyway.
+    if (this.preparing) await this.preparing.catch(() => {});
+    return this.startTurn("send_text", { sessionId: this.sessionId, text }, "user");
   }
 
-  /** Warms the provider up with a turn whose chat is not delivered. */
-  prepare(): Promise<TurnResult> {
-    return this.startTurn("prepare", { sessionId: this.sessionId }, true);
+  /**
+   * Warms the provider up before the first user turn; its chat is not
+   * delivered. Idempotent once it succeeded; concurrent callers share one
+   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
+   */
+  prepare(): Promise<void> {
+    if (this.ended) return Promise.reject(this.endedError());
+    if (this.prepared) return Promise.resolve();
+    if (this.preparing) return this.preparing;
+    const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
+      () => {
+        this.prepared = true;
+      },
+    );
+    this.preparing = p;
+    const clear = () => {
+      if (this.preparing === p) this.preparing = null;
+    };
+    p.then(clear, clear);
+    return p;
   }
 
-  /** Ends the session: Core stops its provider and fails its pending calls. Safe to call twice. */
+  /**
+   * Ends the session: Core stops its provider and fails its pending calls.
+   * Resolves at once on an ended session. When Core cannot be told, it
+   * reports the error through onError, rejects, and the session stays as it was.
+   */
   async end(): Promise<void> {
     if (this.ended) return;
-    let failure: PedelecError | null = null;
     try {
       await this.connection.request("end_session", { sessionId: this.sessionId });
     } catch (err) {
       const e = PedelecError.from(err);
       // Gone already is what end() wanted; anything else is worth knowing.
-      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") failure = e;
+      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
+        this.emitError(e, "sdk");
+        throw e;
+      }
     }
     this.markEnded("end_session", "sdk");
-    if (failure) throw failure;
   }
 
   /** The current status: idle, running, waiting_tool_result, ended or error. */
-  getStatus(): SessionStatus {
+  getStatus(): PedelecSessionStatus {
     return this.status;
   }
 
-  /** The calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
   getWaitingOn(): PendingTool[] {
     return this.waitingOn.map((p) => ({ ...p }));
   }
 
   // ---- listeners ----
 
-  /** Streams the assistant's text, one delta at a time. */
-  onChat(listener: Listener<ChatEvent>): Disposer {
-    return this.chat.add(listener);
+  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
+  onChat(handler: (text: string, ctx: ChatEventContext) => void): () => void {
+    return this.chat.add(handler);
   }
 
-  /** Status changes, deduplicated: {status, previousStatus, source, waitingOn}. */
-  onStatus(listener: Listener<StatusEvent>): Disposer {
-    return this.statusEmitter.add(listener);
+  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
+  onStatus(handler: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void {
+    return this.statusEmitter.add(handler);
   }
 
   /**
-   * Errors that belong to no promise: Core's error events, a result Core
-   * refused (SUBMIT_TOOL_RESULT_FAILED), a handler that threw or returned
-   * non-JSON, a missing handler, a lost connection.
+   * Errors that belong to no promise: Core's error events (ctx.source
+   * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
+   * that threw or returned non-JSON, a missing handler, a lost connection.
    */
-  onError(listener: ErrorListener): Disposer {
-    return this.errors.add(listener);
+  onError(handler: (error: PedelecError, ctx: ErrorEventContext) => void): () => void {
+    return this.errors.add(handler);
   }
 
-  /** Called once when the session ends, with the reason. */
-  onEnded(listener: Listener<EndedEvent>): Disposer {
-    return this.endedEmitter.add(listener);
+  /** Called once when the session first becomes ended. */
+  onEnded(handler: (ctx: EndedEventContext) => void): () => void {
+    return this.endedEmitter.add(handler);
   }
 
+  /** Registers the generic fallback for tools that have no named or inline handler. */
+  onTool(handler: GenericToolHandler<TToolName>): () => void;
   /**
    * Registers the handler for one tool; it overrides the definition's
-   * inline handler. Its arguments are typed from the definition; its result
-   * is free, because a named handler may answer a domain error
-   * ({error: {code, message}}) or a different shape than the default.
+   * inline handler. Its arguments are typed from the definition when the
+   * session knows it; its result is free (a domain error is a result too).
    */
-  onTool<N extends ToolName<TTools>>(name: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): Disposer;
-  /** Registers the generic fallback for tools that have no named or inline handler. */
-  onTool(fallback: GenericToolHandler<ToolName<TTools>>): Disposer;
-  onTool(nameOrFallback: string | GenericToolHandler, handler?: unknown): Disposer {
+  onTool<N extends TToolName>(toolName: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): () => void;
+  onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
+  onTool(nameOrFallback: unknown, handler?: unknown): () => void {
     if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback as GenericToolHandler);
-    if (typeof nameOrFallback !== "string" || typeof handler !== "function") {
-      throw new TypeError("Pedelec: use session.onTool(name, handler) or session.onTool((tool, args, ctx) => ...)");
+    if (typeof nameOrFallback !== "string") {
+      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
     }
-    return this.registry.setNamed(nameOrFallback, handler as (args: unknown, ctx: ToolContext) => unknown);
+    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
+      throw new PedelecError(
+        "INVALID_INPUT",
+        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
+        { tool: nameOrFallback },
+      );
+    }
+    if (typeof handler !== "function") {
+      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
+    }
+    return this.registry.setNamed(nameOrFallback, handler as (args: unknown, ctx: ToolCallContext) => unknown);
   }
 
   // ---- assets (assets.ts): files the page and the agent share ----
@@ -204,6 +267,8 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
    * "/" + file.name or at targetPath (parents are created, a regular file
    * replaced). Resolves with the asset's path. One upload at a time.
    */
+  uploadAsset(file: File): Promise<SandboxAssetPath>;
+  uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
   uploadAsset(file: File, targetPath?: SandboxAssetPath): Promise<SandboxAssetPath> {
     return uploadAsset(this.assetSession(), file, targetPath);
   }
@@ -227,10 +292,48 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
 
   // ---- internals ----
 
-  private async startTurn(method: "send_text" | "prepare", params: unknown, prepare: boolean): Promise<TurnResult> {
-    if (this.ended) throw new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
+  private endedError(): PedelecError {
+    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
+  }
+
+  /** The context fields every listener gets. */
+  private context(source: "core" | "sdk", eventReceivedAt?: number, turnId?: string): PedelecEventContext {
+    const ctx: PedelecEventContext = {
+      sessionId: this.sessionId,
+      provider: this.provider,
+      sessionCreatedAt: this.sessionCreatedAt,
+      eventEmittedAt: Date.now(),
+      source,
+    };
+    if (this.model !== undefined) ctx.model = this.model;
+    if (eventReceivedAt !== undefined) ctx.eventReceivedAt = eventReceivedAt;
+    const turn = this.turn;
+    if (turn && (turnId === undefined || turn.turnId === null || turn.turnId === turnId)) {
+      if (turn.turnId) ctx.turnId = turn.turnId;
+      if (turn.startedAt) ctx.turnStartedAt = turn.startedAt;
+      ctx.turnKind = turn.kind;
+    } else if (turnId) {
+      ctx.turnId = turnId;
+      const other = this.otherTurns.get(turnId);
+      if (other) ctx.turnStartedAt = other.startedAt;
+      ctx.turnKind = "user";
+    }
+    return ctx;
+  }
+
+  private emitError(error: PedelecError, source: "core" | "sdk", eventReceivedAt?: number, turnId?: string) {
+    const ctx: ErrorEventContext = { ...this.context(source, eventReceivedAt, turnId), type: source === "core" ? "error" : "sdk_error" };
+    this.errors.emit(error, ctx);
+  }
+
+  private async startTurn(method: "send_text" | "prepare", params: unknown, kind: "user" | "prepare"): Promise<TurnResult> {
+    if (this.ended) throw this.endedError();
     if (this.turn) {
-      throw new PedelecError("SESSION_BUSY", "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another", { turnId: this.turn.turnId });
+      throw new PedelecError(
+        "SESSION_BUSY",
+        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
+        { turnId: this.turn.turnId },
+      );
     }
     let resolve!: (r: TurnResult) => void;
     let reject!: (e: PedelecError) => void;
@@ -238,7 +341,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       resolve = res;
       reject = rej;
     });
-    const turn: Turn = { turnId: null, startedAt: 0, prepare, text: "", resolve, reject };
+    const turn: Turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
     this.turn = turn;
     const before = this.status;
     this.setStatus("running", "sdk", []);
@@ -246,7 +349,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       await this.reattach();
       const started = await this.connection.request<TurnStarted>(method, params);
       turn.turnId = started.turnId;
-      turn.startedAt = started.startedAt;
+      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
     } catch (err) {
       const e = PedelecError.from(err);
       if (this.turn === turn) this.turn = null;
@@ -283,7 +386,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
   /** @internal The connection to Core closed. */
   disconnected(err: PedelecError) {
     if (this.ended) return;
-    this.errors.emit(err);
+    this.emitError(err, "sdk");
     if (this.autoEndOnDisconnect) {
       this.markEnded("disconnect", "sdk");
       return;
@@ -300,6 +403,7 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
 
   private receive(ev: EventFrame) {
     if (this.ended || !this.seq.admit(ev.seq)) return;
+    const receivedAt = Date.now();
     switch (ev.event) {
       case "status_changed": {
         const d = ev.data as StatusChangedData;
@@ -308,46 +412,49 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
         for (const [toolRequestId, call] of this.calls) {
           if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
         }
-        this.setStatus(d.status, "core", waiting);
+        this.setStatus(d.status, "core", waiting, receivedAt);
         return;
       }
       case "chat_delta":
-        return this.onDelta(ev.turnId, (ev.data as ChatDeltaData).text);
+        return this.onDelta(ev.turnId, (ev.data as ChatDeltaData).text, receivedAt);
       case "tool_call":
-        void this.dispatch(ev.turnId ?? "", ev.data as ToolCallData);
+        void this.dispatch(ev.turnId ?? "", ev.data as ToolCallData, receivedAt);
         return;
       case "tool_call_settled":
         return this.settled(ev.data as ToolCallSettledData);
       case "error": {
         const d = ev.data as ErrorEventData;
-        this.errors.emit(PedelecError.from(d.error));
+        this.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
         return;
       }
       case "done":
         return this.onDone(ev.turnId, ev.data as DoneData);
       case "ended":
-        return this.markEnded((ev.data as EndedData)?.reason ?? "ended", "core");
+        return this.markEnded((ev.data as EndedData)?.reason ?? "ended", "core", receivedAt);
     }
   }
 
-  private onDelta(turnId: string | undefined, text: string) {
+  private onDelta(turnId: string | undefined, text: string, receivedAt: number) {
     if (typeof text !== "string") return;
     const turn = this.turn;
     const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
     if (mine) {
       mine.text += text;
-      if (mine.prepare) return; // a warm-up turn's chat is not delivered
-      this.chat.emit({ turnId: turnId ?? mine.turnId ?? "", delta: text, text: mine.text });
+      if (mine.kind === "prepare") return; // a warm-up turn's chat is not delivered
+      const id = turnId ?? mine.turnId ?? "";
+      const base = this.context("core", receivedAt, turnId);
+      this.chat.emit(text, { ...base, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
       return;
     }
     // A turn this page did not start (a resumed session, another tab):
     // its chat is still this session's chat.
     if (!turnId) return;
-    const so = (this.otherTurns.get(turnId) ?? "") + text;
-    this.otherTurns.set(turnId, so);
-    this.chat.emit({ turnId, delta: text, text: so });
+    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
+    other.text += text;
+    this.otherTurns.set(turnId, other);
+    const base = this.context("core", receivedAt, turnId);
+    this.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
   }
-
 
   private onDone(turnId: string | undefined, data: DoneData) {
     if (turnId) this.otherTurns.delete(turnId);
@@ -357,19 +464,27 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
 
-  private setStatus(status: SessionStatus, source: "sdk" | "core", waitingOn: PendingTool[]) {
+  private setStatus(status: PedelecSessionStatus, source: "sdk" | "core", waitingOn: PendingTool[], receivedAt?: number) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" ? waitingOn.map((p) => ({ ...p })) : [];
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
-    this.statusEmitter.emit({ status, previousStatus, source, waitingOn: this.getWaitingOn() });
+    const ctx: StatusEventContext = {
+      ...this.context(source, receivedAt),
+      type: source === "core" ? "status_changed" : "sdk_status_changed",
+      status,
+      previousStatus,
+      waitingOn: this.getWaitingOn(),
+    };
+    this.statusEmitter.emit(status, ctx);
   }
 
-  private markEnded(reason: string, source: "sdk" | "core") {
+  private markEnded(reason: string, source: "sdk" | "core", receivedAt?: number) {
     if (this.ended) return;
-    this.setStatus("ended", source, []);
+    this.setStatus("ended", source, [], receivedAt);
     this.ended = true;
+    const ctx: EndedEventContext = { ...this.context(source, receivedAt), type: source === "core" ? "ended" : "sdk_ended", reason };
     const ended = new PedelecError("SESSION_ENDED", `Session ${this.sessionId} ended (${reason})`, { reason });
     const turn = this.turn;
     this.turn = null;
@@ -377,7 +492,8 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     for (const [, call] of this.calls) abortCall(call, ended);
     this.calls.clear();
     this.unsubscribe();
-    this.endedEmitter.emit({ reason });
+    this.onForget?.();
+    this.endedEmitter.emit(ctx);
   }
 
   private settled(data: ToolCallSettledData) {
@@ -391,12 +507,11 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     abortCall(call, reason);
   }
 
-  private async dispatch(turnId: string, data: ToolCallData) {
+  private async dispatch(turnId: string, data: ToolCallData, eventReceivedAt: number) {
     const { toolRequestId, tool } = data;
     // A redelivered call this page is still running is answered by that run.
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
-    const eventReceivedAt = Date.now();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 60_000);
     const call: RunningCall = { tool, controller, timer: undefined };
     call.timer = setTimeout(
@@ -411,8 +526,9 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       : [...this.waitingOn, { toolRequestId, tool }];
     this.setStatus("waiting_tool_result", "sdk", waiting);
 
-    const ctx: ToolContext = {
-      sessionId: this.sessionId,
+    const ctx: ToolCallContext = {
+      ...this.context("core", eventReceivedAt, turnId || undefined),
+      type: "tool_call",
       toolRequestId,
       tool,
       turnId,
@@ -428,14 +544,14 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
-      this.errors.emit(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }));
+      this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", undefined, turnId);
     }
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result);
+    await this.submit(toolRequestId, tool, outcome.result, turnId);
   }
 
-  private async submit(toolRequestId: string, tool: string, result: JsonValue): Promise<void> {
+  private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string): Promise<void> {
     try {
       await this.reattach();
       await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
@@ -444,16 +560,19 @@ export class PedelecSession<TTools extends readonly AnyToolDefinition[] = readon
       if (cause.code === "MESSAGE_TOO_LARGE") {
         // Tell the agent instead of leaving it waiting until the deadline.
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.errors.emit(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }));
-        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } });
+        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", undefined, turnId);
+        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;
-      this.errors.emit(
+      this.emitError(
         new PedelecError(
           "SUBMIT_TOOL_RESULT_FAILED",
           `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
           { tool, toolRequestId, cause: cause.toJSON() },
         ),
+        "sdk",
+        undefined,
+        turnId,
       );
     }
   }

@@ -1,20 +1,27 @@
-// Public types of the SDK. The wire frames themselves live in
-// client/protocol.ts; these are what application code touches.
+// Public types of the SDK. The names, fields and signatures follow the
+// original Pedelec SDK's reference (v0.1.23), so an app written against it
+// compiles unchanged; what is ours alone is marked "Pedelec Core addition".
+// The wire frames themselves live in client/protocol.ts.
 
 import type { PedelecError } from "./errors.js";
 
+// ---- JSON ----
+
+export type JsonPrimitive = string | number | boolean | null;
+
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 
 // ---- the argument schema: Pedelec's supported subset of JSON Schema ----
 
-type NodeCommon = {
+/** What every schema node may say about itself. */
+export type ToolArgsSchemaMeta<TDefault extends JsonValue = JsonValue> = {
   description?: string;
-  default?: unknown;
-  examples?: readonly unknown[];
+  default?: TDefault;
+  examples?: readonly TDefault[];
 };
 
-export type StringSchema = NodeCommon & {
+export type ToolArgsStringSchema = ToolArgsSchemaMeta<string> & {
   type: "string";
   enum?: readonly string[];
   minLength?: number;
@@ -22,73 +29,143 @@ export type StringSchema = NodeCommon & {
   pattern?: string;
 };
 
-export type NumberSchema = NodeCommon & {
-  type: "number" | "integer";
+export type ToolArgsNumberSchema = ToolArgsSchemaMeta<number> & {
+  type: "number";
   enum?: readonly number[];
   minimum?: number;
   maximum?: number;
 };
 
-export type BooleanSchema = NodeCommon & {
+export type ToolArgsIntegerSchema = ToolArgsSchemaMeta<number> & {
+  type: "integer";
+  enum?: readonly number[];
+  minimum?: number;
+  maximum?: number;
+};
+
+export type ToolArgsBooleanSchema = ToolArgsSchemaMeta<boolean> & {
   type: "boolean";
   enum?: readonly boolean[];
 };
 
-export type ArraySchema = NodeCommon & {
+export type ToolArgsArraySchema = ToolArgsSchemaMeta<JsonValue[]> & {
   type: "array";
-  items?: SchemaNode;
+  /** Required by the original's types; Core also accepts an array schema without it (any items). */
+  items?: ToolArgsSchemaNode;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
 };
 
-export type ObjectSchema = NodeCommon & {
+export type ToolArgsObjectSchema = ToolArgsSchemaMeta<Record<string, JsonValue>> & {
   type: "object";
-  properties?: { readonly [name: string]: SchemaNode };
+  properties?: { readonly [name: string]: ToolArgsSchemaNode };
   required?: readonly string[];
 };
 
-export type OneOfSchema = NodeCommon & {
-  oneOf: readonly SchemaNode[];
+export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
+  oneOf: readonly ToolArgsSchemaNode[];
 };
 
 /** One node of an argument schema. */
-export type SchemaNode = StringSchema | NumberSchema | BooleanSchema | ArraySchema | ObjectSchema | OneOfSchema;
+export type ToolArgsSchemaNode =
+  | ToolArgsStringSchema
+  | ToolArgsNumberSchema
+  | ToolArgsIntegerSchema
+  | ToolArgsBooleanSchema
+  | ToolArgsArraySchema
+  | ToolArgsObjectSchema
+  | ToolArgsOneOfSchema;
 
 /** The root of a tool's argument schema: always an object schema, even for no arguments. */
-export type ToolArgsSchema = ObjectSchema;
+export type ToolArgsSchema = ToolArgsObjectSchema;
 
-// ---- tools and handlers ----
+// ---- status and event contexts ----
 
-/** Everything a handler knows about the call it is answering. */
-export type ToolContext = {
-  /** The Pedelec session the call belongs to. */
+export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+
+/** A call the agent is waiting on (Pedelec Core addition). */
+export type PendingTool = { toolRequestId: string; tool: string };
+
+/** What every listener receives as its context. IDs are opaque; times are browser ms. */
+export type PedelecEventContext = {
   sessionId: string;
-  /** Unique id of this call; the result is submitted under it. */
+  provider: string;
+  model?: string;
+  sessionCreatedAt: number;
+  /** When the page received Core's event; absent for changes the SDK made itself. */
+  eventReceivedAt?: number;
+  eventEmittedAt: number;
+  turnId?: string;
+  turnStartedAt?: number;
+  turnKind?: "user" | "prepare";
+  /** "core" when Core reported it, "sdk" when the SDK knew first. */
+  source: "core" | "sdk";
+};
+
+export type ChatEventContext = PedelecEventContext & {
+  type: "chat_delta";
+  turnId: string;
+  turnStartedAt: number;
+  eventReceivedAt: number;
+  /** Pedelec Core addition: the turn's assistant message so far, this delta included. */
+  text: string;
+};
+
+export type StatusEventContext = PedelecEventContext & {
+  type: "status_changed" | "sdk_status_changed";
+  status: PedelecSessionStatus;
+  previousStatus: PedelecSessionStatus;
+  /** Pedelec Core addition: while waiting_tool_result, the calls the agent waits on, oldest first. */
+  waitingOn: PendingTool[];
+};
+
+export type ErrorEventContext = PedelecEventContext & {
+  type: "error" | "sdk_error";
+};
+
+/**
+ * Pedelec Core addition: why a session ended: the page ended it, the page
+ * went away (with autoEndOnDisconnect), Core stopped, or a detached session
+ * was not resumed within Core's resume window. Other strings may come from
+ * newer Cores.
+ */
+export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
+
+export type EndedEventContext = PedelecEventContext & {
+  type: "ended" | "sdk_ended";
+  /** Pedelec Core addition: why it ended. */
+  reason: EndReason;
+};
+
+/** Everything a tool handler knows about the call it is answering. */
+export type ToolCallContext = PedelecEventContext & {
+  type: "tool_call";
+  /** Unique id of this call; the SDK submits the result under it. */
   toolRequestId: string;
   /** The tool's name. */
   tool: string;
   /** The turn (the sendText call) the agent made this call in. */
   turnId: string;
-  /** When that turn started (unix ms). */
   turnStartedAt: number;
-  /** When the page received this call (unix ms). */
   eventReceivedAt: number;
-  /** When Core stops waiting for the result (unix ms); a later result is refused. */
+  /** Pedelec Core addition: when Core stops waiting for the result (unix ms); a later result is refused. */
   deadline: number;
-  /** The tool's timeout in ms, as Core applies it. */
+  /** Pedelec Core addition: the tool's timeout in ms, as Core applies it. */
   timeoutMs: number;
-  /** True when Core sent this call again to a page that resumed the session. */
+  /** Pedelec Core addition: true when Core sent this call again to a page that resumed the session. */
   redelivered: boolean;
   /**
-   * Aborts when the result is no longer wanted: the deadline passed, Core
-   * settled the call (timeout, session ended) or the session ended. Use it
-   * to close a modal or cancel a fetch. `signal.reason` is a PedelecError
-   * (TOOL_TIMEOUT or SESSION_ENDED). The SDK cannot stop your JavaScript:
-   * check the signal yourself.
+   * Pedelec Core addition: aborts when the result is no longer wanted (the
+   * deadline passed, Core settled the call, the session ended).
+   * `signal.reason` is a PedelecError (TOOL_TIMEOUT or SESSION_ENDED). The
+   * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
+   * a fetch.
    */
   signal: AbortSignal;
 };
+
+// ---- tools and handlers ----
 
 // The method-shaped type makes handler parameters bivariant, so a handler
 // may annotate the arguments it expects ((args: {delta: number}) => ...)
@@ -98,15 +175,15 @@ type Bivariant<F extends (...args: never[]) => unknown> = { fn(...args: Paramete
 
 /** A handler for one tool: may be sync or async; its value is submitted as the result. */
 export type ToolSpecificHandler<TArgs = unknown, TResult = unknown> = Bivariant<
-  (args: TArgs, ctx: ToolContext) => TResult | Promise<TResult>
+  (args: TArgs, ctx: ToolCallContext) => TResult | Promise<TResult>
 >;
 
 /** The generic fallback handler: receives every call that has no named or inline handler. */
 export type GenericToolHandler<TName extends string = string> = (
   tool: TName,
   args: unknown,
-  ctx: ToolContext,
-) => unknown;
+  ctx: ToolCallContext,
+) => unknown | Promise<unknown>;
 
 /** A tool the page offers the agent. Only name, description, argsSchema and timeoutMs leave the page. */
 export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
@@ -121,82 +198,90 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
 export type AnyToolDefinition = ToolDefinition<any, any, string>;
 
 /** What an application declares when it creates a session. */
-export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly AnyToolDefinition[]> = {
+export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
   guidance: string;
   tools: TTools;
 };
 
 /** The union of tool names of a tools array (`string` when the array is not literal). */
-export type ToolName<TTools extends readonly AnyToolDefinition[]> = TTools[number]["name"];
+export type ToolNameOf<TTools extends readonly AnyToolDefinition[]> = Extract<TTools[number]["name"], string>;
 
-type DefinitionNamed<TTools extends readonly AnyToolDefinition[], N extends string> = Extract<
-  TTools[number],
-  { name: N }
->;
+type DefinitionNamed<TTools extends readonly AnyToolDefinition[], N extends string> = Extract<TTools[number], { name: N }>;
 
-/** The argument type a tool's definition declares (unknown when none). */
+/** Pedelec Core addition: the argument type a tool's definition declares (unknown when none). */
 export type ToolArgs<TTools extends readonly AnyToolDefinition[], N extends string> =
   DefinitionNamed<TTools, N> extends ToolDefinition<infer A, unknown, string> ? A : unknown;
 
-/** The result type a tool's definition declares (unknown when none). */
+/** Pedelec Core addition: the result type a tool's definition declares (unknown when none). */
 export type ToolResult<TTools extends readonly AnyToolDefinition[], N extends string> =
   DefinitionNamed<TTools, N> extends ToolDefinition<unknown, infer R, string> ? R : unknown;
 
 /** The plain JSON form of one tool: what Core and `pedelec validate-tools` see. */
-export type ToolManifestEntry = {
+export type SerializableToolManifest = {
   name: string;
   description: string;
-  argsSchema: JsonValue;
+  argsSchema: ToolArgsSchema;
   timeoutMs?: number;
 };
 
 /** The plain JSON form of skills, handlers stripped. */
-export type SkillsManifest = {
+export type SerializableSkillsManifest = {
   guidance: string;
-  tools: ToolManifestEntry[];
+  tools: SerializableToolManifest[];
 };
 
-// ---- sessions ----
+// ---- client input and answers ----
 
-export type SessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+/**
+ * The providers a session can name. The original's six, plus Pedelec
+ * Core's own (openai, script, gemini, copilot, mcp). listProviders() says
+ * which of them run here.
+ */
+export type ProviderCode =
+  | "codex"
+  | "antigravity"
+  | "opencode"
+  | "cursor"
+  | "claude"
+  | "ollama"
+  | "openai"
+  | "script"
+  | "gemini"
+  | "copilot"
+  | "mcp";
 
-export type PendingTool = { toolRequestId: string; tool: string };
+/**
+ * createSession's input. The union forbids `model` without `provider`
+ * (runtime validation rejects it too, with INVALID_INPUT).
+ */
+export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> =
+  | {
+      provider: ProviderCode;
+      model?: string;
+      skills?: SkillsInput<TTools>;
+      /** End the session when this page disconnects (default true). */
+      autoEndOnDisconnect?: boolean;
+    }
+  | {
+      provider?: undefined;
+      model?: never;
+      skills?: SkillsInput<TTools>;
+      autoEndOnDisconnect?: boolean;
+    };
 
-export type StatusEvent = {
-  status: SessionStatus;
-  previousStatus: SessionStatus;
-  /** "core" when Core reported the change, "sdk" when the page knew first. */
-  source: "sdk" | "core";
-  /** While waiting_tool_result: the calls the agent waits on, oldest first. */
-  waitingOn: PendingTool[];
-};
-
-export type ChatEvent = {
-  turnId: string;
-  /** The new text of this delta. */
-  delta: string;
-  /** The assistant's whole message for this turn so far (all deltas joined). */
-  text: string;
-};
-
-/** Why a session ended: the page ended it, the page went away (with
- * autoEndOnDisconnect), Core stopped, or a detached session was not resumed
- * within Core's resume window. Other strings may come from newer Cores. */
-export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
-
-export type EndedEvent = {
-  reason: EndReason;
-};
-
-/** What sendText and prepare resolve with once the turn's done event arrives. */
-export type TurnResult = {
-  turnId: string;
-  startedAt: number;
-  /** The assistant's whole message for this turn. */
-  text: string;
-};
-
+/** One provider as listProviders() reports it. */
 export type ProviderInfo = {
+  /** Human-readable name for a picker. */
+  name: string;
+  /** The value to pass as createSession({provider}). */
+  code: ProviderCode;
+  available: boolean;
+  /** Why it is unavailable (install it, fix PATH, configure it); null when available. */
+  error: string | null;
+};
+
+/** Pedelec Core addition: everything Core says about one provider (listProviderDetails()). */
+export type ProviderDetails = {
   name: string;
   available: boolean;
   version?: string;
@@ -207,34 +292,118 @@ export type ProviderInfo = {
   description?: string;
 };
 
+/** Pedelec Core addition: listProviderDetails()'s answer. */
 export type ProviderList = {
-  providers: ProviderInfo[];
+  providers: ProviderDetails[];
   defaultProvider: string;
 };
 
-export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-  /** Provider name (codex, claude, openai, script, ...); Core's default when omitted. */
-  provider?: string;
-  model?: string;
-  skills: SkillsInput<TTools>;
-  /** End the session when this page disconnects (default true). */
-  autoEndOnDisconnect?: boolean;
+/** The defaults Core's configuration gives sessions that name no provider or model. */
+export type PedelecSettings = {
+  defaultProvider: ProviderCode | null;
+  defaultModels: Partial<Record<ProviderCode, string>>;
 };
 
-export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[]> = {
-  /** The same tool definitions the page declared, to restore their inline handlers. */
-  tools?: TTools;
+/**
+ * Whether this page may use Core. `installed` and `appConnected`: Core
+ * answers at its address; `approved`: Core's origin allowlist admits this
+ * page's origin.
+ */
+export type ApprovalStatus = {
+  installed: boolean;
+  approved: boolean;
+  origin: string | null;
+  appConnected: boolean;
+};
+
+/**
+ * Every layer checked: `extension` is Core answering at its address,
+ * `approval` the origin allowlist, `desktop` Core answering a settings
+ * request over the page's connection.
+ */
+export type PedelecAvailability = {
+  available: boolean;
+  extension: { available: boolean };
+  approval: { approved: boolean; origin: string | null };
+  desktop: { available: boolean; launchAttempted: boolean };
+  error?: PedelecError;
 };
 
 export type PedelecOptions = {
   /**
-   * Where Core is: a ws(s):// or http(s):// URL; a base URL gets /ws appended.
-   * Default: the Core that served this module when it was imported from
-   * /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
+   * How long a request waits for Core's answer before it rejects with
+   * SDK_BRIDGE_TIMEOUT (default 30 000 ms; below 1 counts as 1). It does not
+   * limit a whole turn: sendText waits for the agent as long as it works.
+   */
+  bridgeTimeoutMs?: number;
+  /**
+   * Pedelec Core addition: where Core is, a ws(s):// or http(s):// URL (a
+   * base URL gets /ws appended). Default: the Core that served this module
+   * when it was imported from /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
    */
   url?: string;
 };
 
-export type Listener<T> = (event: T) => void;
+/** Pedelec Core addition: what sendTurn resolves with once the turn is over. */
+export type TurnResult = {
+  turnId: string;
+  startedAt: number;
+  /** The assistant's whole message for this turn. */
+  text: string;
+};
+
+// ---- session assets ----
+
+/** A path in the session's shared assets/ directory, always starting with "/". */
+export type SandboxAssetPath = `/${string}`;
+
+/** How readAsset converts the file: strict UTF-8 text, parsed JSON, or a browser File. */
+export type ReadAssetType = "text" | "json" | "file";
+
+/** One completed regular file of the session's assets/ directory. */
+export type SandboxAsset = {
+  /** The basename. */
+  name: string;
+  /** The whole public path, relative to assets/: "/results/report.json". */
+  path: SandboxAssetPath;
+  sizeBytes: number;
+  /** Filesystem modification time (unix ms). */
+  modifiedAt: number;
+};
+
 export type Disposer = () => void;
-export type ErrorListener = Listener<PedelecError>;
+
+// ---- names of our previous API, kept so apps written against it still compile ----
+
+/** @deprecated Use ToolCallContext. */
+export type ToolContext = ToolCallContext;
+/** @deprecated Use PedelecSessionStatus. */
+export type SessionStatus = PedelecSessionStatus;
+/** @deprecated Use ToolArgsSchemaNode. */
+export type SchemaNode = ToolArgsSchemaNode;
+/** @deprecated Use ToolArgsStringSchema. */
+export type StringSchema = ToolArgsStringSchema;
+/** @deprecated Use ToolArgsNumberSchema or ToolArgsIntegerSchema. */
+export type NumberSchema = ToolArgsNumberSchema | ToolArgsIntegerSchema;
+/** @deprecated Use ToolArgsBooleanSchema. */
+export type BooleanSchema = ToolArgsBooleanSchema;
+/** @deprecated Use ToolArgsArraySchema. */
+export type ArraySchema = ToolArgsArraySchema;
+/** @deprecated Use ToolArgsObjectSchema. */
+export type ObjectSchema = ToolArgsObjectSchema;
+/** @deprecated Use ToolArgsOneOfSchema. */
+export type OneOfSchema = ToolArgsOneOfSchema;
+/** @deprecated Use ToolNameOf. */
+export type ToolName<TTools extends readonly AnyToolDefinition[]> = ToolNameOf<TTools>;
+/** @deprecated Use SerializableToolManifest. */
+export type ToolManifestEntry = SerializableToolManifest;
+/** @deprecated Use SerializableSkillsManifest. */
+export type SkillsManifest = SerializableSkillsManifest;
+/** @deprecated Use CreateSessionInput. */
+export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = CreateSessionInput<TTools>;
+
+/** Pedelec Core addition: resumeSession's second argument. */
+export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
+  /** The same tool definitions the page declared, to restore their inline handlers. */
+  tools?: TTools;
+};

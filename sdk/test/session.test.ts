@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defineTool } from "../src/define-tool.js";
 import { PedelecError } from "../src/errors.js";
-import type { StatusEvent } from "../src/types.js";
+import type { StatusEventContext } from "../src/types.js";
 import { FakeCore, tick, until } from "./fake-core.js";
 
 const noArgs = { type: "object" as const, properties: {}, required: [] };
@@ -23,9 +23,9 @@ async function setup() {
   const core = new FakeCore();
   const pedelec = core.client();
   const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [updateCounter, getPage] as const } });
-  const statuses: StatusEvent[] = [];
+  const statuses: StatusEventContext[] = [];
   const errors: PedelecError[] = [];
-  session.onStatus((s) => statuses.push(s));
+  session.onStatus((_status, ctx) => statuses.push(ctx));
   session.onError((e) => errors.push(e));
   return { core, pedelec, session, statuses, errors };
 }
@@ -64,8 +64,8 @@ test("invalid definitions reject with INVALID_INPUT before anything is sent", as
 test("sendText resolves on done with the turn's text; chat streams deltas", async () => {
   const { core, session, statuses } = await setup();
   const chats: string[] = [];
-  session.onChat((c) => chats.push(c.text));
-  const p = session.sendText("hi");
+  session.onChat((_delta, ctx) => chats.push(ctx.text));
+  const p = session.sendTurn("hi");
   assert.equal(session.getStatus(), "running");
   await until(() => core.sent("send_text").length === 1, "send_text");
   await tick(5);
@@ -98,7 +98,7 @@ test("SESSION_BUSY is raised locally while a turn runs; a failed turn rejects se
 test("a done that arrives before send_text's response still settles the turn", async () => {
   const { core, session } = await setup();
   core.handlers.send_text = () => undefined; // answer by hand
-  const p = session.sendText("fast");
+  const p = session.sendTurn("fast");
   await until(() => core.sent("send_text").length === 1, "send_text");
   core.event("chat_delta", { text: "quick" }, { turnId: "t_9" });
   core.event("done", { ok: true }, { turnId: "t_9" });
@@ -109,7 +109,7 @@ test("a done that arrives before send_text's response still settles the turn", a
 test("events whose seq is not larger than the last one are dropped", async () => {
   const { core, session } = await setup();
   const chats: string[] = [];
-  session.onChat((c) => chats.push(c.delta));
+  session.onChat((delta) => chats.push(delta));
   void session.sendText("x").catch(() => {});
   await until(() => core.sent("send_text").length === 1, "send_text");
   await tick(5);
@@ -138,7 +138,13 @@ test("a tool call runs the handler with ctx, shows waiting_tool_result, and subm
   assert.equal(seenCtx.turnStartedAt, 1000);
   assert.equal(typeof seenCtx.eventReceivedAt, "number");
   assert.ok(seenCtx.signal instanceof AbortSignal);
-  assert.deepEqual(statuses[0], { status: "waiting_tool_result", previousStatus: "idle", source: "sdk", waitingOn: [{ toolRequestId: "r1", tool: "update_counter" }] });
+  const st = statuses[0]!;
+  assert.deepEqual(
+    { status: st.status, previousStatus: st.previousStatus, source: st.source, type: st.type, waitingOn: st.waitingOn },
+    { status: "waiting_tool_result", previousStatus: "idle", source: "sdk", type: "sdk_status_changed", waitingOn: [{ toolRequestId: "r1", tool: "update_counter" }] },
+  );
+  assert.equal(seenCtx.type, "tool_call");
+  assert.equal(seenCtx.provider, "script");
 });
 
 test("a redelivered call that is still running here is not run twice", async () => {
@@ -226,9 +232,9 @@ test("a refused connection rejects with the reason Core gave", async () => {
   await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED" && /--allow-origin/.test(e.message));
 });
 
-test("listProviders returns providers and the default", async () => {
+test("listProviderDetails returns Core's whole answer", async () => {
   const core = new FakeCore();
-  assert.deepEqual(await core.client().listProviders(), { providers: [{ name: "script", available: true }], defaultProvider: "script" });
+  assert.deepEqual(await core.client().listProviderDetails(), { providers: [{ name: "script", available: true }], defaultProvider: "script" });
 });
 
 test("without autoEndOnDisconnect, a lost connection rejects the turn and the next call resumes first", async () => {
@@ -244,7 +250,7 @@ test("without autoEndOnDisconnect, a lost connection rejects the turn and the ne
   core.socket.close(1006, "");
   await assert.rejects(turn, (e: PedelecError) => e.code === "CORE_UNREACHABLE");
   assert.notEqual(session.getStatus(), "ended");
-  const next = session.sendText("two");
+  const next = session.sendTurn("two");
   await until(() => core.sent("send_text").length === 2, "second send_text");
   assert.deepEqual(core.requests.map((r) => r.method).slice(-2), ["resume_session", "send_text"]);
   await tick(5);

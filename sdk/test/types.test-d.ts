@@ -1,7 +1,7 @@
 // Type tests: `npm run typecheck` (tsc --noEmit) compiles this file, and
 // every `@ts-expect-error` must be an error, so each line below proves a
 // promise of the typed API. Nothing here runs.
-import { Pedelec, defineTool, toManifest, type PedelecSession, type ToolArgsSchema, type ToolContext } from "../src/index.js";
+import { Pedelec, defineTool, toManifest, type PedelecSession, type ToolArgsSchema, type ToolCallContext } from "../src/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const expectType = <T extends true>(_: T) => {};
@@ -28,7 +28,7 @@ const getCurrentPage = defineTool({
   description: "Read the title and URL.",
   argsSchema: noArgs,
   handler: (_args, ctx) => {
-    expectType<Equal<typeof ctx, ToolContext>>(true);
+    expectType<Equal<typeof ctx, ToolCallContext>>(true);
     expectType<Equal<typeof ctx.signal, AbortSignal>>(true);
     return { title: "t", observedForTurn: ctx.turnId };
   },
@@ -82,7 +82,7 @@ async function sessions() {
   session.onTool("update_countr", () => ({ value: 1 }));
   // A named handler may answer a domain error instead of the default shape.
   session.onTool("update_counter", () => ({ error: { code: "NOT_ALLOWED", message: "no" } }));
-  // @ts-expect-error the arguments are typed from the definition
+  // As in the original, a handler may annotate its own argument type (agent arguments are untrusted anyway).
   session.onTool("update_counter", (args: { delta: string }) => args.delta);
 
   // The fallback receives the union of names.
@@ -101,12 +101,13 @@ async function sessions() {
   });
 
   const status: "idle" | "running" | "waiting_tool_result" | "ended" | "error" = session.getStatus();
-  session.onStatus((e) => {
+  session.onStatus((s, e) => {
     const source: "sdk" | "core" = e.source;
     void source;
+    void s;
     void e.previousStatus;
   });
-  const turn = await session.sendText("hi");
+  const turn = await session.sendTurn("hi");
   expectType<Equal<typeof turn.text, string>>(true);
   void status;
 

@@ -1,8 +1,11 @@
 // The demo page: connects to the Core that served it, fills the provider
-// picker, creates a session with the demo's tools, and wires the chat.
+// picker, creates a session with the demo's tools, and wires the chat. It
+// uses the SDK exactly as the original Pedelec SDK documents it (listeners
+// get (value, ctx), listProviders() gives {name, code, available, error}).
 import { Pedelec } from "/sdk/pedelec.js";
-import { assistantDelta, systemNote, toast, toolActivity, userMessage } from "./chat.js";
 import { mountAssets, refreshAssets } from "./assets.js";
+import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, turnFailed, turnHasText, userMessage } from "./chat.js";
+import { renderMarkdown } from "./markdown.js";
 import { agentExamples, agentIntro, scriptExamples, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
 import { guidance, tools } from "./tools.js";
@@ -11,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 const pedelec = new Pedelec();
 let session = null;
 let busy = false;
+let defaultModels = {}; // Core's default model per provider (getSettings)
 
 // Every tool is logged in the activity panel; the handler itself is the
 // definition's own, so what runs is exactly what tools.js declares.
@@ -54,7 +58,7 @@ function setBusy(value) {
 
 function renderExamples(provider) {
   const script = provider === "script";
-  $("examples-intro").textContent = script ? scriptIntro : agentIntro;
+  renderMarkdown($("examples-intro"), script ? scriptIntro : agentIntro);
   $("example-list").replaceChildren(
     ...(script ? scriptExamples : agentExamples).map((ex) => {
       const b = document.createElement("button");
@@ -80,8 +84,9 @@ async function loadProviders() {
   const select = $("provider");
   const wanted = new URLSearchParams(location.search).get("provider");
   let list;
+  let settings;
   try {
-    list = await pedelec.listProviders();
+    [list, settings] = await Promise.all([pedelec.listProviders(), pedelec.getSettings()]);
   } catch (err) {
     select.replaceChildren(new Option("unreachable", ""));
     renderStatus("error");
@@ -89,29 +94,31 @@ async function loadProviders() {
     return null;
   }
   select.replaceChildren(
-    ...list.providers.map((p) => {
-      const o = new Option(p.available ? p.name : `${p.name} (unavailable)`, p.name);
+    ...list.map((p) => {
+      const o = new Option(p.available ? p.name : `${p.name} (unavailable)`, p.code);
       o.disabled = !p.available;
-      o.title = p.available ? (p.description ?? p.version ?? "") : (p.reason ?? "not available");
+      o.title = p.error ?? p.code;
       return o;
     }),
   );
-  const unavailable = list.providers.filter((p) => !p.available);
+  const unavailable = list.filter((p) => !p.available);
   const note = $("provider-note");
   note.hidden = unavailable.length === 0;
-  note.replaceChildren(
+  $("provider-note-count").textContent = `${unavailable.length} of ${list.length} providers are unavailable here`;
+  $("provider-note-list").replaceChildren(
     ...unavailable.map((p) => {
-      const span = document.createElement("span");
-      span.className = "unavailable";
-      span.dataset.provider = p.name;
+      const li = document.createElement("li");
+      li.className = "unavailable";
+      li.dataset.provider = p.code;
       const name = document.createElement("b");
       name.textContent = p.name;
-      span.append(name, `: ${p.reason ?? "not available"}`);
-      return span;
+      li.append(name, `: ${p.error ?? "not available"}`);
+      return li;
     }),
   );
-  const usable = (name) => list.providers.some((p) => p.name === name && p.available);
-  const choice = [wanted, list.defaultProvider, "script"].find((n) => n && usable(n)) ?? list.providers.find((p) => p.available)?.name;
+  defaultModels = settings.defaultModels;
+  const usable = (code) => list.some((p) => p.code === code && p.available);
+  const choice = [wanted, settings.defaultProvider, "script"].find((c) => c && usable(c)) ?? list.find((p) => p.available)?.code;
   if (choice) select.value = choice;
   return choice ?? null;
 }
@@ -125,22 +132,22 @@ async function startSession() {
   if (old) await old.end().catch(() => {});
   renderExamples(provider);
   renderStatus("idle");
+  $("model").placeholder = defaultModels[provider] ? `model (default ${defaultModels[provider]})` : "model (optional)";
   try {
-    const s = await pedelec.createSession({
-      provider: provider || undefined,
-      model: model || undefined,
-      skills: { guidance, tools: loggedTools },
-    });
+    // The original's rule: a model only together with its provider.
+    const input = provider ? { provider, ...(model ? { model } : {}) } : {};
+    const s = await pedelec.createSession({ ...input, skills: { guidance, tools: loggedTools } });
     session = s;
-    s.onChat((c) => assistantDelta(c.turnId, c.text));
-    s.onStatus((e) => renderStatus(e.status, e.waitingOn));
-    s.onError((err) => {
-      toast(`${err.code}: ${err.message}`);
-      systemNote(`${err.code}: ${err.message}`, "error");
+    s.onChat((delta, ctx) => assistantDelta(ctx.turnId, delta));
+    s.onStatus((status) => renderStatus(status, s.getWaitingOn()));
+    s.onError((error, ctx) => {
+      toast(`${error.code}: ${error.message}`);
+      systemNote(`${error.code}: ${error.message}`, "error");
+      if (ctx.turnId) turnFailed(ctx.turnId);
     });
-    s.onEnded((e) => {
+    s.onEnded((ctx) => {
       if (session === s) {
-        systemNote(`Session ended (${e.reason}). Press "New session" to start again.`);
+        systemNote(`Session ended (${ctx.reason ?? ctx.type}). Press "New session" to start again.`);
         session = null;
         setBusy(false);
       }
@@ -161,12 +168,17 @@ async function send(text) {
   userMessage(text);
   $("message").value = "";
   setBusy(true);
+  const s = session;
+  let turnId = null;
+  const offChat = s.onChat((_delta, ctx) => (turnId = ctx.turnId));
   try {
-    const turn = await session.sendText(text);
-    if (!turn.text) systemNote("(the turn finished without a reply)");
+    await s.sendText(text);
+    if (!turnHasText(turnId)) systemNote("(the turn finished without a reply)");
   } catch (err) {
-    systemNote(`${err.code}: ${err.message}`, "error");
+    if (turnId) turnFailed(turnId);
+    systemNote(`The turn failed: ${err.code}: ${err.message}`, "error");
   } finally {
+    offChat();
     setBusy(false);
     void refreshAssets();
   }
@@ -198,6 +210,7 @@ window.pedelecDemo = {
 
 mountApp();
 mountChat();
+mountChatScroll();
 mountAssets(() => session);
 setBusy(false);
 if (await loadProviders()) await startSession();

@@ -1,18 +1,37 @@
 // The chat panel: one bubble per user message, one assistant bubble per
-// turn that grows with every chat delta, and notes for tool activity and
-// errors.
+// turn that grows with every chat delta (rendered as Markdown), notes for
+// errors, and the tool-activity log.
+
+import { renderMarkdown } from "./markdown.js";
 
 const $ = (id) => document.getElementById(id);
 
-const bubbles = new Map(); // turnId -> element
+const turns = new Map(); // turnId -> {el, text}
+
+// The newest message stays in view: whenever the list's size or content
+// changes (a new bubble, the activity panel opening, the window
+// resizing), it scrolls to the bottom unless the reader scrolled up.
+let stuck = true;
+function follow() {
+  const box = $("messages");
+  if (stuck) box.scrollTop = box.scrollHeight;
+}
+export function mountChatScroll() {
+  const box = $("messages");
+  box.addEventListener("scroll", () => {
+    stuck = box.scrollHeight - box.scrollTop - box.clientHeight < 24;
+  });
+  new ResizeObserver(follow).observe(box);
+  new MutationObserver(follow).observe(box, { childList: true, subtree: true, characterData: true });
+}
 
 function append(kind, text) {
   const el = document.createElement("div");
   el.className = `msg msg-${kind}`;
   el.textContent = text;
-  const box = $("messages");
-  box.append(el);
-  box.scrollTop = box.scrollHeight;
+  $("messages").append(el);
+  stuck = true;
+  follow();
   return el;
 }
 
@@ -24,17 +43,28 @@ export function systemNote(text, kind = "note") {
   return append(kind, text);
 }
 
-/** Appends a delta to its turn's assistant bubble, creating it on the first one. */
-export function assistantDelta(turnId, fullText) {
-  let el = bubbles.get(turnId);
-  if (!el) {
-    el = append("assistant", "");
+/** Appends a chat delta to its turn's assistant bubble, creating it on the first one. */
+export function assistantDelta(turnId, delta) {
+  let turn = turns.get(turnId);
+  if (!turn) {
+    const el = append("assistant", "");
     el.dataset.turnId = turnId;
-    bubbles.set(turnId, el);
+    turn = { el, text: "" };
+    turns.set(turnId, turn);
   }
-  el.textContent = fullText;
-  const box = $("messages");
-  box.scrollTop = box.scrollHeight;
+  turn.text += delta;
+  renderMarkdown(turn.el, turn.text);
+  follow();
+}
+
+/** Whether the turn produced any text. */
+export function turnHasText(turnId) {
+  return Boolean(turnId && turns.get(turnId)?.text);
+}
+
+/** Marks a turn's bubble as failed, so a failure never looks like an answer. */
+export function turnFailed(turnId) {
+  turns.get(turnId)?.el.classList.add("msg-failed");
 }
 
 let activityCount = 0;

@@ -21,13 +21,13 @@ window.h = {
     }
   },
 
-  /** Records what a session reports, for assertions. */
+  /** Records what a session reports, for assertions: listeners get (value, ctx), as the original SDK documents. */
   record(session) {
     const rec = { statuses: [], errors: [], chats: [], ended: [] };
-    session.onStatus((e) => rec.statuses.push(e));
-    session.onError((e) => rec.errors.push({ code: e.code, message: e.message, details: e.details ?? null }));
-    session.onChat((c) => rec.chats.push(c));
-    session.onEnded((e) => rec.ended.push(e.reason));
+    session.onStatus((status, ctx) => rec.statuses.push({ status, previousStatus: ctx.previousStatus, source: ctx.source, type: ctx.type, waitingOn: ctx.waitingOn }));
+    session.onError((e, ctx) => rec.errors.push({ code: e.code, message: e.message, details: e.details ?? null, type: ctx.type }));
+    session.onChat((delta, ctx) => rec.chats.push({ turnId: ctx.turnId, delta, text: ctx.text }));
+    session.onEnded((ctx) => rec.ended.push(ctx.reason));
     return rec;
   },
 

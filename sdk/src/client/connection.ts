@@ -49,8 +49,9 @@ const MAX_EARLY_EVENTS = 1000;
 const OPEN = 1;
 
 // Core answers every request at once (a turn's outcome is an event, not
-// the answer), so a request unanswered this long means Core is stuck.
-const RESPONSE_TIMEOUT_MS = 60_000;
+// the answer), so a request unanswered this long means Core is stuck. The
+// page may change it (PedelecOptions.bridgeTimeoutMs, the original's name).
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 30_000;
 
 export class Connection {
   private socket: SocketLike | null = null;
@@ -65,7 +66,18 @@ export class Connection {
     readonly url: string,
     private readonly factory: SocketFactory,
     private readonly probe: ReachabilityProbe = fetchProbe,
+    private readonly timeoutMs: number = DEFAULT_RESPONSE_TIMEOUT_MS,
   ) {}
+
+  /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
+  async ready(): Promise<void> {
+    await this.open();
+  }
+
+  /** Whether plain HTTP reaches Core at its address (whatever it thinks of this page's origin). */
+  reachable(): Promise<boolean> {
+    return this.probe(httpBase(this.url)).catch(() => false);
+  }
 
   /** Sends one request and resolves with its result, or rejects with its error. */
   async request<T>(method: Method, params: unknown): Promise<T> {
@@ -75,8 +87,8 @@ export class Connection {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
-        reject(new PedelecError("CORE_UNREACHABLE", `Pedelec Core did not answer ${method} within ${RESPONSE_TIMEOUT_MS / 1000}s`, { method }));
-      }, RESPONSE_TIMEOUT_MS);
+        reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${method} within ${this.timeoutMs} ms`, { method, id, timeoutMs: this.timeoutMs }));
+      }, this.timeoutMs);
       const settle = <V>(f: (v: V) => void) => (v: V) => {
         clearTimeout(timer);
         f(v);
