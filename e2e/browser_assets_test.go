@@ -98,7 +98,7 @@ return { paths, listed, text, json, fileName: f.name, fileType: f.type, fileSize
 			Type   string
 		}
 		b.js(t, &got, `
-const turn = await s.sendText("ls assets\nwrite assets/results/report.json {\"rows\":1,\"best\":\"ada\"}\nsay report ready");
+const turn = await s.sendTurn("ls assets\nwrite assets/results/report.json {\"rows\":1,\"best\":\"ada\"}\nsay report ready");
 const listed = await s.listAssets();
 const report = await s.readAsset("/results/report.json", "json");
 const f = await s.readAsset("/results/report.json", "file");
