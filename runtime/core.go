@@ -42,6 +42,11 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
+	// AllowOtherUsers turns the peer check off (peer.go): programs of any
+	// local user may connect. Off by default.
+	AllowOtherUsers bool
+	// Limits bound sessions, skills and slow clients (limits.go).
+	Limits Limits
 	// Executable is the pedelec binary that provider processes find on their
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
 	Executable string
@@ -83,6 +88,7 @@ func (o *Options) setDefaults() {
 	if o.MaxArgsBytes <= 0 {
 		o.MaxArgsBytes = DefaultMaxArgsBytes
 	}
+	o.Limits.setDefaults()
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
 	}
@@ -100,6 +106,11 @@ type Core struct {
 	log     *log.Logger
 	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
+	uid      int         // Core's own user: the only one the peer check lets in
+	refusals *refusalLog // refused requests, logged once and then counted
+
+	releaseTimer *time.Timer // under mu: hands ended sessions' memory back (ended.go)
+
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closing  bool
@@ -116,7 +127,8 @@ func NewCore(opts Options) (*Core, error) {
 	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}, nil
+	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, uid: os.Getuid(),
+		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow)}, nil
 }
 
 // session finds a live or recently ended session.

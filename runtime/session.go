@@ -54,6 +54,9 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	if len(p.Skills) == 0 || string(p.Skills) == "null" {
 		return nil, schema.InvalidInput([]schema.Problem{{Path: "skills", Message: "skills is required: pass {guidance, tools}"}})
 	}
+	if err := c.opts.Limits.checkSkillLimits(p.Skills); err != nil {
+		return nil, err
+	}
 	skills, problems := schema.ValidateSkills(p.Skills)
 	if len(problems) > 0 {
 		return nil, schema.InvalidInput(problems)
@@ -96,6 +99,12 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	defer c.mu.Unlock()
 	if c.closing {
 		return nil, wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
+	}
+	if err := c.checkConnectionLimit(pc); err != nil {
+		return nil, err
+	}
+	if err := c.checkSessionLimitLocked(); err != nil {
+		return nil, err
 	}
 	id := newID("s_")
 	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
@@ -189,6 +198,12 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
 		s.mu.Unlock()
 		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %q has ended", s.id)
 	}
+	if s.conn != pc {
+		if err := s.core.checkConnectionLimit(pc); err != nil {
+			s.mu.Unlock()
+			return nil, nil, err
+		}
+	}
 	if old := s.conn; old != nil && old != pc {
 		old.detach(s)
 	}
@@ -253,6 +268,10 @@ func (s *Session) End(why wire.EndedData) {
 		return
 	}
 	s.ended = true
+	if s.detachTimer != nil {
+		s.detachTimer.Stop()
+		s.detachTimer = nil
+	}
 	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
 	s.failPendingLocked(endedErr, wire.OutcomeSessionEnded)
 	turn := s.turn
@@ -280,7 +299,7 @@ func (s *Session) End(why wire.EndedData) {
 			f.Forget(s.id)
 		}
 	}()
-	s.core.forget(s.id, 10*time.Minute)
+	s.core.retire(s)
 }
 
 func (s *Session) removeWorkDir() {

@@ -117,6 +117,18 @@ const (
 	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
 	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
 	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
+
+	// Security and bounds (docs/security.md).
+	CodePeerNotAllowed            = "PEER_NOT_ALLOWED"             // the connection comes from a process of another user
+	CodeInvalidFrame              = "INVALID_FRAME"                // a WebSocket frame is binary or not valid UTF-8
+	CodeTooManySessions           = "TOO_MANY_SESSIONS"            // Core already runs --max-sessions live sessions
+	CodeTooManyConnectionSessions = "TOO_MANY_CONNECTION_SESSIONS" // this page connection already holds --max-sessions-per-connection
+	CodeTooManyTools              = "TOO_MANY_TOOLS"               // skills declare more than --max-tools
+	CodeToolNameTooLong           = "TOOL_NAME_TOO_LONG"           // a tool name is longer than --max-tool-name-length
+	CodeDescriptionTooLong        = "DESCRIPTION_TOO_LONG"         // a tool description is longer than --max-description-length
+	CodeGuidanceTooLong           = "GUIDANCE_TOO_LONG"            // guidance is longer than --max-guidance-length
+	CodeSchemaTooLarge            = "SCHEMA_TOO_LARGE"             // one argsSchema is over --max-schema-bytes
+	CodeSchemaTooDeep             = "SCHEMA_TOO_DEEP"              // one argsSchema nests deeper than --max-schema-depth
 	// Session assets (the page's and the agent's shared files).
 	CodeAssetPathInvalid             = "ASSET_PATH_INVALID"              // not a safe /... path, or it goes through a symlink
 	CodeAssetNotFound                = "ASSET_NOT_FOUND"                 // nothing at the path
@@ -148,6 +160,8 @@ var Codes = []string{
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
 	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
+	CodePeerNotAllowed, CodeInvalidFrame, CodeTooManySessions, CodeTooManyConnectionSessions, CodeTooManyTools,
+	CodeToolNameTooLong, CodeDescriptionTooLong, CodeGuidanceTooLong, CodeSchemaTooLarge, CodeSchemaTooDeep,
 	CodeAssetPathInvalid, CodeAssetNotFound, CodeAssetNotFile, CodeAssetTooLarge, CodeAssetReadTooLarge,
 	CodeAssetUploadBusy, CodeAssetUploadServerUnavailable, CodeAssetUploadTicketExpired, CodeAssetUploadUnauthorized,
 	CodeAssetUploadSizeMismatch, CodeAssetUploadFailed, CodeAssetListFailed,
