@@ -54,8 +54,8 @@ func TestProvidersJSON(t *testing.T) {
 	if list.DefaultProvider != "openai" {
 		t.Errorf("defaultProvider = %q", list.DefaultProvider)
 	}
-	if len(list.Providers) != 8 {
-		t.Errorf("%d providers, want codex, claude, openai, script and the original's ollama, opencode, cursor, antigravity", len(list.Providers))
+	if len(list.Providers) != 9 {
+		t.Errorf("%d providers, want codex, claude, openai, script, mcp and the original's ollama, opencode, cursor, antigravity", len(list.Providers))
 	}
 	openai := providerByName(t, list, "openai")
 	if !openai.Available || openai.Path != up.URL || openai.DefaultModel != "qwen3:8b" {

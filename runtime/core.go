@@ -115,7 +115,10 @@ type Core struct {
 	sessions map[string]*Session
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
-	tickets  assetTickets   // asset transfer tickets (assets_http.go)
+
+	mcp     *mcpHub      // the sessions external MCP clients reach (mcp_hub.go)
+	token   string       // bearer token of /mcp and the MCP bridge (mcp_token.go)
+	tickets assetTickets // asset transfer tickets (assets_http.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -128,7 +131,7 @@ func NewCore(opts Options) (*Core, error) {
 		return nil, err
 	}
 	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, uid: os.Getuid(),
-		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow)}, nil
+		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}, nil
 }
 
 // session finds a live or recently ended session.
@@ -171,6 +174,7 @@ func (c *Core) forget(id string, after time.Duration) {
 func (c *Core) Shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
+	c.mcp.cancel() // MCP event streams and long-polls end
 	all := make([]*Session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)

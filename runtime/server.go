@@ -30,6 +30,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("GET /ws", c.serveWebSocket)
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
+	c.mountMCP(mux)
 	c.routeAssets(mux)
 	if assets.SDK != nil {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
@@ -143,6 +144,10 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	}
 	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 2 * time.Minute, ConnContext: connContext}
+	if err := c.writeToken(); err != nil {
+		return err
+	}
+	defer c.removeToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {

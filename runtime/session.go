@@ -116,9 +116,14 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 		provider: prov, model: model, skills: skills, tools: tools, autoEnd: autoEnd, dirs: dirs,
 		log:    c.log.With("session", id),
 		status: wire.StatusIdle, conn: pc,
+		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
 	c.sessions[id] = s
 	pc.attach(s)
+	if s.isExternal() {
+		c.mcp.ordinal(id)
+		defer c.mcpSessionsChanged(s)
+	}
 	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
 	return s, nil
 }
@@ -167,7 +172,7 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	switch {
 	case s.ended:
 		want = wire.StatusEnded
-	case s.turn != nil && s.calls.len() > 0:
+	case (s.turn != nil || s.isExternal()) && s.calls.len() > 0:
 		want = wire.StatusWaitingToolResult
 	case s.turn != nil:
 		want = wire.StatusRunning
@@ -289,6 +294,7 @@ func (s *Session) End(why wire.EndedData) {
 		pc.detach(s)
 	}
 	s.log.Info("session ended", "reason", why.Reason)
+	s.core.mcpSessionsChanged(s)
 	go func() {
 		if turn != nil {
 			<-turn.done

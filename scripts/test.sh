@@ -26,6 +26,7 @@ cp e2e/npm/package.json "$PEDELEC_TEST_CACHE/npm/package.json"
 (cd "$PEDELEC_TEST_CACHE/npm" && npm install --no-audit --no-fund --loglevel=error)
 "$PEDELEC_TEST_CACHE/npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" --version
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/claude" --version
+"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/mcp-inspector" --version
 
 step "SDK packages"
 npm ci --prefix sdk --no-audit --no-fund --loglevel=error

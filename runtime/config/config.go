@@ -150,6 +150,7 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewClaude(c.Providers["claude"]),
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewScript(c.Providers["script"]),
+		provider.NewMCP(),
 	)...)
 }
 

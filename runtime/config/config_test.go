@@ -148,7 +148,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.Registry()
-	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,codex,cursor,ollama,openai,opencode,script" {
+	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,codex,cursor,mcp,ollama,openai,opencode,script" {
 		t.Errorf("names = %s", got)
 	}
 	if got := r.Default(context.Background()); got != "openai" {

@@ -112,6 +112,9 @@ const (
 
 	CodeInternal = "INTERNAL"
 
+	// MCP (issue 13).
+	CodeSendTextNotSupported = "SEND_TEXT_NOT_SUPPORTED" // sendText on a session whose agent is an external MCP client
+	CodeCoreTokenInvalid     = "CORE_TOKEN_INVALID"      // /mcp or the MCP bridge without this Core's bearer token
 	// The original SDK's codes (docs/compat.md).
 	CodeDefaultProviderNotSet      = "DEFAULT_PROVIDER_NOT_SET"     // createSession named no provider and Core has no default
 	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
@@ -159,6 +162,7 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeSendTextNotSupported, CodeCoreTokenInvalid,
 	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
 	CodePeerNotAllowed, CodeInvalidFrame, CodeTooManySessions, CodeTooManyConnectionSessions, CodeTooManyTools,
 	CodeToolNameTooLong, CodeDescriptionTooLong, CodeGuidanceTooLong, CodeSchemaTooLarge, CodeSchemaTooDeep,

@@ -37,6 +37,8 @@ var ERROR_CODES = [
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
+  "SEND_TEXT_NOT_SUPPORTED",
+  "CORE_TOKEN_INVALID",
   "DEFAULT_PROVIDER_NOT_SET",
   "DEFAULT_PROVIDER_UNAVAILABLE",
   "SDK_BRIDGE_TIMEOUT",
@@ -1408,6 +1410,7 @@ var PedelecSession = class {
   }
   finishTurn(turn, data) {
     if (this.turn === turn) this.turn = null;
+    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
     if (data.ok) {
       turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
     } else {
