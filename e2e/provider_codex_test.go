@@ -35,6 +35,8 @@ type agentCLI struct {
 	env func(t testing.TB, baseURL string) map[string]string
 	// toolOutput is what the CLI sent back to the model after a command.
 	toolOutput func(modelserver.Request) string
+	// settings are extra TOML lines for [providers.<name>] (default_model, ...).
+	settings string
 }
 
 var codexCLI = agentCLI{
@@ -75,8 +77,8 @@ func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *teste
 func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n[providers.%s.env]\n",
-		cli.name, cli.name, strconv.Quote(cli.binary(t)), cli.name)
+	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n%s\n[providers.%s.env]\n",
+		cli.name, cli.name, strconv.Quote(cli.binary(t)), cli.settings, cli.name)
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)

@@ -148,6 +148,7 @@ func (c Config) Registry() *provider.Registry {
 	return provider.NewRegistry(c.DefaultProvider, provider.WithOriginalProviders(
 		provider.NewCodex(c.Providers["codex"]),
 		provider.NewClaude(c.Providers["claude"]),
+		provider.NewGemini(c.Providers["gemini"]),
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewScript(c.Providers["script"]),
 	)...)
