@@ -37,6 +37,19 @@ type agentCLI struct {
 	toolOutput func(modelserver.Request) string
 	// settings are extra TOML lines for [providers.<name>] (default_model, ...).
 	settings string
+	// settingsFor, if set, are more such lines for a model server URL
+	// (base_url, for a CLI whose endpoint Pedelec configures).
+	settingsFor func(baseURL string) string
+	// allowSleep returns extra settings lines that let the agent run
+	// `sleep` too, for the test that ends a session while a command the
+	// agent started is still running.
+	allowSleep func(t *testing.T) string
+	// allowSleepIn, if set, does what else that takes in the session's
+	// working directory before the turn.
+	allowSleepIn func(t *testing.T, workDir string)
+	// redirectRuns says the CLI does not check a redirect on an allowed
+	// command (opencode): `pedelec ... > file` runs and writes the file.
+	redirectRuns bool
 }
 
 var codexCLI = agentCLI{
@@ -70,7 +83,16 @@ const cliCounterSkills = `{
 // serveCLI writes a config file for cli against baseURL and starts serve.
 func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *testenv.Server {
 	t.Helper()
-	return serveCLIEnv(t, cli, cli.env(t, baseURL), args...)
+	return serveCLIEnv(t, withBaseURL(cli, baseURL), cli.env(t, baseURL), args...)
+}
+
+// withBaseURL is cli with its settingsFor(baseURL) added to its settings.
+func withBaseURL(cli agentCLI, baseURL string) agentCLI {
+	if cli.settingsFor != nil {
+		cli.settings += "\n" + cli.settingsFor(baseURL)
+		cli.settingsFor = nil
+	}
+	return cli
 }
 
 // serveCLIEnv is serveCLI with the CLI's environment given.
@@ -186,7 +208,9 @@ func testCLIModelError(t *testing.T, cli agentCLI, message string) {
 }
 
 func testCLIModelDown(t *testing.T, cli agentCLI) {
-	env := cli.env(t, modelserver.DownURL(t))
+	down := modelserver.DownURL(t)
+	env := cli.env(t, down)
+	cli = withBaseURL(cli, down)
 	// Codex retries an unreachable server forever. Claude Code retries too,
 	// with backoff, unless told not to: let it, as a user's would.
 	delete(env, "CLAUDE_CODE_MAX_RETRIES")

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
@@ -17,12 +20,43 @@ var geminiCLI = agentCLI{
 		return out
 	},
 	settings: `default_model = "` + modelserver.GeminiModel + `"`,
+	// A second policy file (--policy adds to Pedelec's) allows sleep.
+	allowSleep: func(t *testing.T) string {
+		file := filepath.Join(t.TempDir(), "sleep.toml")
+		rule := "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [\"sleep\"]\ndecision = \"allow\"\npriority = 100\n"
+		if err := os.WriteFile(file, []byte(rule), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("args = [\"--policy\", %q]", file)
+	},
 }
 
-func TestGeminiThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, geminiCLI) }
-func TestGeminiInBrowser(t *testing.T)   { testCLIInBrowser(t, geminiCLI) }
+func TestGeminiThroughCore(t *testing.T) { heavy(t); testCLIToolCallsAndResume(t, geminiCLI) }
+func TestGeminiInBrowser(t *testing.T)   { heavy(t); testCLIInBrowser(t, geminiCLI) }
 func TestGeminiModelErrorThroughCore(t *testing.T) {
+	heavy(t)
 	testCLIModelError(t, geminiCLI, "mock bad request")
 }
-func TestGeminiModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, geminiCLI) }
-func TestGeminiEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, geminiCLI) }
+func TestGeminiModelDownThroughCore(t *testing.T)      { heavy(t); testCLIModelDown(t, geminiCLI) }
+func TestGeminiEndMidTurnLeavesNoProcess(t *testing.T) { heavy(t); testCLIEndMidTurn(t, geminiCLI) }
+
+// heavy skips a test that runs a real agent CLI under -short: the fast
+// in-process tier runs in seconds, these take several each.
+func heavy(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a real agent CLI; skipped under -short")
+	}
+}
+
+func TestGeminiRefusesForbiddenCommands(t *testing.T) {
+	heavy(t)
+	testCLIForbiddenCommands(t, geminiCLI)
+}
+
+func TestGeminiEndMidTurnStopsTheAgentsSleep(t *testing.T) {
+	heavy(t)
+	testCLIEndMidTurnWithSleep(t, geminiCLI)
+}
+
+func TestGeminiModelHangs(t *testing.T) { heavy(t); testCLIModelHangs(t, geminiCLI) }

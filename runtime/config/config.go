@@ -149,6 +149,7 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewCodex(c.Providers["codex"]),
 		provider.NewClaude(c.Providers["claude"]),
 		provider.NewGemini(c.Providers["gemini"]),
+		provider.NewOpencode(c.Providers["opencode"]),
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewScript(c.Providers["script"]),
 	)...)

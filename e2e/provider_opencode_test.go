@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/e2e/modelserver"
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
+)
+
+var opencodeCLI = agentCLI{
+	name:      "opencode",
+	binary:    testenv.OpencodeBinary,
+	newServer: modelserver.NewChatCLI,
+	env:       func(t testing.TB, _ string) map[string]string { return map[string]string{"HOME": t.TempDir()} },
+	toolOutput: func(r modelserver.Request) string {
+		out, _ := r.ToolMessage()
+		return out
+	},
+	settingsFor: modelserver.OpencodeSettings,
+	// opencode reads a project opencode.json from the working directory,
+	// merged over Pedelec's config: a rule there allows sleep too.
+	allowSleep: func(*testing.T) string { return "" },
+	allowSleepIn: func(t *testing.T, work string) {
+		rule := `{"permission":{"bash":{"sleep *":"allow"}}}`
+		if err := os.WriteFile(filepath.Join(work, "opencode.json"), []byte(rule), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	},
+	redirectRuns: true,
+}
+
+func TestOpencodeThroughCore(t *testing.T) { heavy(t); testCLIToolCallsAndResume(t, opencodeCLI) }
+func TestOpencodeInBrowser(t *testing.T)   { heavy(t); testCLIInBrowser(t, opencodeCLI) }
+func TestOpencodeModelErrorThroughCore(t *testing.T) {
+	heavy(t)
+	testCLIModelError(t, opencodeCLI, "mock bad request")
+}
+func TestOpencodeModelDownThroughCore(t *testing.T)      { heavy(t); testCLIModelDown(t, opencodeCLI) }
+func TestOpencodeModelHangs(t *testing.T)                { heavy(t); testCLIModelHangs(t, opencodeCLI) }
+func TestOpencodeEndMidTurnLeavesNoProcess(t *testing.T) { heavy(t); testCLIEndMidTurn(t, opencodeCLI) }
+func TestOpencodeRefusesForbiddenCommands(t *testing.T) {
+	heavy(t)
+	testCLIForbiddenCommands(t, opencodeCLI)
+}
+
+func TestOpencodeEndMidTurnStopsTheAgentsSleep(t *testing.T) {
+	heavy(t)
+	testCLIEndMidTurnWithSleep(t, opencodeCLI)
+}
