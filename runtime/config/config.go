@@ -150,6 +150,7 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewClaude(c.Providers["claude"]),
 		provider.NewGemini(c.Providers["gemini"]),
 		provider.NewOpencode(c.Providers["opencode"]),
+		provider.NewCopilot(c.Providers["copilot"]),
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewScript(c.Providers["script"]),
 	)...)

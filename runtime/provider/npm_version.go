@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // npmVersion is the version in the package.json of the npm package pkg
-// that holds path (after symlinks: node_modules/.bin/x links into the
+// (or its platform package) that holds path (after symlinks: node_modules/.bin/x links into the
 // package), or "" when path is not inside that package. Reading it takes
 // a millisecond where `x --version` starts a whole Node CLI.
 func npmVersion(path, pkg string) string {
@@ -22,7 +23,9 @@ func npmVersion(path, pkg string) string {
 				Name    string `json:"name"`
 				Version string `json:"version"`
 			}
-			if json.Unmarshal(data, &meta) == nil && meta.Name == pkg && meta.Version != "" {
+			// pkg, or its platform package (pkg-linux-x64) that holds
+			// the native binary: both carry the same version.
+			if json.Unmarshal(data, &meta) == nil && (meta.Name == pkg || strings.HasPrefix(meta.Name, pkg+"-")) && meta.Version != "" {
 				return meta.Version
 			}
 		}
