@@ -29,20 +29,17 @@ var copilotCLI = agentCLI{
 	allowSleep: func(*testing.T) string { return `args = ["--allow-tool", "shell(sleep:*)"]` },
 }
 
-func TestCopilotThroughCore(t *testing.T) { heavy(t); testCLIToolCallsAndResume(t, copilotCLI) }
-func TestCopilotInBrowser(t *testing.T)   { heavy(t); testCLIInBrowser(t, copilotCLI) }
+func TestCopilotThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, copilotCLI) }
+func TestCopilotInBrowser(t *testing.T)   { testCLIInBrowser(t, copilotCLI) }
 func TestCopilotModelErrorThroughCore(t *testing.T) {
-	heavy(t)
 	testCLIModelError(t, copilotCLI, "mock bad request")
 }
-func TestCopilotModelDownThroughCore(t *testing.T)      { heavy(t); testCLIModelDown(t, copilotCLI) }
-func TestCopilotModelHangs(t *testing.T)                { heavy(t); testCLIModelHangs(t, copilotCLI) }
-func TestCopilotEndMidTurnLeavesNoProcess(t *testing.T) { heavy(t); testCLIEndMidTurn(t, copilotCLI) }
+func TestCopilotModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, copilotCLI) }
+func TestCopilotModelHangs(t *testing.T)                { testCLIModelHangs(t, copilotCLI) }
+func TestCopilotEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, copilotCLI) }
 func TestCopilotRefusesForbiddenCommands(t *testing.T) {
-	heavy(t)
 	testCLIForbiddenCommands(t, copilotCLI)
 }
 func TestCopilotEndMidTurnStopsTheAgentsSleep(t *testing.T) {
-	heavy(t)
 	testCLIEndMidTurnWithSleep(t, copilotCLI)
 }

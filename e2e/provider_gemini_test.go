@@ -31,32 +31,20 @@ var geminiCLI = agentCLI{
 	},
 }
 
-func TestGeminiThroughCore(t *testing.T) { heavy(t); testCLIToolCallsAndResume(t, geminiCLI) }
-func TestGeminiInBrowser(t *testing.T)   { heavy(t); testCLIInBrowser(t, geminiCLI) }
+func TestGeminiThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, geminiCLI) }
+func TestGeminiInBrowser(t *testing.T)   { testCLIInBrowser(t, geminiCLI) }
 func TestGeminiModelErrorThroughCore(t *testing.T) {
-	heavy(t)
 	testCLIModelError(t, geminiCLI, "mock bad request")
 }
-func TestGeminiModelDownThroughCore(t *testing.T)      { heavy(t); testCLIModelDown(t, geminiCLI) }
-func TestGeminiEndMidTurnLeavesNoProcess(t *testing.T) { heavy(t); testCLIEndMidTurn(t, geminiCLI) }
-
-// heavy skips a test that runs a real agent CLI under -short: the fast
-// in-process tier runs in seconds, these take several each.
-func heavy(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs a real agent CLI; skipped under -short")
-	}
-}
+func TestGeminiModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, geminiCLI) }
+func TestGeminiEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, geminiCLI) }
 
 func TestGeminiRefusesForbiddenCommands(t *testing.T) {
-	heavy(t)
 	testCLIForbiddenCommands(t, geminiCLI)
 }
 
 func TestGeminiEndMidTurnStopsTheAgentsSleep(t *testing.T) {
-	heavy(t)
 	testCLIEndMidTurnWithSleep(t, geminiCLI)
 }
 
-func TestGeminiModelHangs(t *testing.T) { heavy(t); testCLIModelHangs(t, geminiCLI) }
+func TestGeminiModelHangs(t *testing.T) { testCLIModelHangs(t, geminiCLI) }

@@ -31,21 +31,18 @@ var opencodeCLI = agentCLI{
 	redirectRuns: true,
 }
 
-func TestOpencodeThroughCore(t *testing.T) { heavy(t); testCLIToolCallsAndResume(t, opencodeCLI) }
-func TestOpencodeInBrowser(t *testing.T)   { heavy(t); testCLIInBrowser(t, opencodeCLI) }
+func TestOpencodeThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, opencodeCLI) }
+func TestOpencodeInBrowser(t *testing.T)   { testCLIInBrowser(t, opencodeCLI) }
 func TestOpencodeModelErrorThroughCore(t *testing.T) {
-	heavy(t)
 	testCLIModelError(t, opencodeCLI, "mock bad request")
 }
-func TestOpencodeModelDownThroughCore(t *testing.T)      { heavy(t); testCLIModelDown(t, opencodeCLI) }
-func TestOpencodeModelHangs(t *testing.T)                { heavy(t); testCLIModelHangs(t, opencodeCLI) }
-func TestOpencodeEndMidTurnLeavesNoProcess(t *testing.T) { heavy(t); testCLIEndMidTurn(t, opencodeCLI) }
+func TestOpencodeModelDownThroughCore(t *testing.T)      { testCLIModelDown(t, opencodeCLI) }
+func TestOpencodeModelHangs(t *testing.T)                { testCLIModelHangs(t, opencodeCLI) }
+func TestOpencodeEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, opencodeCLI) }
 func TestOpencodeRefusesForbiddenCommands(t *testing.T) {
-	heavy(t)
 	testCLIForbiddenCommands(t, opencodeCLI)
 }
 
 func TestOpencodeEndMidTurnStopsTheAgentsSleep(t *testing.T) {
-	heavy(t)
 	testCLIEndMidTurnWithSleep(t, opencodeCLI)
 }

@@ -328,6 +328,7 @@ func Lines(s string) []string {
 // node_modules/.bin, or the path in the environment variable env.
 func npmBin(t testing.TB, name, env string) string {
 	t.Helper()
+	SkipShort(t, name)
 	p := os.Getenv(env)
 	if p == "" {
 		p = filepath.Join(CacheDir(), "npm", "node_modules", ".bin", name)

@@ -18,6 +18,7 @@ var opencodeSpec = cliSpec{
 	name:        "opencode",
 	description: "opencode (opencode run)",
 	command:     "opencode",
+	npmPackage:  "opencode-ai",
 	envVar:      "PEDELEC_OPENCODE_BIN",
 	args:        opencodeArgs,
 	// opencode exits at once on SIGTERM (killed by it, no final event). Its
