@@ -152,7 +152,9 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewOpencode(c.Providers["opencode"]),
 		provider.NewCopilot(c.Providers["copilot"]),
 		provider.NewOpenAI(c.Providers["openai"]),
+		provider.NewOllama(c.Providers["ollama"]),
 		provider.NewScript(c.Providers["script"]),
+		provider.Cursor, provider.Antigravity, provider.Qwen,
 	)...)
 }
 

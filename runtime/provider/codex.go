@@ -135,11 +135,16 @@ func isScript(path string) bool {
 }
 
 // isCodexNpmWrapper reports whether the script at real is the @openai/codex
-// npm package's own Node wrapper (bin/codex.js in that package), the one
+// npm package's own Node wrapper (bin/codex.js in @openai/codex, by its
+// place under node_modules or its package.json), the one
 // script that stands for a native binary Pedelec should run instead.
 func isCodexNpmWrapper(real string) bool {
 	if filepath.Base(real) != "codex.js" {
 		return false
+	}
+	pkgRoot := filepath.Dir(filepath.Dir(real))
+	if filepath.Base(pkgRoot) == "codex" && filepath.Base(filepath.Dir(pkgRoot)) == "@openai" {
+		return true // node_modules/@openai/codex/bin/codex.js
 	}
 	data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(real)), "package.json"))
 	if err != nil {
