@@ -102,7 +102,7 @@ func testCLIEndMidTurnWithSleep(t *testing.T, cli agentCLI) {
 	}
 	page.SendText(sid, "sleep a while")
 	entry := wire.EnvThreadID + "=" + sid
-	testenv.Await(t, 120*time.Second, "the agent's sleep to run", func() bool {
+	testenv.Await(t, cliTurnWait, "the agent's sleep to run", func() bool {
 		return len(sleepers(entry)) > 0
 	})
 	page.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
