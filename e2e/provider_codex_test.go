@@ -81,7 +81,7 @@ const cliCounterSkills = `{
 }`
 
 // serveCLI writes a config file for cli against baseURL and starts serve.
-func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *testenv.Server {
+func serveCLI(t testing.TB, cli agentCLI, baseURL string, args ...string) *testenv.Server {
 	t.Helper()
 	return serveCLIEnv(t, withBaseURL(cli, baseURL), cli.env(t, baseURL), args...)
 }
@@ -96,7 +96,7 @@ func withBaseURL(cli agentCLI, baseURL string) agentCLI {
 }
 
 // serveCLIEnv is serveCLI with the CLI's environment given.
-func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
+func serveCLIEnv(t testing.TB, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
 	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n%s\n[providers.%s.env]\n",
@@ -269,7 +269,7 @@ func noCLIProcessLeft(t *testing.T, sid string) {
 
 // dialCLIPage connects a page to srv. A result of its handlers that Core
 // refuses fails the test.
-func dialCLIPage(t *testing.T, srv *testenv.Server) *wspage.Page {
+func dialCLIPage(t testing.TB, srv *testenv.Server) *wspage.Page {
 	t.Helper()
 	page := wspage.Dial(t, srv.WSURL, srv.URL)
 	t.Cleanup(func() {
@@ -281,7 +281,7 @@ func dialCLIPage(t *testing.T, srv *testenv.Server) *wspage.Page {
 }
 
 // cliSession creates a session of cli with cliCounterSkills.
-func cliSession(t *testing.T, page *wspage.Page, cli agentCLI) string {
+func cliSession(t testing.TB, page *wspage.Page, cli agentCLI) string {
 	t.Helper()
 	info := page.CreateSession(wire.CreateSessionParams{Provider: cli.name, Skills: json.RawMessage(cliCounterSkills)})
 	if info.SessionID == "" {
