@@ -55,8 +55,12 @@ func testCLIForbiddenCommands(t *testing.T, cli agentCLI) {
 	if ran != 0 {
 		t.Errorf("the handler ran %d times: a command chained to pedelec ran", ran)
 	}
-	if got := ms.Requests(); len(got) != len(steps)+1 {
-		t.Errorf("model requests = %d, want %d: one per refused command and the last", len(got), len(steps)+1)
+	reqs := ms.Requests()
+	if len(reqs) != len(steps)+1 {
+		t.Errorf("model requests = %d, want %d: one per refused command and the last", len(reqs), len(steps)+1)
+	}
+	for i := 1; i < len(reqs) && i <= len(forbiddenCommands); i++ {
+		t.Logf("%s -> %s", forbiddenCommands[i-1], cli.toolOutput(reqs[i]))
 	}
 	after := dirNames(t, work)
 	want := before
