@@ -33,7 +33,7 @@ var opencodeSpec = cliSpec{
 // OpencodeBashRules are opencode's permission rules for its bash tool. The
 // last matching rule wins, so "*": "deny" comes first (put last, it would
 // match everything and opencode drops the bash tool altogether). opencode
-// splits a command at &&, ;, | and $(…) and checks each part, but it does
+// parses a command and checks each part (&& and $(…) refused), but it does
 // not look at redirects: `pedelec tool-spec > file` runs and writes the
 // file (docs/providers.md).
 var OpencodeBashRules = [][2]string{
