@@ -47,6 +47,9 @@ type agentCLI struct {
 	// allowSleepIn, if set, does what else that takes in the session's
 	// working directory before the turn.
 	allowSleepIn func(t *testing.T, workDir string)
+	// privateHome says env gives HOME a fresh directory that the CLI must
+	// leave empty: its state belongs in the session's own directories.
+	privateHome bool
 	// redirectRuns says the CLI does not check a redirect on an allowed
 	// command (opencode): `pedelec ... > file` runs and writes the file.
 	redirectRuns bool
@@ -118,7 +121,19 @@ func serveCLIEnv(t testing.TB, cli agentCLI, env map[string]string, args ...stri
 
 func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t)
-	srv := serveCLI(t, cli, ms.URL)
+	env := cli.env(t, ms.URL)
+	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), env)
+	if cli.privateHome {
+		defer func() {
+			if entries, err := os.ReadDir(env["HOME"]); err != nil || len(entries) > 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the CLI wrote into HOME (%v): %v; its state belongs under the session", err, names)
+			}
+		}()
+	}
 	page := dialCLIPage(t, srv)
 	counter := 0
 	page.Handle("update_counter", func(args json.RawMessage) any {

@@ -29,6 +29,7 @@ var opencodeCLI = agentCLI{
 		}
 	},
 	redirectRuns: true,
+	privateHome:  true,
 }
 
 func TestOpencodeThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, opencodeCLI) }
