@@ -135,8 +135,11 @@ func sleepers(entry string) []int {
 // the turn ends with PROVIDER_TIMEOUT at its deadline, and nothing is left.
 func testCLIModelHangs(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t, modelserver.Step{Hang: true, Repeat: true})
-	// Long enough for a Node CLI to start and ask on a loaded machine.
-	const deadline = 40 * time.Second
+	// Long enough for the CLI to start and ask on a loaded machine.
+	deadline := 40 * time.Second
+	if cli.slowStart != 0 {
+		deadline = cli.slowStart
+	}
 	srv := serveCLI(t, cli, ms.URL, "--turn-timeout", deadline.String())
 	page := dialCLIPage(t, srv)
 	sid := cliSession(t, page, cli)

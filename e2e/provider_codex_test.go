@@ -47,6 +47,9 @@ type agentCLI struct {
 	// allowSleepIn, if set, does what else that takes in the session's
 	// working directory before the turn.
 	allowSleepIn func(t *testing.T, workDir string)
+	// slowStart, if set, bounds how long the CLI may take to send its
+	// first model request on a loaded machine (default 40 s).
+	slowStart time.Duration
 	// privateHome says env gives HOME a fresh directory that the CLI must
 	// leave empty: its state belongs in the session's own directories.
 	privateHome bool

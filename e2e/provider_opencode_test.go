@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
@@ -30,6 +31,8 @@ var opencodeCLI = agentCLI{
 	},
 	redirectRuns: true,
 	privateHome:  true,
+	// A 185 MB Bun binary: 6 s idle, over 2 min at a load average of 40.
+	slowStart: 150 * time.Second,
 }
 
 func TestOpencodeThroughCore(t *testing.T) { testCLIToolCallsAndResume(t, opencodeCLI) }
