@@ -63,13 +63,19 @@ func testCLIForbiddenCommands(t *testing.T, cli agentCLI) {
 		t.Logf("%s -> %s", forbiddenCommands[i-1], cli.toolOutput(reqs[i]))
 	}
 	after := dirNames(t, work)
-	want := before
 	if cli.redirectRuns {
-		want = append(slices.Clone(before), "redirected.txt")
-		slices.Sort(want)
+		// The redirect is not checked: the command ran (what came back is
+		// pedelec's own output, not the refusal). Where its file lands is
+		// the CLI's shell's business; nothing else may appear.
+		if len(reqs) > len(forbiddenCommands) {
+			if out := cli.toolOutput(reqs[len(forbiddenCommands)]); strings.Contains(out, cli.refusal) {
+				t.Errorf("the redirect on an allowed command was refused (%s); docs/providers.md says it runs", out)
+			}
+		}
+		after = slices.DeleteFunc(after, func(n string) bool { return n == "redirected.txt" })
 	}
-	if !slices.Equal(after, want) {
-		t.Errorf("working directory after the turn = %v, want %v", after, want)
+	if !slices.Equal(after, before) {
+		t.Errorf("working directory after the turn = %v, want %v", after, before)
 	}
 	if data, err := os.ReadFile(filepath.Join(work, "keep.txt")); err != nil || string(data) != "keep" {
 		t.Errorf("keep.txt = %q, %v: a refused command changed it", data, err)

@@ -56,6 +56,8 @@ type agentCLI struct {
 	// redirectRuns says the CLI does not check a redirect on an allowed
 	// command (opencode): `pedelec ... > file` runs and writes the file.
 	redirectRuns bool
+	// refusal is a phrase of the CLI's refusal, for redirectRuns.
+	refusal string
 }
 
 var codexCLI = agentCLI{

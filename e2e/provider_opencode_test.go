@@ -30,6 +30,7 @@ var opencodeCLI = agentCLI{
 		}
 	},
 	redirectRuns: true,
+	refusal:      "prevents you from using",
 	privateHome:  true,
 	// A 185 MB Bun binary: 6 s idle, over 2 min at a load average of 40.
 	slowStart: 150 * time.Second,
