@@ -147,7 +147,9 @@ func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	if c.spec.promptInArgs {
 		stdin = ""
 	}
-	env := turn.Env
+	// PWD as the working directory: the inherited one names Core's own
+	// directory, and opencode runs its agent's commands in $PWD.
+	env := cliEnv(turn.Env, map[string]string{"PWD": turn.WorkDir})
 	if c.spec.prepare != nil {
 		extra, err := c.spec.prepare(c.cliArgs(turn))
 		if err != nil {
