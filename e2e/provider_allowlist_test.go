@@ -107,6 +107,9 @@ func testCLIEndMidTurnWithSleep(t *testing.T, cli agentCLI) {
 	srv := serveCLI(t, c, ms.URL)
 	page := dialCLIPage(t, srv)
 	sid := cliSession(t, page, c)
+	if c.allowSleepIn != nil {
+		c.allowSleepIn(t, filepath.Join(srv.StateDir, "sessions", sid, "work"))
+	}
 	page.SendText(sid, "sleep a while")
 	entry := wire.EnvThreadID + "=" + sid
 	testenv.Await(t, cliTurnWait, "the agent's sleep to run", func() bool {

@@ -44,6 +44,9 @@ type agentCLI struct {
 	// `sleep` too, for the test that ends a session while a command the
 	// agent started is still running.
 	allowSleep func(t *testing.T) string
+	// allowSleepIn, if set, does what else that takes in the session's
+	// working directory before the turn.
+	allowSleepIn func(t *testing.T, workDir string)
 	// slowStart, if set, bounds how long the CLI may take to send its
 	// first model request on a loaded machine (default 40 s).
 	slowStart time.Duration

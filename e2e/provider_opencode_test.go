@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,7 +19,16 @@ var opencodeCLI = agentCLI{
 		out, _ := r.ToolMessage()
 		return out
 	},
-	settingsFor:  modelserver.OpencodeSettings,
+	settingsFor: modelserver.OpencodeSettings,
+	// opencode reads a project opencode.json from the working directory,
+	// merged over Pedelec's config: a rule there allows sleep too.
+	allowSleep: func(*testing.T) string { return "" },
+	allowSleepIn: func(t *testing.T, work string) {
+		rule := `{"permission":{"bash":{"sleep *":"allow"}}}`
+		if err := os.WriteFile(filepath.Join(work, "opencode.json"), []byte(rule), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	},
 	redirectRuns: true,
 	refusal:      "prevents you from using",
 	privateHome:  true,
@@ -35,4 +46,8 @@ func TestOpencodeModelHangs(t *testing.T)                { testCLIModelHangs(t, 
 func TestOpencodeEndMidTurnLeavesNoProcess(t *testing.T) { testCLIEndMidTurn(t, opencodeCLI) }
 func TestOpencodeRefusesForbiddenCommands(t *testing.T) {
 	testCLIForbiddenCommands(t, opencodeCLI)
+}
+
+func TestOpencodeEndMidTurnStopsTheAgentsSleep(t *testing.T) {
+	testCLIEndMidTurnWithSleep(t, opencodeCLI)
 }
