@@ -49,6 +49,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			validateToolsCommand(),
 			providersCommand(),
 			scriptAgentCommand(),
+			mcpCommand(),
 		},
 	}
 	return app

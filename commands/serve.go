@@ -31,7 +31,7 @@ provider processes are killed and work directories removed.`,
 			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
 			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
-		}, configFlag()),
+		}, append(securityFlags(), configFlag())...),
 		Action: runServe,
 	}
 }
@@ -56,6 +56,10 @@ func runServe(c *cli.Context) error {
 	if c.Int("max-pending-calls") < 1 {
 		return usageErrorf("--max-pending-calls must be at least 1")
 	}
+	limits, err := limitsFrom(c)
+	if err != nil {
+		return err
+	}
 	providers := cfg.Registry()
 	core, err := pruntime.NewCore(pruntime.Options{
 		StateDir:        c.String("state-dir"),
@@ -66,6 +70,8 @@ func runServe(c *cli.Context) error {
 		MaxMessageBytes: c.Int64("max-message-bytes"),
 		AllowOrigins:    c.StringSlice("allow-origin"),
 		AllowHosts:      c.StringSlice("allow-host"),
+		AllowOtherUsers: c.Bool("allow-other-users"),
+		Limits:          limits,
 		Providers:       providers,
 		Logger:          logger,
 		Version:         Version,
@@ -78,6 +84,11 @@ func runServe(c *cli.Context) error {
 		return usageErrorf("listen on %s: %v", c.String("addr"), err)
 	}
 	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
+	if ok, note := core.PeerCheckNote(); ok {
+		logger.Info("peer check on", "rule", note)
+	} else {
+		logger.Warn("peer check off", "why", note)
+	}
 	// Checking providers runs `codex --version` and friends and dials model
 	// servers: tens of milliseconds that need not stand between exec and the
 	// first request Core answers, so it runs beside serving.

@@ -15,7 +15,7 @@ func toolCallCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tool-call",
 		Usage:     "Call one of the page's tools and print its result as JSON",
-		ArgsUsage: "<tool> '<json_args>'",
+		ArgsUsage: "<tool> '<json_args>' | <tool> - (arguments on stdin)",
 		Description: `Run by the agent inside a Pedelec session. Validates the arguments against the
 tool's schema in Core, hands the call to the web page, waits for the page's
 handler, and prints exactly one JSON object on stdout:
@@ -29,7 +29,15 @@ problem with its path, what was expected and what was given: fix them and call
 once more. Use 'tool-spec <tool>' to see the full argument schema.
 
 The arguments are one JSON object in single quotes ('{}' when the tool takes
-none, or omit them); '-' reads them from stdin. Core and the session's secret
+none, or omit them). Arguments on the command line are visible to every user
+of the machine through ps; for secrets or personal data pass '-' and write the
+JSON on stdin instead:
+
+   pedelec tool-call <tool> - <<'JSON'
+   {"key":"value"}
+   JSON
+
+Core and the session's secret
 come from the environment Core gives the agent; the session from --thread-id
 or PEDELEC_THREAD_ID.`,
 		Flags:  []cli.Flag{threadIDFlag()},

@@ -33,7 +33,7 @@ type browser struct {
 // newBrowser starts Chromium with a fresh profile. The flags keep it off
 // the network this machine does not have (background updates, sync) and
 // let it run as root in a container.
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(testenv.Chromium(t)),
@@ -199,7 +199,7 @@ func artifactsDir(t testing.TB) string {
 
 // appServer serves e2e/testdata/browser on its own 127.0.0.1 origin: an
 // application page that is not Core's, as in real use.
-func appServer(t *testing.T) *httptest.Server {
+func appServer(t testing.TB) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(testenv.RepoRoot(), "e2e", "testdata", "browser"))))
 	t.Cleanup(srv.Close)
@@ -215,7 +215,7 @@ type sdkEnv struct {
 
 // newSDKEnv starts Core allowing the test app's origin, and a browser on the
 // harness page, which imports the SDK from Core.
-func newSDKEnv(t *testing.T, serveArgs ...string) *sdkEnv {
+func newSDKEnv(t testing.TB, serveArgs ...string) *sdkEnv {
 	t.Helper()
 	b := newBrowser(t)
 	app := appServer(t)

@@ -78,7 +78,9 @@ func TestAgentEndpointAuth(t *testing.T) {
 	}
 	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x"},
 		"tool-call", "--thread-id", "s_unknown", "update_counter", `{"delta":1}`)
-	if code != 1 || errorCode(t, out) != wire.CodeThreadNotFound {
+	// An unknown session gets the same answer as a wrong secret, so a
+	// caller without the secret cannot learn which ids exist.
+	if code != 1 || errorCode(t, out) != wire.CodeThreadAccessDenied {
 		t.Fatalf("unknown thread: exit %d %s", code, out)
 	}
 	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=", wire.EnvSecret + "="}, "tool-call", "--thread-id", info.SessionID, "update_counter", `{}`)

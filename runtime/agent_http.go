@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 
@@ -58,10 +59,23 @@ func (c *Core) readAgentRequest(w http.ResponseWriter, r *http.Request, v any) e
 	limit := c.opts.MaxMessageBytes
 	body := http.MaxBytesReader(w, r.Body, limit)
 	dec := json.NewDecoder(body)
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	if err == nil {
+		// Read to the end within the deadline, which lifts it (slow_clients.go).
+		_, err = io.Copy(io.Discard, dec.Buffered())
+		if err == nil {
+			_, err = io.Copy(io.Discard, body)
+		}
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return wire.Errorf(wire.CodeMessageTooLarge, "request is over the %d-byte limit", limit).WithDetails(map[string]any{"limit": limit})
+		case isTimeout(err):
+			t := c.opts.Limits.ReadTimeout
+			return wire.Errorf(wire.CodeInvalidInput, "the request body did not arrive within %s (pedelec serve --read-timeout)", t).
+				WithDetails(map[string]any{"limit": "read-timeout", "value": t.String()})
 		}
 		return wire.Errorf(wire.CodeInvalidInput, "request body is not the expected JSON: %w", err)
 	}
@@ -73,20 +87,31 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 	if threadID == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "threadId is required")
 	}
-	s, err := c.session(threadID)
-	if err != nil {
-		return nil, err
+	// An unknown session and a wrong secret get the same answer, so a
+	// caller without the secret cannot even learn whether an id exists.
+	s, _ := c.session(threadID)
+	want := unknownSessionSecret
+	if s != nil {
+		want = s.secret
 	}
-	secret := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if subtle.ConstantTimeCompare([]byte(secret), []byte(s.secret)) != 1 {
-		c.log.Warn("agent request with a wrong secret", "session", threadID)
-		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "the secret does not match session %s; only that session's agent may call its tools", threadID)
+	auth := r.Header.Get("Authorization")
+	secret, bearer := strings.CutPrefix(auth, "Bearer ")
+	if !bearer || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 || s == nil {
+		c.refusals.note("agent-secret", "", "refused agent requests: unknown session or wrong secret", "session", threadID,
+			"hint", "only the session's own agent, which Core gives "+wire.EnvSecret+", may call its tools")
+		return nil, wire.Errorf(wire.CodeThreadAccessDenied,
+			"no session %s with this secret; only a session's own agent (with %s from Core, sent as \"Authorization: Bearer <secret>\") may call its tools", threadID, wire.EnvSecret).
+			WithDetails(map[string]any{"sessionId": threadID})
 	}
 	if s.isEnded() {
 		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", threadID)
 	}
 	return s, nil
 }
+
+// unknownSessionSecret is compared against when no session has the id, so
+// both refusals take the same time.
+var unknownSessionSecret = newID("k_")
 
 func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 	status := http.StatusOK

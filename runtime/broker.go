@@ -112,11 +112,13 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	timeout := def.Timeout(s.core.opts.ToolTimeout)
 
 	s.mu.Lock()
+	now := time.Now()
+	turnID, turnStartedAt, hasTurn := s.callTurnLocked(now)
 	switch {
 	case s.ended:
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
-	case s.turn == nil:
+	case !hasTurn:
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
 	case s.calls.len() >= s.core.opts.MaxPendingCalls:
@@ -124,10 +126,9 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
 			WithDetails(map[string]any{"limit": s.core.opts.MaxPendingCalls})
 	}
-	now := time.Now()
 	call := &pendingCall{
 		id: newID("tr_"), tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
-		deadline: now.Add(timeout), turnID: s.turn.id, turnStartedAt: s.turn.startedAt,
+		deadline: now.Add(timeout), turnID: turnID, turnStartedAt: turnStartedAt,
 		outcome: make(chan callOutcome, 1),
 	}
 	s.calls.add(call)

@@ -31,8 +31,9 @@ type conn struct {
 	closed chan struct{}
 	once   sync.Once
 
-	mu       sync.Mutex
-	sessions map[*Session]struct{}
+	mu         sync.Mutex
+	sessions   map[*Session]struct{}
+	hadSession bool // a session was created or resumed here: the socket is in use
 }
 
 func newConn(core *Core, ws *websocket.Conn, origin string) *conn {
@@ -45,6 +46,7 @@ func newConn(core *Core, ws *websocket.Conn, origin string) *conn {
 func (c *conn) attach(s *Session) {
 	c.mu.Lock()
 	c.sessions[s] = struct{}{}
+	c.hadSession = true
 	c.mu.Unlock()
 }
 
@@ -85,14 +87,21 @@ func (c *conn) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go c.writeLoop(ctx)
+	go c.pingLoop(ctx)
+	stopIdle := c.closeIfSessionless()
+	defer stopIdle()
 	c.ws.SetReadLimit(4 * c.core.opts.MaxMessageBytes)
 	for {
-		_, data, err := c.ws.Read(ctx)
+		typ, data, err := c.ws.Read(ctx)
 		if err != nil {
 			if websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {
 				c.log.Debug("page connection closed", "err", err)
 			}
 			break
+		}
+		if err := checkFrame(typ, data); err != nil {
+			c.respond(requestID(data), nil, err)
+			continue
 		}
 		c.handleFrame(ctx, data)
 	}

@@ -42,6 +42,11 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
+	// AllowOtherUsers turns the peer check off (peer.go): programs of any
+	// local user may connect. Off by default.
+	AllowOtherUsers bool
+	// Limits bound sessions, skills and slow clients (limits.go).
+	Limits Limits
 	// Executable is the pedelec binary that provider processes find on their
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
 	Executable string
@@ -81,6 +86,7 @@ func (o *Options) setDefaults() {
 	if o.MaxArgsBytes <= 0 {
 		o.MaxArgsBytes = DefaultMaxArgsBytes
 	}
+	o.Limits.setDefaults()
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
 	}
@@ -98,10 +104,18 @@ type Core struct {
 	log     *log.Logger
 	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
+	uid      int         // Core's own user: the only one the peer check lets in
+	refusals *refusalLog // refused requests, logged once and then counted
+
+	releaseTimer *time.Timer // under mu: hands ended sessions' memory back (ended.go)
+
 	mu       sync.Mutex
 	sessions map[string]*Session
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
+
+	mcp   *mcpHub // the sessions external MCP clients reach (mcp_hub.go)
+	token string  // bearer token of /mcp and the MCP bridge (mcp_token.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -113,7 +127,8 @@ func NewCore(opts Options) (*Core, error) {
 	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
 		return nil, err
 	}
-	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}}, nil
+	return &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, uid: os.Getuid(),
+		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}, nil
 }
 
 // session finds a live or recently ended session.
@@ -156,6 +171,7 @@ func (c *Core) forget(id string, after time.Duration) {
 func (c *Core) Shutdown(ctx context.Context) {
 	c.mu.Lock()
 	c.closing = true
+	c.mcp.cancel() // MCP event streams and long-polls end
 	all := make([]*Session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)

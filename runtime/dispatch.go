@@ -32,7 +32,7 @@ var methods = map[string]handler{
 func (c *conn) handleFrame(ctx context.Context, data []byte) {
 	var req wire.Request
 	if err := json.Unmarshal(data, &req); err != nil {
-		c.respond(0, nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %w", err))
+		c.respond(requestID(data), nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %w", err))
 		return
 	}
 	if int64(len(data)) > c.core.opts.MaxMessageBytes {

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// newID returns prefix + 26 characters of crypto randomness (130 bits):
+// newID returns prefix + 16 bytes (128 bits) of crypto randomness, written
+// as 26 base32 characters (26 x 5 = 130 bits of room, 128 of them random):
 // session ids and secrets must not be guessable by another page or process.
 func newID(prefix string) string {
 	b := make([]byte, 16)

@@ -30,20 +30,21 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("GET /ws", c.serveWebSocket)
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
+	c.mountMCP(mux)
 	if assets.SDK != nil {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
 	}
 	if assets.Web != nil {
-		mux.Handle("GET /", http.FileServerFS(assets.Web))
+		mux.Handle("GET /", webHandler(assets.Web))
 	}
-	return c.checkHost(mux)
+	return c.checkPeer(c.bodyDeadline(c.checkHost(mux)))
 }
 
 // checkHost refuses any request whose Host is not a loopback name.
 func (c *Core) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.hostAllowed(r) {
-			c.log.Warn("refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
+			c.refusals.note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
 				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
 			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
 				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
@@ -83,10 +84,7 @@ func sdkHandler(sdk fs.FS) http.Handler {
 func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	origin, ok := c.originAllowed(r)
 	if !ok {
-		c.log.Warn("refused a page's WebSocket: origin not allowed", "origin", origin,
-			"fix", fmt.Sprintf("restart with --allow-origin %s (or PEDELEC_ALLOW_ORIGIN=%s)", origin, origin))
-		writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
-			"origin %s may not use this Pedelec Core; start it with --allow-origin %s", origin, origin)})
+		c.refuseOrigin(w, origin)
 		return
 	}
 	// The origin was checked above with Pedelec's own rules.
@@ -143,7 +141,12 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	if c.coreURL == "" {
 		c.coreURL = baseURL(l.Addr())
 	}
-	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, ConnContext: connContext}
+	if err := c.writeToken(); err != nil {
+		return err
+	}
+	defer c.removeToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {

@@ -54,6 +54,9 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	if len(p.Skills) == 0 || string(p.Skills) == "null" {
 		return nil, schema.InvalidInput([]schema.Problem{{Path: "skills", Message: "skills is required: pass {guidance, tools}"}})
 	}
+	if err := c.opts.Limits.checkSkillLimits(p.Skills); err != nil {
+		return nil, err
+	}
 	skills, problems := schema.ValidateSkills(p.Skills)
 	if len(problems) > 0 {
 		return nil, schema.InvalidInput(problems)
@@ -102,6 +105,12 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	if c.closing {
 		return nil, wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
 	}
+	if err := c.checkConnectionLimit(pc); err != nil {
+		return nil, err
+	}
+	if err := c.checkSessionLimitLocked(); err != nil {
+		return nil, err
+	}
 	id := newID("s_")
 	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
 	if derr != nil {
@@ -112,9 +121,14 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 		provider: prov, model: model, skills: skills, tools: tools, autoEnd: autoEnd, dirs: dirs,
 		log:    c.log.With("session", id),
 		status: wire.StatusIdle, conn: pc,
+		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
 	c.sessions[id] = s
 	pc.attach(s)
+	if s.isExternal() {
+		c.mcp.ordinal(id)
+		defer c.mcpSessionsChanged(s)
+	}
 	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
 	return s, nil
 }
@@ -163,7 +177,7 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	switch {
 	case s.ended:
 		want = wire.StatusEnded
-	case s.turn != nil && s.calls.len() > 0:
+	case (s.turn != nil || s.isExternal()) && s.calls.len() > 0:
 		want = wire.StatusWaitingToolResult
 	case s.turn != nil:
 		want = wire.StatusRunning
@@ -193,6 +207,12 @@ func (s *Session) resume(pc *conn) (*wire.SessionInfo, func(), error) {
 	if s.ended {
 		s.mu.Unlock()
 		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %q has ended", s.id)
+	}
+	if s.conn != pc {
+		if err := s.core.checkConnectionLimit(pc); err != nil {
+			s.mu.Unlock()
+			return nil, nil, err
+		}
 	}
 	if old := s.conn; old != nil && old != pc {
 		old.detach(s)
@@ -258,6 +278,10 @@ func (s *Session) End(why wire.EndedData) {
 		return
 	}
 	s.ended = true
+	if s.detachTimer != nil {
+		s.detachTimer.Stop()
+		s.detachTimer = nil
+	}
 	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
 	s.failPendingLocked(endedErr, wire.OutcomeSessionEnded)
 	turn := s.turn
@@ -275,6 +299,7 @@ func (s *Session) End(why wire.EndedData) {
 		pc.detach(s)
 	}
 	s.log.Info("session ended", "reason", why.Reason)
+	s.core.mcpSessionsChanged(s)
 	go func() {
 		if turn != nil {
 			<-turn.done
@@ -285,7 +310,7 @@ func (s *Session) End(why wire.EndedData) {
 			f.Forget(s.id)
 		}
 	}()
-	s.core.forget(s.id, 10*time.Minute)
+	s.core.retire(s)
 }
 
 func (s *Session) removeWorkDir() {

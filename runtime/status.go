@@ -15,8 +15,9 @@ import (
 //	  └──────── done ok ──────────┘  └──── last call settles ─┘
 //	running/waiting ── turn failed ──▶ error ── send_text ──▶ running
 //	any but ended ── end_session / disconnect / shutdown ──▶ ended
+//	idle ── an external (provider mcp) agent calls a tool ──▶ waiting_tool_result ── last call settles ──▶ idle
 var transitions = map[wire.Status][]wire.Status{
-	wire.StatusIdle:              {wire.StatusRunning, wire.StatusEnded},
+	wire.StatusIdle:              {wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusEnded}, // idle → waiting: an external (mcp) agent's call
 	wire.StatusRunning:           {wire.StatusWaitingToolResult, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
 	wire.StatusWaitingToolResult: {wire.StatusRunning, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
 	wire.StatusError:             {wire.StatusRunning, wire.StatusEnded},

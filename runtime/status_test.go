@@ -9,7 +9,7 @@ import (
 func TestTransitionTable(t *testing.T) {
 	all := wire.Statuses
 	allowed := map[[2]wire.Status]bool{
-		{"idle", "running"}: true, {"idle", "ended"}: true,
+		{"idle", "running"}: true, {"idle", "ended"}: true, {"idle", "waiting_tool_result"}: true,
 		{"running", "waiting_tool_result"}: true, {"running", "idle"}: true, {"running", "error"}: true, {"running", "ended"}: true,
 		{"waiting_tool_result", "running"}: true, {"waiting_tool_result", "idle"}: true, {"waiting_tool_result", "error"}: true, {"waiting_tool_result", "ended"}: true,
 		{"error", "running"}: true, {"error", "ended"}: true,

@@ -23,6 +23,10 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	if s.ended {
 		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
 	}
+	if !warmup && s.isExternal() {
+		return nil, nil, wire.Errorf(wire.CodeSendTextNotSupported, "session %s's agent is an external MCP client (provider %q): it takes no messages from the page; ask it in your MCP client, which calls the page's tools itself", s.id, s.provider.Name()).
+			WithDetails(map[string]any{"provider": s.provider.Name()})
+	}
 	if s.turn != nil {
 		return nil, nil, wire.Errorf(wire.CodeSessionBusy, "session %s is busy with turn %s; wait for its done event", s.id, s.turn.id).
 			WithDetails(map[string]any{"turnId": s.turn.id, "status": s.status})

@@ -30,6 +30,7 @@ cp e2e/npm/package.json "$PEDELEC_TEST_CACHE/npm/package.json"
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/gemini" --version
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/opencode" --version
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/copilot" --version
+"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/mcp-inspector" --version
 
 step "SDK packages"
 npm ci --prefix sdk --no-audit --no-fund --loglevel=error

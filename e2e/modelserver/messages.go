@@ -45,7 +45,15 @@ func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step St
 	msgID := nextID("msg")
 	stop, block, delta := "end_turn", map[string]any(nil), map[string]any(nil)
 	var full map[string]any // the block as a non-streaming answer carries it
-	if step.Command != "" {
+	if step.Tool != "" {
+		stop = "tool_use"
+		inputJSON, _ := json.Marshal(step.Input)
+		id := nextID("toolu")
+		name, _ := offeredTool(body, step.Tool)
+		block = map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{}}
+		delta = map[string]any{"type": "input_json_delta", "partial_json": string(inputJSON)}
+		full = map[string]any{"type": "tool_use", "id": id, "name": name, "input": step.Input}
+	} else if step.Command != "" {
 		stop = "tool_use"
 		input := map[string]string{"command": step.Command, "description": "Run the requested command"}
 		inputJSON, _ := json.Marshal(input)
@@ -75,7 +83,7 @@ func answerMessages(w http.ResponseWriter, r *http.Request, body []byte, step St
 		return
 	}
 	sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": block})
-	if step.Command == "" {
+	if step.Command == "" && step.Tool == "" {
 		// Text streams word by word, as a model's does.
 		for _, chunk := range splitWords(step.Text) {
 			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,

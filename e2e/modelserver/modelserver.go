@@ -24,6 +24,12 @@ type Step struct {
 	// Command asks the CLI to run this shell command (Codex's exec_command,
 	// Claude's Bash tool).
 	Command string
+	// Tool asks the CLI to call one of the tools it offered the model (an
+	// MCP server's, say) with Input: the offered tool whose name is Tool or
+	// ends in "__"+Tool, so a test need not know how a CLI prefixes MCP
+	// tool names ("mcp__pedelec__add_todo").
+	Tool  string
+	Input any
 	// Text is a final assistant message that ends the turn.
 	Text string
 	// Status answers with this HTTP status and Message as the error body.
@@ -46,6 +52,39 @@ func Say(text string) Step { return Step{Text: text} }
 
 // Run is a step that asks the CLI to run a shell command.
 func Run(command string) Step { return Step{Command: command} }
+
+// Use is a step that asks the CLI to call a tool it offered the model.
+func Use(tool string, input any) Step { return Step{Tool: tool, Input: input} }
+
+// offeredTool finds the full name of tool among the tools a request offers
+// the model (Messages: tools[].name; Responses: tools[].name, or a tool in
+// a namespace: tools[].tools[].name, which Codex uses for an MCP server's
+// tools, "mcp__pedelec"), else tool.
+func offeredTool(body []byte, tool string) (name, namespace string) {
+	type offered struct {
+		Type  string    `json:"type"`
+		Name  string    `json:"name"`
+		Tools []offered `json:"tools"`
+	}
+	var req struct {
+		Tools []offered `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, t := range req.Tools {
+		if t.Type == "namespace" {
+			for _, inner := range t.Tools {
+				if inner.Name == tool || strings.HasSuffix(inner.Name, "__"+tool) {
+					return inner.Name, t.Name
+				}
+			}
+			continue
+		}
+		if t.Name == tool || strings.HasSuffix(t.Name, "__"+tool) {
+			return t.Name, ""
+		}
+	}
+	return tool, ""
+}
 
 // FailWith is a step that answers with an HTTP error status.
 func FailWith(status int, message string) Step { return Step{Status: status, Message: message} }

@@ -37,7 +37,15 @@ func answerResponses(w http.ResponseWriter, r *http.Request, body []byte, step S
 		return
 	}
 	var item map[string]any
-	if step.Command != "" {
+	if step.Tool != "" {
+		args, _ := json.Marshal(step.Input)
+		name, namespace := offeredTool(body, step.Tool)
+		item = map[string]any{"type": "function_call", "id": nextID("fc"), "call_id": nextID("call"),
+			"name": name, "arguments": string(args), "status": "completed"}
+		if namespace != "" {
+			item["namespace"] = namespace
+		}
+	} else if step.Command != "" {
 		args, _ := json.Marshal(map[string]string{"cmd": step.Command})
 		item = map[string]any{"type": "function_call", "id": nextID("fc"), "call_id": nextID("call"),
 			"name": "exec_command", "arguments": string(args), "status": "completed"}

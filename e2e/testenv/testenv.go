@@ -179,9 +179,15 @@ func (s *Server) Logs() string { return s.logs.String() }
 // The server is stopped with SIGTERM (then SIGKILL) at cleanup.
 func Serve(t testing.TB, args []string, env ...string) *Server {
 	t.Helper()
+	return ServeIn(t, FreeAddr(t), t.TempDir(), args, env...)
+}
+
+// ServeIn is Serve on a given address and state directory: for tests that
+// start a client first and Core later (`pedelec mcp` waiting for Core).
+func ServeIn(t testing.TB, addr, stateDir string, args []string, env ...string) *Server {
+	t.Helper()
 	bin := Binary(t)
-	addr := FreeAddr(t)
-	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: t.TempDir(), logs: &syncBuffer{}, done: make(chan struct{})}
+	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: stateDir, logs: &syncBuffer{}, done: make(chan struct{})}
 	all := append([]string{"--log-level", "debug", "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
 	cmd := exec.Command(bin, all...)
 	cmd.Env = append(os.Environ(), env...)

@@ -154,6 +154,7 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewOpenAI(c.Providers["openai"]),
 		provider.NewOllama(c.Providers["ollama"]),
 		provider.NewScript(c.Providers["script"]),
+		provider.NewMCP(),
 		provider.Cursor, provider.Antigravity, provider.Qwen,
 	)...)
 }

@@ -148,7 +148,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.Registry()
-	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,codex,copilot,cursor,gemini,ollama,openai,opencode,qwen,script" {
+	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,codex,copilot,cursor,gemini,mcp,ollama,openai,opencode,qwen,script" {
 		t.Errorf("names = %s", got)
 	}
 	if got := r.Default(context.Background()); got != "openai" {

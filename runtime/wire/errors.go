@@ -112,11 +112,26 @@ const (
 
 	CodeInternal = "INTERNAL"
 
+	// MCP (issue 13).
+	CodeSendTextNotSupported = "SEND_TEXT_NOT_SUPPORTED" // sendText on a session whose agent is an external MCP client
+	CodeCoreTokenInvalid     = "CORE_TOKEN_INVALID"      // /mcp or the MCP bridge without this Core's bearer token
 	// The original SDK's codes (docs/compat.md).
 	CodeDefaultProviderNotSet      = "DEFAULT_PROVIDER_NOT_SET"     // createSession named no provider and Core has no default
 	CodeDefaultProviderUnavailable = "DEFAULT_PROVIDER_UNAVAILABLE" // createSession named no provider and Core's default cannot run here
 	CodeSDKBridgeTimeout           = "SDK_BRIDGE_TIMEOUT"           // produced by the SDK: Core did not answer a request within bridgeTimeoutMs
 	CodeSDKProtocolError           = "SDK_PROTOCOL_ERROR"           // produced by the SDK: Core's answer did not have the shape the SDK expects
+
+	// Security and bounds (docs/security.md).
+	CodePeerNotAllowed            = "PEER_NOT_ALLOWED"             // the connection comes from a process of another user
+	CodeInvalidFrame              = "INVALID_FRAME"                // a WebSocket frame is binary or not valid UTF-8
+	CodeTooManySessions           = "TOO_MANY_SESSIONS"            // Core already runs --max-sessions live sessions
+	CodeTooManyConnectionSessions = "TOO_MANY_CONNECTION_SESSIONS" // this page connection already holds --max-sessions-per-connection
+	CodeTooManyTools              = "TOO_MANY_TOOLS"               // skills declare more than --max-tools
+	CodeToolNameTooLong           = "TOOL_NAME_TOO_LONG"           // a tool name is longer than --max-tool-name-length
+	CodeDescriptionTooLong        = "DESCRIPTION_TOO_LONG"         // a tool description is longer than --max-description-length
+	CodeGuidanceTooLong           = "GUIDANCE_TOO_LONG"            // guidance is longer than --max-guidance-length
+	CodeSchemaTooLarge            = "SCHEMA_TOO_LARGE"             // one argsSchema is over --max-schema-bytes
+	CodeSchemaTooDeep             = "SCHEMA_TOO_DEEP"              // one argsSchema nests deeper than --max-schema-depth
 )
 
 // Codes lists every code, in the order of the table above.
@@ -129,5 +144,8 @@ var Codes = []string{
 	CodeToolHandlerNotFound, CodeToolHandlerError, CodeToolResultInvalid, CodeSubmitToolResultFailed,
 	CodeCoreUnreachable, CodeNotInSession,
 	CodeInternal,
+	CodeSendTextNotSupported, CodeCoreTokenInvalid,
 	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
+	CodePeerNotAllowed, CodeInvalidFrame, CodeTooManySessions, CodeTooManyConnectionSessions, CodeTooManyTools,
+	CodeToolNameTooLong, CodeDescriptionTooLong, CodeGuidanceTooLong, CodeSchemaTooLarge, CodeSchemaTooDeep,
 }

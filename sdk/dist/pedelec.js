@@ -37,10 +37,22 @@ var ERROR_CODES = [
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
+  "SEND_TEXT_NOT_SUPPORTED",
+  "CORE_TOKEN_INVALID",
   "DEFAULT_PROVIDER_NOT_SET",
   "DEFAULT_PROVIDER_UNAVAILABLE",
   "SDK_BRIDGE_TIMEOUT",
-  "SDK_PROTOCOL_ERROR"
+  "SDK_PROTOCOL_ERROR",
+  "PEER_NOT_ALLOWED",
+  "INVALID_FRAME",
+  "TOO_MANY_SESSIONS",
+  "TOO_MANY_CONNECTION_SESSIONS",
+  "TOO_MANY_TOOLS",
+  "TOOL_NAME_TOO_LONG",
+  "DESCRIPTION_TOO_LONG",
+  "GUIDANCE_TOO_LONG",
+  "SCHEMA_TOO_LARGE",
+  "SCHEMA_TOO_DEEP"
 ];
 var PedelecError = class _PedelecError extends Error {
   constructor(code, message, details) {
@@ -1237,6 +1249,7 @@ var PedelecSession = class {
   }
   finishTurn(turn, data) {
     if (this.turn === turn) this.turn = null;
+    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
     if (data.ok) {
       turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
     } else {

@@ -357,6 +357,9 @@ export class PedelecSession<
 
   private finishTurn(turn: Turn, data: DoneData) {
     if (this.turn === turn) this.turn = null;
+    // A turn Core finished without a status change of its own (prepare() on
+    // a warm or mcp session) must not leave the "running" the SDK set.
+    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
     if (data.ok) {
       turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
     } else {

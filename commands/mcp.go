@@ -1,0 +1,67 @@
+package commands
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+)
+
+func mcpCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "Serve the open pages' tools to an MCP client over stdio",
+		Description: `An MCP server on stdin/stdout, started by an MCP client (Claude Code, Codex,
+Cursor, VS Code, the MCP Inspector) from its config. Its tools are the tools of
+every page that created a session with provider "mcp" in the running Core
+('pedelec serve'); with several such pages, each page's tools are prefixed
+"page<N>__". Calls go through Core exactly like 'pedelec tool-call'.
+
+It authenticates with the token 'pedelec serve' writes to <state-dir>/core-token.
+If Core is not running, the tool list is empty and stderr says how to start it;
+the client is told (notifications/tools/list_changed) when Core comes up and
+whenever pages come and go. See docs/mcp.md for client configs.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
+			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+		},
+		Action: runMCP,
+	}
+}
+
+func runMCP(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("mcp takes no arguments (got %v); MCP clients start it as `pedelec mcp`", c.Args().Slice())
+	}
+	logger := loggerFrom(c)
+	bridge := mcpserve.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
+	mirror := mcpserve.NewMirror(Version, bridge.Call, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	ready := make(chan struct{})
+	go bridge.Follow(ctx, mirror, ready)
+	select { // the first tools/list must already hold the pages' tools
+	case <-ready:
+	case <-time.After(5 * time.Second):
+	}
+	// Run returns when the client closes stdin: the normal way to stop.
+	if err := mirror.Server().Run(ctx, &mcp.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}}); err != nil && ctx.Err() == nil {
+		logger.Debug("mcp session ended", "err", err)
+	}
+	return nil
+}
+
+// readCloser and writeCloser give the app's streams the Close the MCP
+// transport wants; the streams belong to main, which closes nothing.
+type readCloser struct{ io.Reader }
+
+func (readCloser) Close() error { return nil }
+
+type writeCloser struct{ io.Writer }
+
+func (writeCloser) Close() error { return nil }

@@ -1,0 +1,183 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Bridge is `pedelec mcp`'s link to a running Core: it long-polls the tool
+// set into a Mirror and forwards calls. Core may start after, stop before,
+// or restart under it; the Mirror follows.
+type Bridge struct {
+	CoreURL  string // http://127.0.0.1:7077
+	StateDir string // where Core writes core-token
+	Log      *log.Logger
+	HTTP     *http.Client
+	// Retry is the wait between attempts while Core is down (default 1s).
+	Retry time.Duration
+}
+
+// NewBridge makes a Bridge with a client that keeps connections open, so a
+// call costs one request on a warm connection.
+func NewBridge(coreURL, stateDir string, logger *log.Logger) *Bridge {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // Core is on loopback: never through a proxy
+	tr.MaxIdleConnsPerHost = 32
+	return &Bridge{CoreURL: strings.TrimRight(coreURL, "/"), StateDir: stateDir, Log: logger, HTTP: &http.Client{Transport: tr}, Retry: time.Second}
+}
+
+func (b *Bridge) tokenPath() string { return filepath.Join(b.StateDir, wire.CoreTokenFile) }
+
+func (b *Bridge) token() (string, error) {
+	data, err := os.ReadFile(b.tokenPath())
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// Follow keeps m's tools equal to Core's mcp sessions until ctx ends. While
+// Core is unreachable the tool list is empty and one log line says how to
+// start it; when Core comes up, the tools appear (and the client gets
+// notifications/tools/list_changed). ready is closed once the first
+// attempt has finished, so a caller can hold the client's first tools/list
+// until the tools are known (a client that lists once must not see an
+// empty list while Core is up).
+func (b *Bridge) Follow(ctx context.Context, m *Mirror, ready chan<- struct{}) {
+	first := true
+	markReady := func() {
+		if first {
+			first = false
+			close(ready)
+		}
+	}
+	defer markReady()
+	var core string
+	var version int64
+	down := "" // the last complaint logged, so each is logged once
+	complain := func(msg string, kv ...any) {
+		if msg != down {
+			b.Log.Warn(msg, kv...)
+			down = msg
+		}
+		m.Update(wire.MCPSnapshot{})
+		core, version = "", 0
+		markReady()
+		select {
+		case <-ctx.Done():
+		case <-time.After(b.Retry):
+		}
+	}
+	for ctx.Err() == nil {
+		snap, err := b.poll(ctx, core, version)
+		if ctx.Err() != nil {
+			return
+		}
+		var werr *wire.Error
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			complain("Pedelec Core is not running (no token at "+b.tokenPath()+"); start it with `pedelec serve`: the page's tools appear here when it is up",
+				"core", b.CoreURL)
+			continue
+		case errors.As(err, &werr) && werr.Code == wire.CodeCoreTokenInvalid:
+			complain("Pedelec Core at "+b.CoreURL+" refused the token in "+b.tokenPath()+"; pass the --state-dir that `pedelec serve` uses", "core", b.CoreURL)
+			continue
+		case err != nil:
+			complain("Pedelec Core is not reachable at "+b.CoreURL+"; start it with `pedelec serve` (or pass --core-url): the page's tools appear here when it is up",
+				"err", err)
+			continue
+		}
+		if down != "" || core == "" {
+			b.Log.Info("connected to Pedelec Core", "core", b.CoreURL, "sessions", len(snap.Sessions))
+			down = ""
+		}
+		m.Update(snap)
+		core, version = snap.Core, snap.Version
+		markReady()
+	}
+}
+
+// poll is one long-poll of the tool set.
+func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSnapshot, error) {
+	var snap wire.MCPSnapshot
+	token, err := b.token()
+	if err != nil {
+		return snap, err
+	}
+	q := url.Values{"core": {core}, "after": {fmt.Sprint(after)}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.CoreURL+wire.MCPToolsPath+"?"+q.Encode(), nil)
+	if err != nil {
+		return snap, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := b.HTTP.Do(req)
+	if err != nil {
+		return snap, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return snap, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var res wire.AgentResult
+		if json.Unmarshal(raw, &res) == nil && res.Error != nil {
+			return snap, res.Error
+		}
+		return snap, fmt.Errorf("pedelec serve answered HTTP %d: %.200s", resp.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		return snap, fmt.Errorf("the tool list from pedelec serve is not JSON: %w", err)
+	}
+	return snap, nil
+}
+
+// Call forwards one call to Core and waits for its answer. Cancelling ctx
+// drops the request, which Core takes as the caller giving up: the pending
+// call settles as cancelled and the page's ctx.signal aborts.
+func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+	token, err := b.token()
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())
+	}
+	body, _ := json.Marshal(wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.CoreURL+wire.MCPCallPath, bytes.NewReader(body))
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "bad --core-url %q: %v", b.CoreURL, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := b.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, wire.Errorf(wire.CodeSessionEnded, "the call was cancelled")
+		}
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", b.CoreURL, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %v", err)
+	}
+	var out wire.AgentResult
+	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {
+		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw)
+	}
+	if !out.OK {
+		return nil, out.Error
+	}
+	return out.Result, nil
+}

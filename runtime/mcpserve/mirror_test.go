@@ -1,0 +1,137 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func session(id string, ordinal int, tools ...string) wire.MCPSession {
+	s := wire.MCPSession{SessionID: id, Ordinal: ordinal, Origin: "http://localhost:5173"}
+	for _, name := range tools {
+		s.Tools = append(s.Tools, wire.MCPTool{Name: name, Description: "does " + name,
+			ArgsSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`), TimeoutMs: 1000})
+	}
+	return s
+}
+
+// connect runs m's server and a client over in-memory transports.
+func connect(t *testing.T, m *Mirror, changes *atomic.Int32) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := m.Server().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changes.Add(1) },
+	})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func names(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range res.Tools {
+		out = append(out, tool.Name+"|"+tool.Title)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestMirrorNamesAndListChanged(t *testing.T) {
+	type called struct{ session, tool, args string }
+	calls := make(chan called, 4)
+	m := NewMirror("test", func(_ context.Context, sid, tool string, args json.RawMessage) (json.RawMessage, error) {
+		calls <- called{sid, tool, string(args)}
+		if tool == "bad" {
+			return nil, wire.Errorf(wire.CodeToolArgsInvalid, "x: expected an integer")
+		}
+		return json.RawMessage(`{"ok":1}`), nil
+	}, nil)
+	var changes atomic.Int32
+	cs := connect(t, m, &changes)
+	if got := names(t, cs); len(got) != 0 {
+		t.Fatalf("tools before any session: %v", got)
+	}
+
+	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add", "bad")}})
+	waitFor(t, "list_changed for the first page", func() bool { return changes.Load() >= 1 })
+	if got := names(t, cs); len(got) != 2 || got[0] != "add|add" {
+		t.Fatalf("one page: %v", got)
+	}
+
+	// The same snapshot again changes nothing and notifies nobody.
+	before := changes.Load()
+	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add", "bad")}})
+	time.Sleep(50 * time.Millisecond)
+	if changes.Load() != before {
+		t.Fatalf("an unchanged snapshot sent list_changed")
+	}
+
+	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add", "bad"), session("s_b", 2, "add")}})
+	waitFor(t, "list_changed for the second page", func() bool { return changes.Load() > before })
+	want := []string{"page1__add|add (page 1, http://localhost:5173)", "page1__bad|bad (page 1, http://localhost:5173)", "page2__add|add (page 2, http://localhost:5173)"}
+	if got := names(t, cs); len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("two pages: %v", got)
+	}
+
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "page2__add", Arguments: map[string]any{"x": 1}})
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if c := <-calls; c.session != "s_b" || c.tool != "add" || c.args != `{"x":1}` {
+		t.Fatalf("the broker got %+v", c)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"ok":1}` || res.Content[0].(*mcp.TextContent).Text != `{"ok":1}` {
+		t.Fatalf("result: %s %+v", sc, res.Content)
+	}
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "page1__bad"})
+	if err != nil || !res.IsError {
+		t.Fatalf("a Pedelec error must come back in-band: %v %+v", err, res)
+	}
+	<-calls
+	var body wire.AgentResult
+	if json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body) != nil || body.Error.Code != wire.CodeToolArgsInvalid {
+		t.Fatalf("isError text: %+v", res.Content)
+	}
+
+	m.Update(wire.MCPSnapshot{})
+	waitFor(t, "the tools to go with the pages", func() bool { return len(names(t, cs)) == 0 })
+}
+
+func TestResultStructuredOnlyForObjects(t *testing.T) {
+	if r := Result(json.RawMessage(`[1,2]`)); r.StructuredContent != nil || r.Content[0].(*mcp.TextContent).Text != `[1,2]` {
+		t.Fatalf("array result: %+v", r)
+	}
+	if r := Result(json.RawMessage(`{"a":1}`)); r.StructuredContent == nil {
+		t.Fatalf("object result has no structuredContent")
+	}
+}

@@ -1,0 +1,52 @@
+package wire
+
+import "encoding/json"
+
+// ---- the MCP bridge (pedelec mcp → Core) ----
+
+// MCP bridge paths. Both take the Core token (written by `pedelec serve` to
+// <state-dir>/core-token) as "Authorization: Bearer <token>". MCPPath is
+// Core's own Streamable HTTP MCP endpoint, for clients that prefer HTTP.
+const (
+	MCPToolsPath = "/mcp-bridge/tools" // GET ?core=<id>&after=<version>: long-poll for the tool set
+	MCPCallPath  = "/mcp-bridge/call"  // POST MCPCallRequest: one call through the broker
+	MCPPath      = "/mcp"
+)
+
+// CoreTokenFile is the token's file name inside Core's state directory.
+const CoreTokenFile = "core-token"
+
+// MCPSnapshot is every live session whose provider is "mcp", with its
+// tools. Core is a random id of this Core process; Version grows whenever
+// the set changes. A client long-polls with both and gets an answer as soon
+// as either differs.
+type MCPSnapshot struct {
+	Core     string       `json:"core"`
+	Version  int64        `json:"version"`
+	Sessions []MCPSession `json:"sessions"`
+}
+
+// MCPSession is one page's mcp session. Ordinal numbers the mcp sessions of
+// this Core from 1 in creation order; it names the session's tool prefix
+// ("page<ordinal>__") when several sessions are live.
+type MCPSession struct {
+	SessionID string    `json:"sessionId"`
+	Ordinal   int       `json:"ordinal"`
+	Origin    string    `json:"origin"`
+	Tools     []MCPTool `json:"tools"`
+}
+
+// MCPTool is one tool as an MCP client will see it.
+type MCPTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	ArgsSchema  json.RawMessage `json:"argsSchema"`
+	TimeoutMs   int64           `json:"timeoutMs"`
+}
+
+// MCPCallRequest calls one tool of one mcp session.
+type MCPCallRequest struct {
+	SessionID string          `json:"sessionId"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+}
