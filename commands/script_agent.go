@@ -25,6 +25,11 @@ and the session's environment. Each line is one command:
    call <tool> <json>   run 'pedelec tool-call <tool> <json>' (json defaults to {})
    spec <tool>          run 'pedelec tool-spec <tool>'
    say <text>           reply with the text
+   write <path> <text>  write text to a file, creating its parent directories
+   mkdir <path>         make a directory and its parents
+   symlink <to> <path>  make a symlink at path pointing to 'to'
+   rm <path>            remove a file or directory tree
+   ls <dir>             list a directory's entry names on one line
    history              reply with the earlier messages of this thread
    anything else        echoed back
 
@@ -101,6 +106,8 @@ func runScriptLine(line string) string {
 		return runAgentCommand("tool-call", tool, args)
 	case "spec":
 		return runAgentCommand("tool-spec", rest)
+	case "write", "mkdir", "symlink", "rm", "ls":
+		return runFileVerb(verb, rest)
 	default:
 		return line
 	}

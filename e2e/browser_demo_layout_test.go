@@ -54,8 +54,8 @@ func TestBrowserDemoLayout(t *testing.T) {
 	t.Run("every example is shown whole", func(t *testing.T) {
 		var g geometry
 		d.b.js(t, &g, measure)
-		if g.Examples != 11 || g.ExamplesShown != g.Examples {
-			t.Errorf("%d of %d examples shown whole, want all 11", g.ExamplesShown, g.Examples)
+		if g.Examples != 12 || g.ExamplesShown != g.Examples {
+			t.Errorf("%d of %d examples shown whole, want all 12", g.ExamplesShown, g.Examples)
 		}
 	})
 

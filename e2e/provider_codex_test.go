@@ -35,6 +35,29 @@ type agentCLI struct {
 	env func(t testing.TB, baseURL string) map[string]string
 	// toolOutput is what the CLI sent back to the model after a command.
 	toolOutput func(modelserver.Request) string
+	// settings are extra TOML lines for [providers.<name>] (default_model, ...).
+	settings string
+	// settingsFor, if set, are more such lines for a model server URL
+	// (base_url, for a CLI whose endpoint Pedelec configures).
+	settingsFor func(baseURL string) string
+	// allowSleep returns extra settings lines that let the agent run
+	// `sleep` too, for the test that ends a session while a command the
+	// agent started is still running.
+	allowSleep func(t *testing.T) string
+	// allowSleepIn, if set, does what else that takes in the session's
+	// working directory before the turn.
+	allowSleepIn func(t *testing.T, workDir string)
+	// slowStart, if set, bounds how long the CLI may take to send its
+	// first model request on a loaded machine (default 40 s).
+	slowStart time.Duration
+	// privateHome says env gives HOME a fresh directory that the CLI must
+	// leave empty: its state belongs in the session's own directories.
+	privateHome bool
+	// redirectRuns says the CLI does not check a redirect on an allowed
+	// command (opencode): `pedelec ... > file` runs and writes the file.
+	redirectRuns bool
+	// refusal is a phrase of the CLI's refusal, for redirectRuns.
+	refusal string
 }
 
 var codexCLI = agentCLI{
@@ -66,17 +89,26 @@ const cliCounterSkills = `{
 }`
 
 // serveCLI writes a config file for cli against baseURL and starts serve.
-func serveCLI(t *testing.T, cli agentCLI, baseURL string, args ...string) *testenv.Server {
+func serveCLI(t testing.TB, cli agentCLI, baseURL string, args ...string) *testenv.Server {
 	t.Helper()
-	return serveCLIEnv(t, cli, cli.env(t, baseURL), args...)
+	return serveCLIEnv(t, withBaseURL(cli, baseURL), cli.env(t, baseURL), args...)
+}
+
+// withBaseURL is cli with its settingsFor(baseURL) added to its settings.
+func withBaseURL(cli agentCLI, baseURL string) agentCLI {
+	if cli.settingsFor != nil {
+		cli.settings += "\n" + cli.settingsFor(baseURL)
+		cli.settingsFor = nil
+	}
+	return cli
 }
 
 // serveCLIEnv is serveCLI with the CLI's environment given.
-func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
+func serveCLIEnv(t testing.TB, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n[providers.%s.env]\n",
-		cli.name, cli.name, strconv.Quote(cli.binary(t)), cli.name)
+	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n%s\n[providers.%s.env]\n",
+		cli.name, cli.name, strconv.Quote(cli.binary(t)), cli.settings, cli.name)
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
@@ -94,7 +126,19 @@ func serveCLIEnv(t *testing.T, cli agentCLI, env map[string]string, args ...stri
 
 func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t)
-	srv := serveCLI(t, cli, ms.URL)
+	env := cli.env(t, ms.URL)
+	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), env)
+	if cli.privateHome {
+		defer func() {
+			if entries, err := os.ReadDir(env["HOME"]); err != nil || len(entries) > 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the CLI wrote into HOME (%v): %v; its state belongs under the session", err, names)
+			}
+		}()
+	}
 	page := dialCLIPage(t, srv)
 	counter := 0
 	page.Handle("update_counter", func(args json.RawMessage) any {
@@ -184,7 +228,9 @@ func testCLIModelError(t *testing.T, cli agentCLI, message string) {
 }
 
 func testCLIModelDown(t *testing.T, cli agentCLI) {
-	env := cli.env(t, modelserver.DownURL(t))
+	down := modelserver.DownURL(t)
+	env := cli.env(t, down)
+	cli = withBaseURL(cli, down)
 	// Codex retries an unreachable server forever. Claude Code retries too,
 	// with backoff, unless told not to: let it, as a user's would.
 	delete(env, "CLAUDE_CODE_MAX_RETRIES")
@@ -217,7 +263,7 @@ func testCLIEndMidTurn(t *testing.T, cli agentCLI) {
 	page := dialCLIPage(t, srv)
 	sid := cliSession(t, page, cli)
 	page.SendText(sid, "add one")
-	page.AwaitEvent(60*time.Second, "the tool call to reach the page", func(e wire.Event) bool {
+	page.AwaitEvent(cliTurnWait, "the tool call to reach the page", func(e wire.Event) bool {
 		return e.Event == wire.EventToolCall && e.SessionID == sid
 	})
 	if pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + sid); len(pids) < 2 {
@@ -243,7 +289,7 @@ func noCLIProcessLeft(t *testing.T, sid string) {
 
 // dialCLIPage connects a page to srv. A result of its handlers that Core
 // refuses fails the test.
-func dialCLIPage(t *testing.T, srv *testenv.Server) *wspage.Page {
+func dialCLIPage(t testing.TB, srv *testenv.Server) *wspage.Page {
 	t.Helper()
 	page := wspage.Dial(t, srv.WSURL, srv.URL)
 	t.Cleanup(func() {
@@ -255,7 +301,7 @@ func dialCLIPage(t *testing.T, srv *testenv.Server) *wspage.Page {
 }
 
 // cliSession creates a session of cli with cliCounterSkills.
-func cliSession(t *testing.T, page *wspage.Page, cli agentCLI) string {
+func cliSession(t testing.TB, page *wspage.Page, cli agentCLI) string {
 	t.Helper()
 	info := page.CreateSession(wire.CreateSessionParams{Provider: cli.name, Skills: json.RawMessage(cliCounterSkills)})
 	if info.SessionID == "" {
@@ -267,6 +313,11 @@ func cliSession(t *testing.T, page *wspage.Page, cli agentCLI) string {
 	return info.SessionID
 }
 
+// cliTurnWait bounds one turn of a real CLI. opencode (a 185 MB binary)
+// took 80 s for one turn on a loaded 2-core machine: the bound is generous
+// so that load does not fail a test; nothing it asserts depends on it.
+const cliTurnWait = 240 * time.Second
+
 // cliTurn starts a turn and waits for its done event.
 func cliTurn(t *testing.T, page *wspage.Page, sid, text string) (turnID string, done wire.DoneData) {
 	t.Helper()
@@ -274,7 +325,7 @@ func cliTurn(t *testing.T, page *wspage.Page, sid, text string) (turnID string, 
 	if turnID == "" {
 		t.Fatalf("send_text: no turn id")
 	}
-	return turnID, page.AwaitDone(turnID, 90*time.Second)
+	return turnID, page.AwaitDone(turnID, cliTurnWait)
 }
 
 // ---- a real page: Chromium running the SDK served by Core ----
@@ -480,7 +531,7 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 		modelserver.Run(`pedelec tool-call update_counter '{"delta":1}'`),
 	)
 	serve := func(origin string) *testenv.Server { return serveCLI(t, cli, ms.URL, "--allow-origin", origin) }
-	rep := runBrowserPage(t, cli.name, 120*time.Second, serve, func(waiting browserReport) {
+	rep := runBrowserPage(t, cli.name, 4*cliTurnWait, serve, func(waiting browserReport) {
 		// The agent's pedelec tool-call waits for the page: the CLI and its
 		// command are running. The page now calls end().
 		if pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + waiting.SessionID); len(pids) < 2 {

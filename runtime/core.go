@@ -53,6 +53,8 @@ type Options struct {
 	// Executable is the pedelec binary that provider processes find on their
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
 	Executable string
+	// AssetTicketTTL is how long an asset transfer ticket stays valid (default 30s).
+	AssetTicketTTL time.Duration
 	// Providers are the agent backends.
 	Providers *provider.Registry
 	Logger    *log.Logger
@@ -122,8 +124,9 @@ type Core struct {
 	turns    sync.WaitGroup // running turn goroutines
 	persist  *persister     // the state database's writer
 
-	mcp   *mcpHub // the sessions external MCP clients reach (mcp_hub.go)
-	token string  // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
+	mcp     *mcpHub      // the sessions external MCP clients reach (mcp_hub.go)
+	token   string       // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
+	tickets assetTickets // asset transfer tickets (assets_http.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.

@@ -94,6 +94,11 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	if model == "" {
 		model = info.DefaultModel
 	}
+	if nm, ok := prov.(interface{ NeedsModel() bool }); ok && model == "" && nm.NeedsModel() {
+		return nil, wire.Errorf(wire.CodeModelRequired,
+			"provider %q needs a model: pass createSession({model}) or set default_model under [providers.%s] in the config file", name, name).
+			WithDetails(map[string]any{"provider": name, "models": info.Models})
+	}
 	tools, err := schema.NewRegistry(skills)
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %w", err)

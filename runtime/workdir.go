@@ -12,6 +12,7 @@ import (
 // workDirs are one session's private directories under the state dir:
 //
 //	sessions/<id>/work  the provider's working directory
+//	sessions/<id>/work/assets  the files the page and the agent share (assets.go)
 //	sessions/<id>/bin   pedelec and pedelec-cli, first on the provider's PATH
 type workDirs struct {
 	root, work, bin string
@@ -20,7 +21,7 @@ type workDirs struct {
 func makeWorkDirs(stateDir, sessionID, executable string) (workDirs, error) {
 	root := filepath.Join(stateDir, "sessions", sessionID)
 	d := workDirs{root: root, work: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
-	for _, dir := range []string{d.work, d.bin} {
+	for _, dir := range []string{filepath.Join(d.work, assetsDirName), d.bin} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return d, err
 		}

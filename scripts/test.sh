@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Pedelec test, installing first whatever the tests need on a fresh
-# machine: Debian's chromium (browser tests), the Codex and Claude Code CLIs
-# (provider tests, cached in $PEDELEC_TEST_CACHE), the SDK's npm packages.
+# machine: Debian's chromium (browser tests), the agent CLIs (Codex, Claude
+# Code, Gemini CLI, opencode, Copilot CLI: provider tests, cached in
+# $PEDELEC_TEST_CACHE), the SDK's npm packages.
 # Then: gofmt, go vet, staticcheck, go mod tidy -diff, and, in parallel, the
 # SDK's checks (types, unit tests, dist matches source) and go test -race
 # ./... (the in-process tier and the end-to-end tier: unit, golden, fuzz
@@ -26,6 +27,9 @@ cp e2e/npm/package.json "$PEDELEC_TEST_CACHE/npm/package.json"
 (cd "$PEDELEC_TEST_CACHE/npm" && npm install --no-audit --no-fund --loglevel=error)
 "$PEDELEC_TEST_CACHE/npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" --version
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/claude" --version
+"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/gemini" --version
+"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/opencode" --version
+"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/copilot" --version
 "$PEDELEC_TEST_CACHE/npm/node_modules/.bin/mcp-inspector" --version
 
 step "SDK packages"

@@ -171,6 +171,7 @@ func NewChat(t testing.TB, steps ...ChatStep) *ChatServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleCompletion)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("GET /api/tags", s.handleTags)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Logf("modelserver (chat): unexpected %s %s", r.Method, r.URL)
 		chatError(w, http.StatusNotFound, "not scripted: "+r.Method+" "+r.URL.Path)
@@ -273,6 +274,24 @@ func (s *ChatServer) handleModels(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 }
+
+// handleTags is Ollama's own model list, GET /api/tags.
+func (s *ChatServer) handleTags(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	s.mu.Lock()
+	models := make([]map[string]any, 0, len(s.models))
+	for _, m := range s.models {
+		models = append(models, map[string]any{"name": m, "model": m, "size": 1, "digest": "sha256:0"})
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"models": models})
+}
+
+// Root is the server without /v1: Ollama's base URL.
+func (s *ChatServer) Root() string { return strings.TrimSuffix(s.URL, "/v1") }
 
 func (s *ChatServer) handleCompletion(w http.ResponseWriter, r *http.Request) {
 	var body json.RawMessage

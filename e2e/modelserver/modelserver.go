@@ -99,9 +99,13 @@ type Request struct {
 type Server struct {
 	URL string // http://127.0.0.1:PORT (no /v1)
 
-	t        testing.TB
-	srv      *httptest.Server
-	answer   func(w http.ResponseWriter, r *http.Request, body []byte, step Step)
+	t      testing.TB
+	srv    *httptest.Server
+	answer func(w http.ResponseWriter, r *http.Request, body []byte, step Step)
+	// side answers a CLI's side request (a session title, a summary: one
+	// that offers no tools) without using a step or recording it, and
+	// reports whether it did. Nil: every request is a step.
+	side     func(w http.ResponseWriter, r *http.Request, body []byte) bool
 	mu       sync.Mutex
 	steps    []Step
 	requests []Request
@@ -109,7 +113,13 @@ type Server struct {
 }
 
 func newServer(t testing.TB, path string, answer func(http.ResponseWriter, *http.Request, []byte, Step), steps []Step) *Server {
-	s := &Server{t: t, answer: answer, steps: append([]Step(nil), steps...), hangs: make(chan struct{})}
+	return newServerWithSide(t, path, answer, nil, steps)
+}
+
+// newServerWithSide is newServer for a CLI that also makes side requests.
+func newServerWithSide(t testing.TB, path string, answer func(http.ResponseWriter, *http.Request, []byte, Step),
+	side func(http.ResponseWriter, *http.Request, []byte) bool, steps []Step) *Server {
+	s := &Server{t: t, answer: answer, side: side, steps: append([]Step(nil), steps...), hangs: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+path, s.handle)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -172,6 +182,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	var body json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	if s.side != nil && s.side(w, r, body) {
 		return
 	}
 	s.mu.Lock()

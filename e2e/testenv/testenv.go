@@ -358,3 +358,27 @@ func Lines(s string) []string {
 	}
 	return out
 }
+
+// npmBin is an executable the test command installs into the cache's
+// node_modules/.bin, or the path in the environment variable env.
+func npmBin(t testing.TB, name, env string) string {
+	t.Helper()
+	SkipShort(t, name)
+	p := os.Getenv(env)
+	if p == "" {
+		p = filepath.Join(CacheDir(), "npm", "node_modules", ".bin", name)
+	}
+	if _, err := os.Stat(p); err != nil {
+		Need(t, name, p+" not found")
+	}
+	return p
+}
+
+// GeminiBinary is Gemini CLI (@google/gemini-cli, a Node script).
+func GeminiBinary(t testing.TB) string { return npmBin(t, "gemini", "PEDELEC_GEMINI_BIN") }
+
+// OpencodeBinary is opencode (opencode-ai, a native binary behind npm's link).
+func OpencodeBinary(t testing.TB) string { return npmBin(t, "opencode", "PEDELEC_OPENCODE_BIN") }
+
+// CopilotBinary is GitHub Copilot CLI (@github/copilot).
+func CopilotBinary(t testing.TB) string { return npmBin(t, "copilot", "PEDELEC_COPILOT_BIN") }

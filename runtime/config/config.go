@@ -148,9 +148,14 @@ func (c Config) Registry() *provider.Registry {
 	return provider.NewRegistry(c.DefaultProvider, provider.WithOriginalProviders(
 		provider.NewCodex(c.Providers["codex"]),
 		provider.NewClaude(c.Providers["claude"]),
+		provider.NewGemini(c.Providers["gemini"]),
+		provider.NewOpencode(c.Providers["opencode"]),
+		provider.NewCopilot(c.Providers["copilot"]),
 		provider.NewOpenAI(c.Providers["openai"]),
+		provider.NewOllama(c.Providers["ollama"]),
 		provider.NewScript(c.Providers["script"]),
 		provider.NewMCP(),
+		provider.Cursor, provider.Antigravity, provider.Qwen,
 	)...)
 }
 

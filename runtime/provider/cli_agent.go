@@ -54,6 +54,10 @@ type cliSpec struct {
 	// wrapper to its native binary, so that signals reach the agent). Nil
 	// runs the path itself. Its version is `<program> --version`.
 	native func(path string) (string, error)
+	// npmPackage, if set, is the npm package the program comes from: its
+	// version is read from the package.json above the program instead of
+	// running `--version` (a Node CLI takes seconds to start).
+	npmPackage string
 	// allow are the arguments that let the agent run `pedelec` and
 	// `pedelec-cli` commands without asking and nothing that would need
 	// asking: nobody is there to approve (Claude: --allowedTools rules;
@@ -72,6 +76,11 @@ type cliSpec struct {
 	grace      time.Duration
 	// newStream is a fresh parser for one turn's stdout.
 	newStream func() cliStream
+	// prepare, if set, runs before each turn: it writes what the CLI needs
+	// into the session's own directory (a config file, a policy) and
+	// returns environment entries for it. Settings.Env overrides them, so
+	// a user can point a CLI elsewhere on purpose.
+	prepare func(a cliArgs) (map[string]string, error)
 }
 
 // cliArgs is what a cliSpec's args function builds a command line from.
@@ -79,6 +88,9 @@ type cliArgs struct {
 	turn  *Turn
 	allow []string // cliSpec.allow
 	extra []string // Settings.Args, added to every invocation
+	// settings are the user's settings of this provider (BaseURL, APIKey
+	// and Env point a CLI at a model endpoint).
+	settings Settings
 }
 
 // cliStream turns one turn's stdout lines into events and judges the turn.
@@ -104,7 +116,7 @@ type cliAgent struct {
 func newCLIAgent(spec cliSpec, s Settings) *cliAgent {
 	return &cliAgent{spec: spec, settings: s, program: &cliProgram{
 		name: spec.name, command: spec.command, envVar: spec.envVar,
-		explicit: s.Executable, env: s.Env, native: spec.native,
+		explicit: s.Executable, env: s.Env, native: spec.native, npmPackage: spec.npmPackage,
 	}}
 }
 
@@ -118,7 +130,11 @@ func (c *cliAgent) Check(ctx context.Context) wire.ProviderInfo {
 
 // args is the command line of turn.
 func (c *cliAgent) args(turn *Turn) []string {
-	return c.spec.args(cliArgs{turn: turn, allow: c.spec.allow, extra: c.settings.Args})
+	return c.spec.args(c.cliArgs(turn))
+}
+
+func (c *cliAgent) cliArgs(turn *Turn) cliArgs {
+	return cliArgs{turn: turn, allow: c.spec.allow, extra: c.settings.Args, settings: c.settings}
 }
 
 func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
@@ -131,12 +147,22 @@ func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	if c.spec.promptInArgs {
 		stdin = ""
 	}
+	// PWD as the working directory: the inherited one names Core's own
+	// directory, and opencode runs its agent's commands in $PWD.
+	env := cliEnv(turn.Env, map[string]string{"PWD": turn.WorkDir})
+	if c.spec.prepare != nil {
+		extra, err := c.spec.prepare(c.cliArgs(turn))
+		if err != nil {
+			return wire.Errorf(wire.CodeProviderError, "%s: preparing the turn: %v", name, err)
+		}
+		env = cliEnv(env, extra)
+	}
 	stream := c.spec.newStream()
 	run := runCLI(ctx, ProcessSpec{
 		Path:       path,
 		Args:       c.args(turn),
 		Dir:        turn.WorkDir,
-		Env:        cliEnv(turn.Env, c.settings.Env),
+		Env:        cliEnv(env, c.settings.Env),
 		Stdin:      stdin,
 		StopSignal: c.spec.stopSignal,
 		Grace:      c.spec.grace,

@@ -30,6 +30,8 @@ type cliProgram struct {
 	// native maps a found path to the program to run (Codex: the npm Node
 	// wrapper to its native binary). Nil means the path itself.
 	native func(path string) (string, error)
+	// npmPackage names the npm package whose package.json gives the version.
+	npmPackage string
 
 	mu       sync.Mutex
 	versions map[string]string
@@ -68,6 +70,17 @@ func (p *cliProgram) version(ctx context.Context, path string) (string, error) {
 	p.mu.Unlock()
 	if ok {
 		return v, nil
+	}
+	if p.npmPackage != "" {
+		if v := npmVersion(path, p.npmPackage); v != "" {
+			p.mu.Lock()
+			if p.versions == nil {
+				p.versions = map[string]string{}
+			}
+			p.versions[path] = v
+			p.mu.Unlock()
+			return v, nil
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

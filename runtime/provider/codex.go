@@ -72,6 +72,12 @@ func codexNative(path string) (string, error) {
 	if !isScript(real) {
 		return real, nil
 	}
+	if !isCodexNpmWrapper(real) {
+		// Another script: a version manager's shim (asdf, mise), a
+		// company wrapper. It runs as it is; on cancel its process group
+		// and the session's tagged processes are stopped like any CLI's.
+		return path, nil
+	}
 	triple, pkg := codexTarget()
 	if triple == "" {
 		return "", fmt.Errorf("%s is the npm wrapper and this platform (%s/%s) has no known native Codex binary", path, runtime.GOOS, runtime.GOARCH)
@@ -126,4 +132,26 @@ func isScript(path string) bool {
 	head := make([]byte, 2)
 	n, _ := f.Read(head)
 	return n == 2 && string(head) == "#!"
+}
+
+// isCodexNpmWrapper reports whether the script at real is the @openai/codex
+// npm package's own Node wrapper (bin/codex.js in @openai/codex, by its
+// place under node_modules or its package.json), the one
+// script that stands for a native binary Pedelec should run instead.
+func isCodexNpmWrapper(real string) bool {
+	if filepath.Base(real) != "codex.js" {
+		return false
+	}
+	pkgRoot := filepath.Dir(filepath.Dir(real))
+	if filepath.Base(pkgRoot) == "codex" && filepath.Base(filepath.Dir(pkgRoot)) == "@openai" {
+		return true // node_modules/@openai/codex/bin/codex.js
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(real)), "package.json"))
+	if err != nil {
+		return false
+	}
+	var meta struct {
+		Name string `json:"name"`
+	}
+	return json.Unmarshal(data, &meta) == nil && meta.Name == "@openai/codex"
 }

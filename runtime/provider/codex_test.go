@@ -201,3 +201,23 @@ func TestCodexCancelMidCommandLeavesNoProcess(t *testing.T) {
 	turn := newTurn(t, "hello")
 	cancelWhenStarted(t, newCodex(t, ms.CodexEnv(t)), turn, 5*time.Second)
 }
+
+// A codex behind a shell shim that does not exec (a company wrapper that
+// runs codex as its child): Check finds it and its version, a turn runs
+// through it, and cancelling stops the wrapper, codex and the command.
+func TestCodexBehindShellShim(t *testing.T) {
+	t.Parallel()
+	native := testenv.CodexBinary(t)
+	shim := filepath.Join(t.TempDir(), "codex")
+	script := "#!/bin/sh\n# company wrapper: not npm's\n" + fmt.Sprintf("%q \"$@\"\n", native)
+	if err := os.WriteFile(shim, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ms := modelserver.NewResponses(t, modelserver.Run(`pedelec tool-call slow '{}'`), modelserver.Say("never"))
+	p := provider.NewCodex(provider.Settings{Executable: shim, Env: ms.CodexEnv(t)})
+	info := p.Check(context.Background())
+	if !info.Available || info.Path != shim || info.Version != "0.171.0" {
+		t.Fatalf("Check = %+v, want the shim, available, 0.171.0", info)
+	}
+	cancelWhenStarted(t, p, newTurn(t, "hello"), 10*time.Second)
+}

@@ -52,6 +52,9 @@ const (
 type OpenAI struct {
 	settings Settings
 	baseURL  string
+	// name is the provider's code ("openai", or "ollama" for the same loop
+	// with Ollama's defaults) and keyVar the variable its key falls back on.
+	name, keyVar string
 	// MaxSteps caps model requests per turn (settings: args ["--max-steps=N"]).
 	MaxSteps int
 	// MaxMessages caps the messages kept per session (args ["--max-messages=N"]).
@@ -78,6 +81,8 @@ func newOpenAI(s Settings) *OpenAI {
 	p := &OpenAI{
 		settings:    s,
 		baseURL:     strings.TrimRight(s.BaseURL, "/"),
+		name:        "openai",
+		keyVar:      "OPENAI_API_KEY",
 		MaxSteps:    DefaultOpenAIMaxSteps,
 		MaxMessages: DefaultOpenAIMaxMessages,
 		client:      &http.Client{Transport: openAITransport()},
@@ -129,7 +134,7 @@ func (p *OpenAI) parseArgs(args []string) error {
 	return nil
 }
 
-func (p *OpenAI) Name() string { return "openai" }
+func (p *OpenAI) Name() string { return p.name }
 
 // Check reports the endpoint's availability. A loopback endpoint is probed
 // with GET {base}/models within 300 ms; a remote one is not probed (that
@@ -143,7 +148,7 @@ func (p *OpenAI) Check(ctx context.Context) wire.ProviderInfo {
 		Description:  "built-in agent loop against an OpenAI-compatible chat-completions endpoint",
 	}
 	if p.badSettings != "" {
-		info.Reason = "openai settings: " + p.badSettings
+		info.Reason = p.name + " settings: " + p.badSettings
 		return info
 	}
 	if !isLoopbackURL(p.baseURL) {
@@ -186,7 +191,7 @@ func (p *OpenAI) apiKey() string {
 	if p.settings.APIKey != "" {
 		return p.settings.APIKey
 	}
-	return os.Getenv("OPENAI_API_KEY")
+	return os.Getenv(p.keyVar)
 }
 
 func (p *OpenAI) authorize(req *http.Request) {
@@ -227,22 +232,22 @@ func (p *OpenAI) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	err := p.runTurn(ctx, turn, emit)
 	if err != nil && ctx.Err() != nil {
 		// Ended, or Core's turn deadline: say which, the same way as the CLI adapters.
-		return stoppedTurn(ctx, "openai")
+		return stoppedTurn(ctx, p.name)
 	}
 	return err
 }
 
 func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	if p.badSettings != "" {
-		return wire.Errorf(wire.CodeProviderUnavailable, "openai settings: %s", p.badSettings)
+		return wire.Errorf(wire.CodeProviderUnavailable, "%s settings: %s", p.name, p.badSettings)
 	}
 	model := turn.Model // Core filled in Settings.DefaultModel (Check reports it)
 	if model == "" {
 		return wire.Errorf(wire.CodeModelRequired,
-			"the openai provider needs a model: pass createSession({model}) or set default_model under [providers.openai] in the config file (endpoint %s)", p.baseURL)
+			"the %s provider needs a model: pass createSession({model}) or set default_model under [providers.%s] in the config file (endpoint %s)", p.name, p.name, p.baseURL)
 	}
 	if turn.Calls == nil && len(turn.Tools) > 0 {
-		return wire.Errorf(wire.CodeInternal, "openai: the turn has tools but no broker to call them")
+		return wire.Errorf(wire.CodeInternal, "%s: the turn has tools but no broker to call them", p.name)
 	}
 	names := newToolNames(turn.Tools)
 	tools := chatTools(turn.Tools, names)
@@ -288,8 +293,8 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 		p.save(turn.SessionID, messages)
 	}
 	return wire.Errorf(wire.CodeStepLimit,
-		"model %q at %s was still calling tools after %d steps; the turn was stopped (raise it with args [\"--max-steps=N\"] under [providers.openai])",
-		model, p.baseURL, p.MaxSteps).WithDetails(map[string]any{"maxSteps": p.MaxSteps, "model": model})
+		"model %q at %s was still calling tools after %d steps; the turn was stopped (raise it with args [\"--max-steps=N\"] under [providers.%s])",
+		model, p.baseURL, p.MaxSteps, p.name).WithDetails(map[string]any{"maxSteps": p.MaxSteps, "model": model})
 }
 
 func (p *OpenAI) endpoint() string { return p.baseURL + "/chat/completions" }
@@ -485,7 +490,7 @@ func (p *OpenAI) complete(ctx context.Context, model string, messages []chatMess
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, httpFailure(resp.StatusCode, errorBodyText(b), endpoint, model)
+		return nil, p.httpFailure(resp.StatusCode, errorBodyText(b), endpoint, model)
 	}
 	reply := newChatReply()
 	onText := func(s string) { emit(Event{ChatDelta: s}) }
@@ -523,11 +528,11 @@ func (p *OpenAI) complete(ctx context.Context, model string, messages []chatMess
 }
 
 // httpFailure turns an HTTP error status into the code a page can act on.
-func httpFailure(status int, msg, endpoint, model string) *wire.Error {
+func (p *OpenAI) httpFailure(status int, msg, endpoint, model string) *wire.Error {
 	details := map[string]any{"url": endpoint, "model": model, "status": status}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return wire.Errorf(wire.CodeAuthFailed, "the model server at %s refused the credentials (HTTP %d: %s); set api_key under [providers.openai] or OPENAI_API_KEY", endpoint, status, msg).WithDetails(details)
+		return wire.Errorf(wire.CodeAuthFailed, "the model server at %s refused the credentials (HTTP %d: %s); set api_key under [providers.%s] or %s", endpoint, status, msg, p.name, p.keyVar).WithDetails(details)
 	case status == http.StatusNotFound || saysModelNotFound(msg):
 		return wire.Errorf(wire.CodeModelNotFound, "model %q not found at %s (HTTP %d: %s); check the model name and base_url", model, endpoint, status, msg).WithDetails(details)
 	default:

@@ -17,7 +17,7 @@ type Registry struct {
 
 // DefaultOrder is the preference when no default is configured: the first
 // available of these is used.
-var DefaultOrder = []string{"codex", "claude", "openai", "script"}
+var DefaultOrder = []string{"codex", "claude", "gemini", "opencode", "copilot", "openai", "ollama", "script"}
 
 // NewRegistry holds ps; defaultName is the configured default (may be empty).
 func NewRegistry(defaultName string, ps ...Provider) *Registry {

@@ -132,6 +132,24 @@ const (
 	CodeGuidanceTooLong           = "GUIDANCE_TOO_LONG"            // guidance is longer than --max-guidance-length
 	CodeSchemaTooLarge            = "SCHEMA_TOO_LARGE"             // one argsSchema is over --max-schema-bytes
 	CodeSchemaTooDeep             = "SCHEMA_TOO_DEEP"              // one argsSchema nests deeper than --max-schema-depth
+	// Session assets (the page's and the agent's shared files).
+	CodeAssetPathInvalid             = "ASSET_PATH_INVALID"              // not a safe /... path, or it goes through a symlink
+	CodeAssetNotFound                = "ASSET_NOT_FOUND"                 // nothing at the path
+	CodeAssetNotFile                 = "ASSET_NOT_FILE"                  // the path is a directory or another non-regular file
+	CodeAssetTooLarge                = "ASSET_TOO_LARGE"                 // an upload over 100 MiB
+	CodeAssetReadTooLarge            = "ASSET_READ_TOO_LARGE"            // a read of a file over 100 MiB
+	CodeAssetUploadBusy              = "ASSET_UPLOAD_BUSY"               // another upload of the session is running
+	CodeAssetUploadServerUnavailable = "ASSET_UPLOAD_SERVER_UNAVAILABLE" // produced by the SDK: Core's HTTP port did not answer the upload
+	CodeAssetUploadTicketExpired     = "ASSET_UPLOAD_TICKET_EXPIRED"
+	CodeAssetUploadUnauthorized      = "ASSET_UPLOAD_UNAUTHORIZED" // unknown, used, or another session's or origin's ticket
+	CodeAssetUploadSizeMismatch      = "ASSET_UPLOAD_SIZE_MISMATCH"
+	CodeAssetUploadFailed            = "ASSET_UPLOAD_FAILED"
+	CodeAssetListFailed              = "ASSET_LIST_FAILED"
+	CodeAssetDownloadTicketExpired   = "ASSET_DOWNLOAD_TICKET_EXPIRED"
+	CodeAssetDownloadUnauthorized    = "ASSET_DOWNLOAD_UNAUTHORIZED"
+	CodeAssetReadFailed              = "ASSET_READ_FAILED"
+	CodeAssetTextDecodeFailed        = "ASSET_TEXT_DECODE_FAILED" // produced by the SDK
+	CodeAssetInvalidJSON             = "ASSET_INVALID_JSON"       // produced by the SDK
 	// Durable sessions.
 	CodeTurnInterrupted = "TURN_INTERRUPTED" // Core stopped (restart, crash) while the turn ran; its pending calls fail with it
 	CodeEventsTruncated = "EVENTS_TRUNCATED" // a resuming page missed events the bounded event log no longer holds
@@ -151,5 +169,10 @@ var Codes = []string{
 	CodeDefaultProviderNotSet, CodeDefaultProviderUnavailable, CodeSDKBridgeTimeout, CodeSDKProtocolError,
 	CodePeerNotAllowed, CodeInvalidFrame, CodeTooManySessions, CodeTooManyConnectionSessions, CodeTooManyTools,
 	CodeToolNameTooLong, CodeDescriptionTooLong, CodeGuidanceTooLong, CodeSchemaTooLarge, CodeSchemaTooDeep,
+	CodeAssetPathInvalid, CodeAssetNotFound, CodeAssetNotFile, CodeAssetTooLarge, CodeAssetReadTooLarge,
+	CodeAssetUploadBusy, CodeAssetUploadServerUnavailable, CodeAssetUploadTicketExpired, CodeAssetUploadUnauthorized,
+	CodeAssetUploadSizeMismatch, CodeAssetUploadFailed, CodeAssetListFailed,
+	CodeAssetDownloadTicketExpired, CodeAssetDownloadUnauthorized, CodeAssetReadFailed,
+	CodeAssetTextDecodeFailed, CodeAssetInvalidJSON,
 	CodeTurnInterrupted, CodeEventsTruncated,
 }

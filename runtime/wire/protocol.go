@@ -120,6 +120,9 @@ type ProviderInfo struct {
 	Reason       string `json:"reason,omitempty"` // why it is unavailable
 	DefaultModel string `json:"defaultModel,omitempty"`
 	Description  string `json:"description,omitempty"`
+	// Models are the models the provider's server has, where it can list
+	// them (ollama: GET /api/tags).
+	Models []string `json:"models,omitempty"`
 }
 
 type ListProvidersResult struct {

@@ -49,6 +49,23 @@ export declare const ERROR_CODES: readonly [
 	"GUIDANCE_TOO_LONG",
 	"SCHEMA_TOO_LARGE",
 	"SCHEMA_TOO_DEEP",
+	"ASSET_PATH_INVALID",
+	"ASSET_NOT_FOUND",
+	"ASSET_NOT_FILE",
+	"ASSET_TOO_LARGE",
+	"ASSET_READ_TOO_LARGE",
+	"ASSET_UPLOAD_BUSY",
+	"ASSET_UPLOAD_SERVER_UNAVAILABLE",
+	"ASSET_UPLOAD_TICKET_EXPIRED",
+	"ASSET_UPLOAD_UNAUTHORIZED",
+	"ASSET_UPLOAD_SIZE_MISMATCH",
+	"ASSET_UPLOAD_FAILED",
+	"ASSET_LIST_FAILED",
+	"ASSET_DOWNLOAD_TICKET_EXPIRED",
+	"ASSET_DOWNLOAD_UNAUTHORIZED",
+	"ASSET_READ_FAILED",
+	"ASSET_TEXT_DECODE_FAILED",
+	"ASSET_INVALID_JSON",
 	"TURN_INTERRUPTED",
 	"EVENTS_TRUNCATED"
 ];
@@ -299,6 +316,8 @@ export type ProviderDetails = {
 	reason?: string;
 	defaultModel?: string;
 	description?: string;
+	/** The models the provider's server has, where it can list them (ollama). */
+	models?: string[];
 };
 /** Pedelec Core addition: listProviderDetails()'s answer. */
 export type ProviderList = {
@@ -485,15 +504,6 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	getStatus(): PedelecSessionStatus;
 	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
 	getWaitingOn(): PendingTool[];
-	/** Uploads a browser File into the session's assets/ directory; resolves with its path. */
-	uploadAsset(file: File): Promise<SandboxAssetPath>;
-	uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
-	/** Every completed regular file of the session's assets/ directory, newest first. */
-	listAssets(): Promise<SandboxAsset[]>;
-	/** Reads an asset as strict UTF-8 text, parsed JSON, or a browser File. */
-	readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
-	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
-	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
 	/** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
 	onChat(handler: (text: string, ctx: ChatEventContext) => void): () => void;
 	/** Status changes, deduplicated; not called with the initial status (use getStatus()). */
@@ -515,6 +525,20 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	 */
 	onTool<N extends TToolName>(toolName: N, handler: ToolSpecificHandler<ToolArgs<TTools, N>, unknown>): () => void;
 	onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
+	/**
+	 * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
+	 * "/" + file.name or at targetPath (parents are created, a regular file
+	 * replaced). Resolves with the asset's path. One upload at a time.
+	 */
+	uploadAsset(file: File): Promise<SandboxAssetPath>;
+	uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
+	/** Every regular file in assets/, at every level, newest first, then by name. */
+	listAssets(): Promise<SandboxAsset[]>;
+	/** Reads an asset as strict UTF-8 text, parsed JSON, or a File (name, MIME type, mtime). */
+	readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
+	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
+	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
+	private assetSession;
 	private endedError;
 	/** The context fields every listener gets. */
 	private context;
@@ -613,5 +637,7 @@ export declare function defineTool<TArgs = unknown, TResult = unknown, const TNa
  */
 export declare function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SerializableSkillsManifest;
 export declare const DEFAULT_URL = "ws://127.0.0.1:7077/ws";
+/** The limit of one upload and of one read: 100 MiB. */
+export declare const MAX_ASSET_BYTES: number;
 
 export {};

@@ -53,6 +53,23 @@ var ERROR_CODES = [
   "GUIDANCE_TOO_LONG",
   "SCHEMA_TOO_LARGE",
   "SCHEMA_TOO_DEEP",
+  "ASSET_PATH_INVALID",
+  "ASSET_NOT_FOUND",
+  "ASSET_NOT_FILE",
+  "ASSET_TOO_LARGE",
+  "ASSET_READ_TOO_LARGE",
+  "ASSET_UPLOAD_BUSY",
+  "ASSET_UPLOAD_SERVER_UNAVAILABLE",
+  "ASSET_UPLOAD_TICKET_EXPIRED",
+  "ASSET_UPLOAD_UNAUTHORIZED",
+  "ASSET_UPLOAD_SIZE_MISMATCH",
+  "ASSET_UPLOAD_FAILED",
+  "ASSET_LIST_FAILED",
+  "ASSET_DOWNLOAD_TICKET_EXPIRED",
+  "ASSET_DOWNLOAD_UNAUTHORIZED",
+  "ASSET_READ_FAILED",
+  "ASSET_TEXT_DECODE_FAILED",
+  "ASSET_INVALID_JSON",
   "TURN_INTERRUPTED",
   "EVENTS_TRUNCATED"
 ];
@@ -941,6 +958,147 @@ function settingsFrom(list) {
   return { defaultProvider: list.defaultProvider ? list.defaultProvider : null, defaultModels };
 }
 
+// src/assets.ts
+var MAX_ASSET_BYTES = 100 * 1024 * 1024;
+var HEADER_NAME = "X-Pedelec-Asset-Name";
+var HEADER_MODIFIED = "X-Pedelec-Asset-Modified-At";
+function assetPathError(path) {
+  const invalid2 = (why) => new PedelecError("ASSET_PATH_INVALID", `asset path ${JSON.stringify(path)} is invalid: ${why}`, { path });
+  if (typeof path !== "string" || path === "") return invalid2("use a path like /report.json");
+  if (!path.startsWith("/")) return invalid2("it must start with / (the assets directory is its root)");
+  if (path.includes("\\")) return invalid2("it contains a backslash; separate segments with /");
+  if (path.includes("\0")) return invalid2("it contains a NUL character");
+  for (const seg of path.slice(1).split("/")) {
+    const decoded = seg.toLowerCase().replaceAll("%2e", ".");
+    if (seg === "") return invalid2("it has an empty segment (a double or trailing /)");
+    if (seg === "." || seg === "..") return invalid2(`it has a ${seg} segment`);
+    if (decoded === "." || decoded === "..") return invalid2(`it has a percent-encoded ${decoded} segment`);
+    if (seg.startsWith(".pedelec-")) return invalid2("segments starting with .pedelec- are reserved for Pedelec");
+  }
+  return null;
+}
+function checkLive(s) {
+  if (s.ended()) throw new PedelecError("SESSION_ENDED", `Session ${s.sessionId} has ended; its assets are gone`);
+}
+function transferUrl(s, relative) {
+  const base = new URL(s.connection.url);
+  base.protocol = base.protocol === "wss:" ? "https:" : "http:";
+  return new URL(relative, base).toString();
+}
+async function httpError(resp, fallback, what, path) {
+  try {
+    const body = await resp.json();
+    if (body && typeof body === "object" && body.error) return PedelecError.from(body.error);
+  } catch {
+  }
+  return new PedelecError(fallback, `${what} ${path} failed with HTTP ${resp.status}`, { path, status: resp.status });
+}
+async function uploadAsset(s, file, targetPath) {
+  checkLive(s);
+  if (typeof Blob === "undefined" || !(file instanceof Blob)) {
+    throw new PedelecError("INVALID_INPUT", "uploadAsset(file, targetPath?): file must be a File or Blob");
+  }
+  const name = typeof File !== "undefined" && file instanceof File ? file.name : "";
+  const path = targetPath ?? `/${name}`;
+  if (targetPath === void 0 && !name) {
+    throw new PedelecError("ASSET_PATH_INVALID", "uploadAsset(blob) needs a targetPath: a Blob has no file name", { path: null });
+  }
+  const bad = assetPathError(path);
+  if (bad) throw bad;
+  if (file.size > MAX_ASSET_BYTES) {
+    throw new PedelecError("ASSET_TOO_LARGE", `${path} is ${file.size} bytes; an asset may be at most ${MAX_ASSET_BYTES} bytes (100 MiB)`, {
+      path,
+      sizeBytes: file.size,
+      limit: MAX_ASSET_BYTES
+    });
+  }
+  const ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  const url = transferUrl(s, ticket.url);
+  let resp;
+  try {
+    resp = await fetch(url, {
+      method: "PUT",
+      body: file,
+      headers: { "Content-Type": "application/octet-stream" },
+      credentials: "omit",
+      cache: "no-store"
+    });
+  } catch (err) {
+    checkLive(s);
+    throw new PedelecError("ASSET_UPLOAD_SERVER_UNAVAILABLE", `Could not upload ${path} to Pedelec Core at ${new URL(url).origin}: ${String(err)}`, {
+      path,
+      url: new URL(url).origin
+    });
+  }
+  if (!resp.ok) throw await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path);
+  try {
+    const body = await resp.json();
+    return body.asset?.path ?? path;
+  } catch (err) {
+    throw new PedelecError("ASSET_UPLOAD_FAILED", `upload of ${path}: Core's answer was not readable: ${String(err)}`, { path });
+  }
+}
+async function listAssets(s) {
+  checkLive(s);
+  const r = await s.connection.request("list_assets", { sessionId: s.sessionId });
+  return r.assets ?? [];
+}
+async function readAsset(s, path, type) {
+  checkLive(s);
+  if (type !== "text" && type !== "json" && type !== "file") {
+    throw new PedelecError("INVALID_INPUT", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`);
+  }
+  const bad = assetPathError(path);
+  if (bad) throw bad;
+  const ticket = await s.connection.request("asset_read_ticket", { sessionId: s.sessionId, path });
+  const url = transferUrl(s, ticket.url);
+  const failed = (why) => new PedelecError("ASSET_READ_FAILED", `read of ${path} failed: ${why}`, { path });
+  let resp;
+  try {
+    resp = await fetch(url, { method: "GET", credentials: "omit", cache: "no-store" });
+  } catch (err) {
+    checkLive(s);
+    throw failed(`Pedelec Core at ${new URL(url).origin} did not answer (${String(err)})`);
+  }
+  if (!resp.ok) throw await httpError(resp, "ASSET_READ_FAILED", "read of", path);
+  let bytes;
+  try {
+    bytes = await resp.arrayBuffer();
+  } catch (err) {
+    checkLive(s);
+    throw failed(`the transfer was cut short (${String(err)})`);
+  }
+  if (type === "file") {
+    const name = decodeName(resp.headers.get(HEADER_NAME)) ?? ticket.asset?.name ?? path.slice(path.lastIndexOf("/") + 1);
+    const modified = Number(resp.headers.get(HEADER_MODIFIED) ?? ticket.asset?.modifiedAt ?? Date.now());
+    const mime = resp.headers.get("Content-Type") ?? ticket.mimeType ?? "application/octet-stream";
+    return new File([bytes], name, { type: mime, lastModified: modified });
+  }
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new PedelecError("ASSET_TEXT_DECODE_FAILED", `${path} is not valid UTF-8 text; read it as "file" instead`, { path });
+  }
+  if (type === "text") return text;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new PedelecError("ASSET_INVALID_JSON", `${path} is not valid JSON: ${err.message}`, {
+      path,
+      message: err.message
+    });
+  }
+}
+function decodeName(header) {
+  if (!header) return null;
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return null;
+  }
+}
+
 // src/handlers.ts
 var HandlerRegistry = class {
   constructor(tools = []) {
@@ -1202,16 +1360,6 @@ var PedelecSession = class {
   getWaitingOn() {
     return this.waitingOn.map((p) => ({ ...p }));
   }
-  uploadAsset(_file, _targetPath) {
-    return Promise.reject(notBuilt("uploadAsset"));
-  }
-  /** Every completed regular file of the session's assets/ directory, newest first. */
-  listAssets() {
-    return Promise.reject(notBuilt("listAssets"));
-  }
-  readAsset(_path, _type) {
-    return Promise.reject(notBuilt("readAsset"));
-  }
   // ---- listeners ----
   /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
   onChat(handler) {
@@ -1249,6 +1397,19 @@ var PedelecSession = class {
       throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
     }
     return this.registry.setNamed(nameOrFallback, handler);
+  }
+  uploadAsset(file, targetPath) {
+    return uploadAsset(this.assetSession(), file, targetPath);
+  }
+  /** Every regular file in assets/, at every level, newest first, then by name. */
+  listAssets() {
+    return listAssets(this.assetSession());
+  }
+  readAsset(path, type) {
+    return readAsset(this.assetSession(), path, type);
+  }
+  assetSession() {
+    return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
   }
   // ---- internals ----
   endedError() {
@@ -1559,13 +1720,6 @@ function abortCall(call, reason) {
   clearTimeout(call.timer);
   if (!call.controller.signal.aborted) call.controller.abort(reason);
 }
-function notBuilt(method) {
-  return new PedelecError(
-    "UNKNOWN_METHOD",
-    `session.${method}() is part of the original SDK's API but is not built into this version of Pedelec yet`,
-    { method }
-  );
-}
 
 // src/client.ts
 function browserSocket(url) {
@@ -1795,6 +1949,7 @@ function defineTool(definition) {
 export {
   DEFAULT_URL,
   ERROR_CODES,
+  MAX_ASSET_BYTES,
   Pedelec,
   PedelecError,
   PedelecSession,

@@ -10,6 +10,7 @@ export { toManifest } from "./manifest.js";
 export { PedelecError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";
+export { MAX_ASSET_BYTES } from "./assets.js";
 export type {
   // the original's names
   ApprovalStatus,

@@ -17,6 +17,7 @@ import type {
   ToolCallSettledData,
   TurnStarted,
 } from "./client/protocol.js";
+import { listAssets, readAsset, uploadAsset } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { HandlerRegistry } from "./handlers.js";
 import { Emitter } from "./listeners.js";
@@ -33,6 +34,7 @@ import type {
   PedelecEventContext,
   PedelecSessionStatus,
   PendingTool,
+  ReadAssetType,
   SandboxAsset,
   SandboxAssetPath,
   StatusEventContext,
@@ -221,28 +223,6 @@ export class PedelecSession<
     return this.waitingOn.map((p) => ({ ...p }));
   }
 
-  // ---- assets (implemented in assets.ts by the session-assets work) ----
-
-  /** Uploads a browser File into the session's assets/ directory; resolves with its path. */
-  uploadAsset(file: File): Promise<SandboxAssetPath>;
-  uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
-  uploadAsset(_file: File, _targetPath?: SandboxAssetPath): Promise<SandboxAssetPath> {
-    return Promise.reject(notBuilt("uploadAsset"));
-  }
-
-  /** Every completed regular file of the session's assets/ directory, newest first. */
-  listAssets(): Promise<SandboxAsset[]> {
-    return Promise.reject(notBuilt("listAssets"));
-  }
-
-  /** Reads an asset as strict UTF-8 text, parsed JSON, or a browser File. */
-  readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
-  readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
-  readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
-  readAsset(_path: SandboxAssetPath, _type: "text" | "json" | "file"): Promise<unknown> {
-    return Promise.reject(notBuilt("readAsset"));
-  }
-
   // ---- listeners ----
 
   /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
@@ -294,6 +274,36 @@ export class PedelecSession<
       throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
     }
     return this.registry.setNamed(nameOrFallback, handler as (args: unknown, ctx: ToolCallContext) => unknown);
+  }
+
+  // ---- assets (assets.ts): files the page and the agent share ----
+
+  /**
+   * Uploads a File (at most 100 MiB) to the session's assets/ directory, at
+   * "/" + file.name or at targetPath (parents are created, a regular file
+   * replaced). Resolves with the asset's path. One upload at a time.
+   */
+  uploadAsset(file: File): Promise<SandboxAssetPath>;
+  uploadAsset(file: File, targetPath: SandboxAssetPath): Promise<SandboxAssetPath>;
+  uploadAsset(file: File, targetPath?: SandboxAssetPath): Promise<SandboxAssetPath> {
+    return uploadAsset(this.assetSession(), file, targetPath);
+  }
+
+  /** Every regular file in assets/, at every level, newest first, then by name. */
+  listAssets(): Promise<SandboxAsset[]> {
+    return listAssets(this.assetSession());
+  }
+
+  /** Reads an asset as strict UTF-8 text, parsed JSON, or a File (name, MIME type, mtime). */
+  readAsset(path: SandboxAssetPath, type: "text"): Promise<string>;
+  readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
+  readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
+  readAsset(path: SandboxAssetPath, type: ReadAssetType): Promise<unknown> {
+    return readAsset(this.assetSession(), path, type);
+  }
+
+  private assetSession() {
+    return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
   }
 
   // ---- internals ----
@@ -643,12 +653,4 @@ export class PedelecSession<
 function abortCall(call: RunningCall, reason: PedelecError) {
   clearTimeout(call.timer);
   if (!call.controller.signal.aborted) call.controller.abort(reason);
-}
-
-function notBuilt(method: string): PedelecError {
-  return new PedelecError(
-    "UNKNOWN_METHOD",
-    `session.${method}() is part of the original SDK's API but is not built into this version of Pedelec yet`,
-    { method },
-  );
 }

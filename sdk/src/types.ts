@@ -290,6 +290,8 @@ export type ProviderDetails = {
   reason?: string;
   defaultModel?: string;
   description?: string;
+  /** The models the provider's server has, where it can list them (ollama). */
+  models?: string[];
 };
 
 /** Pedelec Core addition: listProviderDetails()'s answer. */

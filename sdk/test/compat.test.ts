@@ -289,12 +289,14 @@ test("end() that Core refuses reports through onError, rejects, and leaves the s
   assert.deepEqual(errors, [["INTERNAL", "sdk_error"]]);
 });
 
-test("the asset methods of the original are declared and reject clearly until they are built", async () => {
+test("the asset methods of the original are built: they check input, then ask Core", async () => {
   const core = new FakeCore();
   const { session } = await started(core);
-  for (const p of [session.listAssets(), session.readAsset("/a.txt", "text"), session.uploadAsset({} as File)]) {
-    await assert.rejects(p, (e: PedelecError) => e.code === "UNKNOWN_METHOD" && /not built into this version/.test(e.message));
-  }
+  core.handlers.list_assets = () => ({ result: { assets: [] } });
+  assert.deepEqual(await session.listAssets(), []);
+  assert.equal(core.sent("list_assets").length, 1);
+  await assert.rejects(session.readAsset("a.txt" as `/${string}`, "text"), (e: PedelecError) => e.code === "ASSET_PATH_INVALID");
+  await assert.rejects(session.uploadAsset({} as File), (e: PedelecError) => e.code === "INVALID_INPUT");
 });
 
 test("inline handlers from createSession's tools answer calls with the documented ctx", async () => {

@@ -3,6 +3,7 @@
 // uses the SDK exactly as the original Pedelec SDK documents it (listeners
 // get (value, ctx), listProviders() gives {name, code, available, error}).
 import { Pedelec } from "/sdk/pedelec.js";
+import { mountAssets, refreshAssets } from "./assets.js";
 import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, turnFailed, turnHasText, userMessage } from "./chat.js";
 import { renderMarkdown } from "./markdown.js";
 import { agentExamples, agentIntro, scriptExamples, scriptIntro } from "./examples.js";
@@ -154,6 +155,7 @@ async function startSession() {
     $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
     renderStatus(s.getStatus());
     setBusy(false);
+    void refreshAssets();
     systemNote(`Session started with ${s.provider}. ${s.provider === "script" ? "Pick an example below, or type commands." : "Ask for something."}`);
   } catch (err) {
     renderStatus("error");
@@ -178,6 +180,7 @@ async function send(text) {
   } finally {
     offChat();
     setBusy(false);
+    void refreshAssets();
   }
 }
 
@@ -208,5 +211,6 @@ window.pedelecDemo = {
 mountApp();
 mountChat();
 mountChatScroll();
+mountAssets(() => session);
 setBusy(false);
 if (await loadProviders()) await startSession();

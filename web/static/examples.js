@@ -3,7 +3,7 @@
 // with a real agent, plain requests.
 
 export const scriptIntro =
-  "The script provider needs no AI: each line of your message is a command. `call <tool> <json>` runs the tool exactly as an agent would, `spec <tool>` prints its schema, `say <text>` replies. Click an example to put it in the message box.";
+  "The script provider needs no AI: each line of your message is a command. `call <tool> <json>` runs the tool exactly as an agent would, `spec <tool>` prints its schema, `say <text>` replies; `write`, `mkdir`, `ls` work on files in its directory (the Files panel's `assets/`). Click an example to put it in the message box.";
 
 export const agentIntro = "Ask in plain words. Click an example to put it in the message box.";
 
@@ -19,6 +19,7 @@ export const scriptExamples = [
   { label: "Show a tool's schema", text: "spec update_counter" },
   { label: "Bad arguments", text: 'call update_counter {"delta": "two"}' },
   { label: "Page info", text: "call get_current_page {}" },
+  { label: "Write a file for the page", text: 'ls assets\nwrite assets/results/report.json {"rows": 2, "summary": "written by the agent"}\nsay Wrote assets/results/report.json: see Files.' },
 ];
 
 export const agentExamples = [

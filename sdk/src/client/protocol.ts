@@ -36,7 +36,10 @@ export type Method =
   | "prepare"
   | "send_text"
   | "submit_tool_result"
-  | "end_session";
+  | "end_session"
+  | "list_assets"
+  | "asset_upload_ticket"
+  | "asset_read_ticket";
 
 export type SessionInfo = {
   sessionId: string;

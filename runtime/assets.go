@@ -1,0 +1,398 @@
+package runtime
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Session assets: the files the page and the agent share, in
+// <work>/assets/. The page names them by public paths ("/results/a.json")
+// rooted in that directory. Every rule that keeps a public path inside it
+// is in this file:
+//
+//   - a path is checked as text first (assetSegments): it starts with "/",
+//     uses "/", and has no empty, ".", ".." (also percent-encoded) or
+//     ".pedelec-" segment;
+//   - it is then walked one segment at a time from the session directory
+//     through an os.Root (which refuses to leave the directory whatever the
+//     file system holds), Lstat-ing each segment and refusing symlinks, and
+//     checking that what was opened is the very file that was Lstat-ed, so
+//     a symlink swapped in between cannot redirect the walk either.
+//
+// The agent runs as the same user and can plant symlinks anywhere in its
+// work directory; these rules are what stops the page from reading
+// /etc/passwd through one.
+
+// MaxAssetBytes is the limit of one upload and of one read: 100 MiB.
+const MaxAssetBytes int64 = 100 << 20
+
+// maxListedAssets bounds one listing, so a runaway agent cannot make Core
+// build an unbounded answer.
+const maxListedAssets = 10000
+
+// hiddenPrefix marks Core's own files (partial uploads); they are never
+// listed, read or written by public path.
+const hiddenPrefix = ".pedelec-"
+
+// assetsDirName is the shared directory inside the work directory.
+const assetsDirName = "assets"
+
+// SandboxAsset is one listed file, as the SDK's SandboxAsset type.
+type SandboxAsset = wire.Asset
+
+func assetErr(code, p, format string, args ...any) *wire.Error {
+	return wire.Errorf(code, format, args...).WithDetails(map[string]any{"path": p})
+}
+
+// assetSegments checks a public path as text and returns its segments.
+func assetSegments(p string) ([]string, error) {
+	invalid := func(why string) error {
+		return assetErr(wire.CodeAssetPathInvalid, p, "asset path %q is invalid: %s", p, why)
+	}
+	switch {
+	case p == "":
+		return nil, invalid("it is empty; use a path like /report.json")
+	case len(p) > 4096:
+		return nil, invalid("it is longer than 4096 bytes")
+	case !utf8.ValidString(p):
+		return nil, invalid("it is not valid UTF-8")
+	case !strings.HasPrefix(p, "/"):
+		return nil, invalid("it must start with / (the assets directory is its root)")
+	case strings.ContainsRune(p, '\\'):
+		return nil, invalid("it contains a backslash; separate segments with /")
+	case strings.ContainsRune(p, 0):
+		return nil, invalid("it contains a NUL byte")
+	}
+	segs := strings.Split(p[1:], "/")
+	for _, s := range segs {
+		decoded := strings.ToLower(strings.ReplaceAll(strings.ToLower(s), "%2e", "."))
+		switch {
+		case s == "":
+			return nil, invalid("it has an empty segment (a double or trailing /)")
+		case s == "." || s == "..":
+			return nil, invalid("it has a " + s + " segment")
+		case decoded == "." || decoded == "..":
+			return nil, invalid("it has a percent-encoded " + decoded + " segment")
+		case strings.HasPrefix(s, hiddenPrefix):
+			return nil, invalid("segments starting with " + hiddenPrefix + " are reserved for Pedelec")
+		case len(s) > 255:
+			return nil, invalid("a segment is longer than 255 bytes")
+		}
+	}
+	return segs, nil
+}
+
+// assetFS is one session's view of its assets directory.
+type assetFS struct {
+	sessionDir string // sessions/<id>, created by Core
+}
+
+// openAssetsRoot opens <session>/work/assets without following a symlink
+// at either step (the agent could replace assets/ with a link to /).
+func (a assetFS) openAssetsRoot(create bool) (*os.Root, error) {
+	base, err := os.OpenRoot(a.sessionDir)
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	work, err := enterDir(base, "work", false, "/")
+	if err != nil {
+		return nil, err
+	}
+	defer work.Close()
+	return enterDir(work, assetsDirName, create, "/")
+}
+
+// enterDir opens the directory name inside r, refusing symlinks and
+// anything that is not a directory; with create it makes a missing one.
+// pub is the public path being walked, for errors.
+func enterDir(r *os.Root, name string, create bool, pub string) (*os.Root, error) {
+	fi, err := r.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err = r.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		fi, err = r.Lstat(name)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, assetErr(wire.CodeAssetNotFound, pub, "asset %s not found: directory %q does not exist", pub, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, assetErr(wire.CodeAssetPathInvalid, pub, "asset path %s goes through a symlink (%q); symlinks are never followed", pub, name)
+	}
+	if !fi.IsDir() {
+		return nil, assetErr(wire.CodeAssetNotFile, pub, "asset path %s goes through %q, which is not a directory", pub, name)
+	}
+	sub, err := r.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := sub.Stat("."); err != nil || !os.SameFile(fi, now) {
+		sub.Close()
+		return nil, assetErr(wire.CodeAssetPathInvalid, pub, "asset path %s changed while it was opened (%q was replaced)", pub, name)
+	}
+	return sub, nil
+}
+
+// walkParents opens the directory holding the last segment.
+func (a assetFS) walkParents(pub string, segs []string, create bool) (*os.Root, error) {
+	dir, err := a.openAssetsRoot(true)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range segs[:len(segs)-1] {
+		next, err := enterDir(dir, s, create, pub)
+		dir.Close()
+		if err != nil {
+			return nil, err
+		}
+		dir = next
+	}
+	return dir, nil
+}
+
+// openedAsset is a regular file opened for reading, with what the page
+// learns about it.
+type openedAsset struct {
+	*os.File
+	info SandboxAsset
+	mime string
+}
+
+// open opens the regular file at public path pub for reading.
+func (a assetFS) open(pub string) (*openedAsset, error) {
+	segs, err := assetSegments(pub)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := a.walkParents(pub, segs, false)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	name := segs[len(segs)-1]
+	fi, err := dir.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, assetErr(wire.CodeAssetNotFound, pub, "asset %s not found", pub)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(pub, fi); err != nil {
+		return nil, err
+	}
+	// Non-blocking, so a FIFO swapped in after the Lstat cannot hang Core.
+	f, err := dir.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(fi, now) || !now.Mode().IsRegular() {
+		f.Close()
+		return nil, assetErr(wire.CodeAssetNotFile, pub, "asset %s changed while it was opened; it is no longer the regular file it was", pub)
+	}
+	return &openedAsset{File: f, info: assetInfo(pub, now), mime: assetMIME(name)}, nil
+}
+
+// stat describes the regular file at pub without keeping it open.
+func (a assetFS) stat(pub string) (*openedAsset, error) {
+	f, err := a.open(pub)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return f, nil
+}
+
+func checkRegular(pub string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return assetErr(wire.CodeAssetPathInvalid, pub, "asset %s is a symlink; symlinks are never followed", pub)
+	case fi.IsDir():
+		return assetErr(wire.CodeAssetNotFile, pub, "asset %s is a directory, not a file", pub)
+	case !fi.Mode().IsRegular():
+		return assetErr(wire.CodeAssetNotFile, pub, "asset %s is not a regular file (%s)", pub, fi.Mode().Type())
+	}
+	return nil
+}
+
+func assetInfo(pub string, fi fs.FileInfo) SandboxAsset {
+	return SandboxAsset{Name: path.Base(pub), Path: pub, SizeBytes: fi.Size(), ModifiedAt: fi.ModTime().UnixMilli()}
+}
+
+func assetMIME(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// write streams exactly size bytes from body into the file at pub. The
+// bytes go to a hidden temporary name in the target directory, renamed
+// over pub only when all of them arrived, so the agent never sees half a
+// file. Missing parent directories are created; an existing regular file
+// is replaced; anything else at pub is refused.
+func (a assetFS) write(pub string, size int64, body io.Reader) (SandboxAsset, error) {
+	segs, err := assetSegments(pub)
+	if err != nil {
+		return SandboxAsset{}, err
+	}
+	dir, err := a.walkParents(pub, segs, true)
+	if err != nil {
+		return SandboxAsset{}, err
+	}
+	defer dir.Close()
+	name := segs[len(segs)-1]
+	if err := checkReplaceable(dir, pub, name); err != nil {
+		return SandboxAsset{}, err
+	}
+	tmp := hiddenPrefix + "upload-" + randomHex(8)
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return SandboxAsset{}, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			dir.Remove(tmp)
+		}
+	}()
+	n, err := io.CopyBuffer(f, io.LimitReader(body, size+1), make([]byte, 256<<10))
+	if err != nil {
+		return SandboxAsset{}, err
+	}
+	if n != size {
+		return SandboxAsset{}, wire.Errorf(wire.CodeAssetUploadSizeMismatch, "upload of %s sent %s bytes; the file is %d bytes", pub, atLeast(n, size), size).
+			WithDetails(map[string]any{"path": pub, "expectedBytes": size, "receivedBytes": n})
+	}
+	if err := f.Close(); err != nil {
+		return SandboxAsset{}, err
+	}
+	if err := checkReplaceable(dir, pub, name); err != nil {
+		return SandboxAsset{}, err
+	}
+	if err := dir.Rename(tmp, name); err != nil {
+		return SandboxAsset{}, err
+	}
+	done = true
+	fi, err := dir.Lstat(name)
+	if err != nil {
+		return SandboxAsset{}, err
+	}
+	return assetInfo(pub, fi), nil
+}
+
+// checkReplaceable allows an upload to pub when nothing is there yet or a
+// regular file is.
+func checkReplaceable(dir *os.Root, pub, name string) error {
+	fi, err := dir.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return checkRegular(pub, fi)
+}
+
+func atLeast(n, size int64) string {
+	if n > size {
+		return "more than " + strconv.FormatInt(size, 10)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// list returns every regular file at every level, newest first, then by
+// name (then path, so the order is total). Symlinks are neither listed nor
+// followed; ".pedelec-" entries and everything under them are skipped.
+func (a assetFS) list() ([]SandboxAsset, error) {
+	root, err := a.openAssetsRoot(true)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var out []SandboxAsset
+	if err := listDir(root, "", &out); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool {
+		x, y := out[i], out[j]
+		if x.ModifiedAt != y.ModifiedAt {
+			return x.ModifiedAt > y.ModifiedAt
+		}
+		if x.Name != y.Name {
+			return x.Name < y.Name
+		}
+		return x.Path < y.Path
+	})
+	return out, nil
+}
+
+func listDir(dir *os.Root, prefix string, out *[]SandboxAsset) error {
+	d, err := dir.Open(".")
+	if err != nil {
+		return err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, hiddenPrefix) {
+			continue
+		}
+		pub := prefix + "/" + name
+		if _, err := assetSegments(pub); err != nil {
+			continue // a name no public path can address (a backslash, bad UTF-8)
+		}
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			continue
+		case e.IsDir():
+			sub, err := enterDir(dir, name, false, pub)
+			if err != nil {
+				continue // replaced or removed while listing: not there any more
+			}
+			err = listDir(sub, pub, out)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			fi, err := e.Info()
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if len(*out) >= maxListedAssets {
+				return wire.Errorf(wire.CodeAssetListFailed, "the assets directory holds more than %d files; listing stops there", maxListedAssets).
+					WithDetails(map[string]any{"limit": maxListedAssets})
+			}
+			*out = append(*out, assetInfo(pub, fi))
+		}
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

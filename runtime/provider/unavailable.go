@@ -1,0 +1,39 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// unavailable is a provider Pedelec names but does not offer: list_providers
+// shows it with the reason (and what a user can do instead), and a session
+// asking for it gets PROVIDER_UNAVAILABLE with the same reason.
+type unavailable struct{ name, description, reason string }
+
+func (u unavailable) Name() string { return u.name }
+
+func (u unavailable) Check(context.Context) wire.ProviderInfo {
+	return wire.ProviderInfo{Name: u.name, Description: u.description, Reason: u.reason}
+}
+
+func (u unavailable) RunTurn(context.Context, *Turn, func(Event)) error {
+	return fmt.Errorf("%s: %w", u.name, wire.Errorf(wire.CodeProviderUnavailable, "%s", u.reason))
+}
+
+var (
+	// Cursor and Antigravity: their agent CLIs do not install from npm, so
+	// there is no adapter Pedelec could test. Both are MCP clients.
+	Cursor Provider = unavailable{name: "cursor", description: "Cursor (cursor-agent)",
+		reason: "no adapter: Cursor's agent CLI does not install from npm, so Pedelec has none it could test. " +
+			"Cursor is an MCP client: add `pedelec mcp` as an MCP server in Cursor's settings to give it the page's tools (docs/providers.md)"}
+	Antigravity Provider = unavailable{name: "antigravity", description: "Google Antigravity",
+		reason: "no adapter: Antigravity's agent does not install from npm, so Pedelec has none it could test. " +
+			"Antigravity is an MCP client: add `pedelec mcp` as an MCP server in its settings to give it the page's tools (docs/providers.md)"}
+	// Qwen Code is drivable, but its shell allowlist cannot hold the agent
+	// to pedelec commands.
+	Qwen Provider = unavailable{name: "qwen", description: "Qwen Code (qwen)",
+		reason: "not offered: Qwen Code 0.24.4's allowlist let `pedelec-cli $(rm -f somefile)` run and delete the file, " +
+			"so it cannot be limited to pedelec commands (docs/providers.md)"}
+)
