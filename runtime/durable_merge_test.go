@@ -169,3 +169,32 @@ func TestDebugCountsNeedTheCoreToken(t *testing.T) {
 		t.Fatalf("with the Core token: HTTP %d", resp.StatusCode)
 	}
 }
+
+// A session's assets (the page's and the agent's shared files) survive a
+// restart with it: the work directory is kept, and the page lists them
+// again once it resumed.
+func TestRestoredSessionKeepsItsAssets(t *testing.T) {
+	state := t.TempDir()
+	c1, srv1, stop1 := runCore(t, state, "", nil)
+	p := wspage.Dial(t, wsURL(srv1), srv1.URL)
+	keep := false
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
+	s, err := c1.session(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dirs.work, "assets", "kept.txt"), []byte("still here"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop1()
+	p.Close()
+
+	_, srv2, _ := runCore(t, state, srv1.Listener.Addr().String(), nil)
+	p2 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID})
+	var list wire.ListAssetsResult
+	json.Unmarshal(p2.MustCall(wire.MethodListAssets, map[string]any{"sessionId": info.SessionID}), &list)
+	if len(list.Assets) != 1 || list.Assets[0].Path != "/kept.txt" || list.Assets[0].SizeBytes != 10 {
+		t.Fatalf("assets after the restart = %+v", list)
+	}
+}
