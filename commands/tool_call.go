@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 
-	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/internal/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
@@ -138,7 +139,7 @@ func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
 		return "", nil, &usageError{msg: werr.Message}
 	}
-	client, err := agentclient.FromEnv(agentclient.Getenv)
+	client, err := agentclient.FromEnv(os.Getenv)
 	if err != nil {
 		werr := wire.AsError(err)
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
-	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 

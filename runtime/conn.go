@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
-	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 

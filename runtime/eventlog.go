@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 

@@ -3,7 +3,7 @@ package runtime
 import (
 	"testing"
 
-	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/internal/store"
 )
 
 func TestEventLogBetween(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
-	"github.com/kaoruisaac/pedelec/runtime/store"
+	"github.com/kaoruisaac/pedelec/internal/store"
 )
 
 // persister writes session records and events to the state database from

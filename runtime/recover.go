@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
-	"github.com/kaoruisaac/pedelec/runtime/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 

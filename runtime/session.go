@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
-	"github.com/kaoruisaac/pedelec/runtime/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )

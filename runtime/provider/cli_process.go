@@ -154,16 +154,16 @@ type cliRun struct {
 }
 
 // runCLI starts spec, feeds every stdout line to handle, and waits. The
-// process group is stopped when ctx is done (StartProcess).
+// process group is stopped when ctx is done (startProcess).
 func runCLI(ctx context.Context, spec ProcessSpec, handle func(line []byte)) cliRun {
-	p, err := StartProcess(ctx, spec)
+	p, err := startProcess(ctx, spec)
 	if err != nil {
 		return cliRun{exitCode: -1, err: err}
 	}
 	readErr := p.Lines(handle)
 	waitErr := p.Wait()
 	run := cliRun{exitCode: p.ExitCode(), stderr: p.Stderr(), err: readErr}
-	if waitErr != nil && !IsExitError(waitErr) && run.err == nil {
+	if waitErr != nil && !isExitError(waitErr) && run.err == nil {
 		run.err = waitErr
 	}
 	return run

@@ -55,8 +55,8 @@ type OpenAI struct {
 	// name is the provider's code ("openai", or "ollama" for the same loop
 	// with Ollama's defaults) and keyVar the variable its key falls back on.
 	name, keyVar string
-	// MaxSteps caps model requests per turn (settings: args ["--max-steps=N"]).
-	MaxSteps int
+	// maxSteps caps model requests per turn (settings: args ["--max-steps=N"]).
+	maxSteps int
 	// MaxMessages caps the messages kept per session (args ["--max-messages=N"]).
 	MaxMessages int
 	// badSettings makes the provider unavailable, with the reason.
@@ -83,7 +83,7 @@ func newOpenAI(s Settings) *OpenAI {
 		baseURL:     strings.TrimRight(s.BaseURL, "/"),
 		name:        "openai",
 		keyVar:      "OPENAI_API_KEY",
-		MaxSteps:    DefaultOpenAIMaxSteps,
+		maxSteps:    DefaultOpenAIMaxSteps,
 		MaxMessages: DefaultOpenAIMaxMessages,
 		client:      &http.Client{Transport: openAITransport()},
 		convs:       map[string]*openAIConversation{},
@@ -119,7 +119,7 @@ func (p *OpenAI) parseArgs(args []string) error {
 		var target *int
 		switch name {
 		case "--max-steps":
-			target = &p.MaxSteps
+			target = &p.maxSteps
 		case "--max-messages":
 			target = &p.MaxMessages
 		default:
@@ -257,7 +257,7 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	messages = append(messages, chatMessage{Role: "user", Content: turn.Prompt})
 	p.save(turn.SessionID, messages)
 
-	for step := 1; step <= p.MaxSteps; step++ {
+	for step := 1; step <= p.maxSteps; step++ {
 		request := messages
 		if system != "" {
 			request = append([]chatMessage{{Role: "system", Content: system}}, messages...)
@@ -294,7 +294,7 @@ func (p *OpenAI) runTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	}
 	return wire.Errorf(wire.CodeStepLimit,
 		"model %q at %s was still calling tools after %d steps; the turn was stopped (raise it with args [\"--max-steps=N\"] under [providers.%s])",
-		model, p.baseURL, p.MaxSteps, p.name).WithDetails(map[string]any{"maxSteps": p.MaxSteps, "model": model})
+		model, p.baseURL, p.maxSteps, p.name).WithDetails(map[string]any{"maxSteps": p.maxSteps, "model": model})
 }
 
 func (p *OpenAI) endpoint() string { return p.baseURL + "/chat/completions" }

@@ -562,8 +562,8 @@ func TestOpenAICheck(t *testing.T) {
 
 func TestOpenAIArgs(t *testing.T) {
 	p := newOpenAI(Settings{Args: []string{"--max-steps=3", "--max-messages", "50"}})
-	if p.badSettings != "" || p.MaxSteps != 3 || p.MaxMessages != 50 {
-		t.Errorf("steps %d messages %d bad %q", p.MaxSteps, p.MaxMessages, p.badSettings)
+	if p.badSettings != "" || p.maxSteps != 3 || p.MaxMessages != 50 {
+		t.Errorf("steps %d messages %d bad %q", p.maxSteps, p.MaxMessages, p.badSettings)
 	}
 	for _, bad := range [][]string{{"--max-steps=0"}, {"--max-steps=x"}, {"--verbose"}} {
 		if p := newOpenAI(Settings{Args: bad}); p.badSettings == "" {

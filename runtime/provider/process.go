@@ -54,9 +54,9 @@ type Process struct {
 // could otherwise hold the pipe open forever.
 const drainDelay = 2 * time.Second
 
-// StartProcess starts spec in a new process group and stops it when ctx is
+// startProcess starts spec in a new process group and stops it when ctx is
 // cancelled: StopSignal to the group, then SIGKILL after the grace period.
-func StartProcess(ctx context.Context, spec ProcessSpec) (*Process, error) {
+func startProcess(ctx context.Context, spec ProcessSpec) (*Process, error) {
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
@@ -195,8 +195,8 @@ func (p *Process) Stderr() string {
 // Pid is the process (and process group) id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// IsExitError reports whether err is a plain non-zero exit.
-func IsExitError(err error) bool {
+// isExitError reports whether err is a plain non-zero exit.
+func isExitError(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee)
 }

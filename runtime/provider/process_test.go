@@ -28,7 +28,7 @@ func TestWaitKillsEscapedChildren(t *testing.T) {
 		t.Skip("setsid not installed")
 	}
 	tag, env := tagEnv(t)
-	p, err := StartProcess(context.Background(), ProcessSpec{
+	p, err := startProcess(context.Background(), ProcessSpec{
 		Path: "/bin/sh", Args: []string{"-c", "setsid sleep 300 & sleep 300 & echo started; sleep 1"}, Env: env,
 	})
 	if err != nil {
@@ -53,7 +53,7 @@ func TestWaitKillsEscapedChildren(t *testing.T) {
 func TestCancelStopsTheGroup(t *testing.T) {
 	tag, env := tagEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := StartProcess(ctx, ProcessSpec{
+	p, err := startProcess(ctx, ProcessSpec{
 		Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; sleep 300 & wait"}, Env: env, Grace: 200 * time.Millisecond,
 	})
 	if err != nil {
@@ -86,7 +86,7 @@ func TestLeftoversGetToCleanUp(t *testing.T) {
 	// wait for), says so, and sleeps; the leader exits once it is ready.
 	script := `bash -c 'trap "echo done > ` + cleaned + `" EXIT; : > ` + ready + `; sleep 300' & ` +
 		`while [ ! -e ` + ready + ` ]; do sleep 0.05; done`
-	p, err := StartProcess(context.Background(), ProcessSpec{Path: "/bin/sh", Args: []string{"-c", script}, Env: env})
+	p, err := startProcess(context.Background(), ProcessSpec{Path: "/bin/sh", Args: []string{"-c", script}, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}

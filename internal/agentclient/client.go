@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -103,6 +102,3 @@ func Print(w io.Writer, r wire.AgentResult) {
 	}
 	w.Write(append(data, '\n'))
 }
-
-// Getenv is os.Getenv, a variable so tests can swap the environment.
-var Getenv = os.Getenv
