@@ -44,20 +44,31 @@ go vet ./...
 go tool staticcheck ./...
 go mod tidy -diff
 
-# The SDK's checks run beside go test: they need one core for a few seconds
-# while go test mostly waits on Chromium and the agent CLIs.
-step "SDK (types, type tests, unit tests, dist matches source) and go test -race, in parallel"
-sdk_log=$(mktemp)
-trap 'rm -f "$sdk_log"' EXIT
-npm --prefix sdk test >"$sdk_log" 2>&1 &
+# Three jobs run side by side, because the slow ones mostly wait: the SDK's
+# checks (one core for a few seconds); the agent-CLI tests (each CLI turn
+# waits on a scripted model server and on node start-up); everything else
+# (the in-process tier, the core and browser end-to-end tests). Every test
+# runs in exactly one job: the CLI job takes the tests whose names say
+# Gemini, Opencode, Copilot, Claude or Codex, the other job skips them.
+step "SDK checks, the agent-CLI tests and all other tests (go test -race), in parallel"
+cli_tests='Gemini|Opencode|Copilot|Claude|Codex'
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+npm --prefix sdk test >"$logs/sdk" 2>&1 &
 sdk_pid=$!
-go_rc=0
-PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m ./... || go_rc=$?
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -run "$cli_tests" ./e2e ./runtime/provider >"$logs/cli" 2>&1 &
+cli_pid=$!
+core_rc=0
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -skip "$cli_tests" ./... || core_rc=$?
+cli_rc=0
+wait "$cli_pid" || cli_rc=$?
 sdk_rc=0
 wait "$sdk_pid" || sdk_rc=$?
+echo "--- agent-CLI tests (exit $cli_rc):"
+cat "$logs/cli"
 echo "--- SDK checks (exit $sdk_rc):"
-cat "$sdk_log"
-if [ "$go_rc" != 0 ] || [ "$sdk_rc" != 0 ]; then
-  echo "FAILED: go test exit $go_rc, SDK checks exit $sdk_rc"
+cat "$logs/sdk"
+if [ "$core_rc" != 0 ] || [ "$cli_rc" != 0 ] || [ "$sdk_rc" != 0 ]; then
+  echo "FAILED: go test exit $core_rc, agent-CLI tests exit $cli_rc, SDK checks exit $sdk_rc"
   exit 1
 fi
