@@ -234,8 +234,11 @@ func TestRestartCleansLeftovers(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		go cmd.Wait()
+		// One Wait only (os/exec allows one): the reaper closes exited,
+		// and the cleanup kills and waits for it.
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-exited })
 		return cmd
 	}
 	start(info.SessionID) // as if the agent left it running

@@ -27,7 +27,7 @@ type mcpClient struct {
 	cs      *mcp.ClientSession
 	mu      sync.Mutex
 	changes int
-	stderr  *strings.Builder
+	stderr  *lockedWriter // written by the process's stderr copier, read by the test
 }
 
 func (c *mcpClient) listChanges() int {
@@ -47,9 +47,9 @@ func newMCPClientOptions(c *mcpClient) *mcp.ClientOptions {
 // startPedelecMCP runs `pedelec mcp` as an MCP client starts it.
 func startPedelecMCP(t *testing.T, coreURL, stateDir string) *mcpClient {
 	t.Helper()
-	c := &mcpClient{stderr: &strings.Builder{}}
+	c := &mcpClient{stderr: &lockedWriter{w: &strings.Builder{}}}
 	cmd := exec.Command(testenv.Binary(t), "mcp", "--core-url", coreURL, "--state-dir", stateDir)
-	cmd.Stderr = &lockedWriter{w: c.stderr}
+	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e", Version: "1"}, newMCPClientOptions(c))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -68,8 +68,9 @@ func startPedelecMCP(t *testing.T, coreURL, stateDir string) *mcpClient {
 }
 
 func (c *mcpClient) stderrText() string {
-	lw := c.stderr
-	return lw.String()
+	c.stderr.mu.Lock()
+	defer c.stderr.mu.Unlock()
+	return c.stderr.w.String()
 }
 
 type lockedWriter struct {
