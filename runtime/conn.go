@@ -15,7 +15,9 @@ import (
 
 // outboxSize bounds the frames queued for one page. A page that falls this
 // far behind is closed with a policy-violation code rather than letting
-// Core's memory grow (the coder/websocket chat example's policy).
+// Core's memory grow (the coder/websocket chat example's policy). A resume's
+// replay takes one place, however many events it covers: the writer reads
+// those from the session's log as the socket takes them (conn_replay.go).
 const outboxSize = 1024
 
 // writeTimeout bounds every frame write.
@@ -27,7 +29,7 @@ type conn struct {
 	ws     *websocket.Conn
 	origin string
 	log    *log.Logger
-	out    chan []byte
+	out    chan outFrame
 	batch  *writeBatch // nil in tests that build a conn by hand
 	closed chan struct{}
 	once   sync.Once
@@ -40,7 +42,7 @@ type conn struct {
 func newConn(core *Core, ws *websocket.Conn, origin string) *conn {
 	return &conn{
 		core: core, ws: ws, origin: origin, log: core.log.With("origin", origin),
-		out: make(chan []byte, outboxSize), closed: make(chan struct{}), sessions: map[*Session]struct{}{},
+		out: make(chan outFrame, outboxSize), closed: make(chan struct{}), sessions: map[*Session]struct{}{},
 	}
 }
 
@@ -78,9 +80,15 @@ func (c *conn) isClosed() bool {
 
 // sendRaw queues one encoded frame without blocking.
 func (c *conn) sendRaw(data []byte) {
+	c.enqueue(outFrame{data: data})
+}
+
+// enqueue queues one frame or replay without blocking; a page that leaves
+// outboxSize of them unread is cut off.
+func (c *conn) enqueue(f outFrame) {
 	select {
 	case <-c.closed:
-	case c.out <- data:
+	case c.out <- f:
 	default:
 		c.log.Warn("page is not reading its events; closing the connection")
 		c.close(websocket.StatusPolicyViolation, "too many unread events")
@@ -148,25 +156,49 @@ func (c *conn) writeLoop(ctx context.Context) {
 	}
 }
 
-// writeQueued writes data and every frame queued behind it, as one socket
-// write when the connection batches (conn_batch.go).
-func (c *conn) writeQueued(ctx context.Context, data []byte) error {
+// writeQueued writes f and every frame queued behind it, as one socket
+// write when the connection batches (conn_batch.go). A replay is streamed
+// from the session's log in place, so what was queued behind it follows it.
+func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
+	if f.replay != nil {
+		return c.writeReplay(ctx, f.replay)
+	}
+	// At most maxBatch frames, so a steady stream still leaves promptly.
+	const maxBatch = 64
+	frames := [][]byte{f.data}
+	var next *replay
+	for len(frames) < maxBatch && c.batch != nil && next == nil {
+		select {
+		case f := <-c.out:
+			if f.replay != nil {
+				next = f.replay
+			} else {
+				frames = append(frames, f.data)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if err := c.writeFrames(ctx, frames); err != nil || next == nil {
+		return err
+	}
+	return c.writeReplay(ctx, next)
+}
+
+// writeFrames writes frames, held as one socket write when the connection
+// batches, each within writeTimeout.
+func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 	if c.batch != nil {
 		c.batch.hold()
 	}
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	err := c.ws.Write(wctx, websocket.MessageText, data)
-	// At most maxBatch frames, so a steady stream still leaves promptly.
-	const maxBatch = 64
-	for n := 1; n < maxBatch && err == nil && c.batch != nil; n++ {
-		select {
-		case next := <-c.out:
-			err = c.ws.Write(wctx, websocket.MessageText, next)
-			continue
-		default:
+	var err error
+	for _, data := range frames {
+		if err = c.ws.Write(wctx, websocket.MessageText, data); err != nil {
+			break
 		}
-		break
 	}
 	if c.batch != nil {
 		if rerr := c.batch.release(writeTimeout); err == nil {

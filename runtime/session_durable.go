@@ -74,22 +74,23 @@ func (s *Session) sendDurableLocked() {
 	events, dropped := s.events.between(s.sentSeq, s.durableSeq)
 	s.sentSeq = s.durableSeq
 	if dropped != nil {
-		dropped.Dropped = dropped.ToSeq - dropped.FromSeq + 1
-		dropped.Error = wire.Errorf(wire.CodeEventsTruncated, "events %d to %d of session %s are no longer kept; the page missed them", dropped.FromSeq, dropped.ToSeq, s.id).
-			WithDetails(map[string]any{"fromSeq": dropped.FromSeq, "toSeq": dropped.ToSeq, "dropped": dropped.Dropped})
-		pc.send(wire.Event{Type: wire.FrameEvent, Event: wire.EventEventsTruncated, SessionID: s.id, Seq: dropped.ToSeq, Data: dropped})
-		s.log.Warn("page missed events the log no longer holds", "from", dropped.FromSeq, "to", dropped.ToSeq)
+		pc.sendRaw(s.truncatedFrameLocked(dropped))
 	}
 	for _, ev := range events {
 		pc.sendRaw(ev.Frame)
 	}
 }
 
-// replayLocked attaches pc and sends it every committed event after lastSeq.
+// replayLocked attaches pc and sends it every committed event after lastSeq:
+// as one replay entry that pc's writer reads from the log as the socket
+// takes it (conn_replay.go), however many events were missed. Events
+// committed from now on queue behind it.
 func (s *Session) replayLocked(pc *conn, lastSeq int64) {
 	s.conn = pc
-	s.sentSeq = lastSeq
-	s.sendDurableLocked()
+	s.sentSeq = max(lastSeq, s.durableSeq)
+	if lastSeq < s.durableSeq {
+		pc.enqueue(outFrame{replay: &replay{s: s, next: lastSeq, upTo: s.durableSeq}})
+	}
 }
 
 // interruptLocked ends the running turn because Core is stopping (or was

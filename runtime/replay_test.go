@@ -1,0 +1,159 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// awaitDetached waits until no page is attached to s.
+func awaitDetached(t *testing.T, s *Session, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s.mu.Lock()
+		attached := s.conn != nil
+		s.mu.Unlock()
+		if !attached {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session still has a page after %s", within)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A page that missed more events than its outbox holds gets every one of
+// them on resume, once and in seq order, and events emitted while the
+// replay is still being written follow it; the page is not cut off.
+func TestResumeReplaysManyMissedEventsOnceInOrder(t *testing.T) {
+	const missed, live = 2000, 300 // more than 1024, and than the default log
+	h := newHarness(t, func(o *Options) { o.EventLogSize = 2500 })
+	p1 := h.page()
+	info, s := h.session(p1, false)
+	turnID, ht := h.send(p1, info.SessionID, "go")
+	ht.emit(provider.Event{ChatDelta: "seen "})
+	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
+	p1.Close()
+	awaitDetached(t, s, 10*time.Second)
+
+	for i := range missed {
+		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
+	}
+	h.core.persist.flush() // all of them committed: the resume replays them from the log
+
+	p2 := h.page()
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})
+	for i := range live { // while the replay is still being written
+		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("l%d ", i)})
+	}
+	ht.finish <- nil
+	p2.AwaitDone(turnID, 60*time.Second)
+
+	if p2.Closed() {
+		t.Fatal("Core closed the page that resumed")
+	}
+	events := p2.Events()
+	var want strings.Builder
+	for i := range missed {
+		fmt.Fprintf(&want, "m%d ", i)
+	}
+	for i := range live {
+		fmt.Fprintf(&want, "l%d ", i)
+	}
+	var got strings.Builder
+	for i, e := range events {
+		if e.Seq != last.Seq+1+int64(i) {
+			t.Fatalf("event %d (%s) has seq %d, want %d: every missed event once, in order", i, e.Event, e.Seq, last.Seq+1+int64(i))
+		}
+		if e.Event == wire.EventChatDelta {
+			var d wire.ChatDeltaData
+			eventData(t, e, &d)
+			got.WriteString(d.Text)
+		}
+	}
+	if got.String() != want.String() {
+		t.Errorf("chat after resume differs: got %d bytes, want %d", got.Len(), want.Len())
+	}
+	if len(events) < missed+live {
+		t.Errorf("page got %d events after resume, want at least %d", len(events), missed+live)
+	}
+}
+
+// A page that resumes and then stops reading is still cut off once the
+// live events it leaves unread pile up: the replay does not lift the
+// protection against a slow subscriber.
+func TestStuckReaderIsCutOffAfterResume(t *testing.T) {
+	h := newHarness(t, nil)
+	p1 := h.page()
+	info, s := h.session(p1, false)
+	turnID, ht := h.send(p1, info.SessionID, "go")
+	ht.emit(provider.Event{ChatDelta: "seen "})
+	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
+	p1.Close()
+	awaitDetached(t, s, 10*time.Second)
+	for i := range 1000 {
+		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
+	}
+	h.core.persist.flush()
+
+	// A page that asks to resume and never reads a frame.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, wsURL(h.srv), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	req, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: 1, Method: wire.MethodResumeSession,
+		Params: mustMarshal(t, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})})
+	if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
+		t.Fatal(err)
+	}
+	var pc *conn
+	for deadline := time.Now().Add(10 * time.Second); pc == nil; time.Sleep(5 * time.Millisecond) {
+		s.mu.Lock()
+		pc = s.conn
+		s.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the resume did not attach the page")
+		}
+	}
+
+	// Enough live data to fill the socket's buffers, then more unread
+	// frames than the outbox holds.
+	big := strings.Repeat("x", 64<<10)
+	for range 256 {
+		ht.emit(provider.Event{ChatDelta: big})
+	}
+	for i := 0; i < 4*outboxSize && !pc.isClosed(); i++ {
+		ht.emit(provider.Event{ChatDelta: "more "})
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !pc.isClosed() {
+		if time.Now().After(deadline) {
+			t.Fatal("a page that stopped reading was not cut off")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	awaitDetached(t, s, 60*time.Second)
+	ht.finish <- nil
+}
+
+func mustMarshal(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
