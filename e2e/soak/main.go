@@ -385,7 +385,7 @@ func run() (bool, error) {
 					disconnects.Add(1)
 				}
 			case r < 9: // a provider process dies
-				if pid := anyTagged(); pid > 0 {
+				if pid := anyTagged(state); pid > 0 {
 					syscall.Kill(pid, syscall.SIGKILL)
 					providerKills.Add(1)
 				}
@@ -636,8 +636,10 @@ func tagged(entry string) []int {
 	return out
 }
 
-// anyTagged is some live script agent of this soak's Core (the parent of tool-call), or 0.
-func anyTagged() int {
+// anyTagged is some live script agent of this soak's Core (the parent of
+// tool-call), or 0: one whose environment names this soak's state directory,
+// so two soaks on one machine do not kill each other's agents.
+func anyTagged(state string) int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	rand.Shuffle(len(dirs), func(i, j int) { dirs[i], dirs[j] = dirs[j], dirs[i] })
 	for _, d := range dirs {
@@ -646,7 +648,7 @@ func anyTagged() int {
 			continue
 		}
 		env, err := os.ReadFile(d + "/environ")
-		if err != nil || !strings.Contains(string(env), "pedelec-soak-state-") {
+		if err != nil || !strings.Contains(string(env), state) {
 			continue
 		}
 		var pid int
