@@ -59,16 +59,6 @@ func (c *conn) detach(s *Session) {
 	c.mu.Unlock()
 }
 
-// send queues v for the page without blocking.
-func (c *conn) send(v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		c.log.Error("encode frame", "err", err)
-		return
-	}
-	c.sendRaw(data)
-}
-
 func (c *conn) isClosed() bool {
 	select {
 	case <-c.closed:

@@ -131,17 +131,18 @@ type page struct {
 	ws   *websocket.Conn
 	seq  int64 // last seq handled
 	// what the page saw
-	handled  map[string]int // toolRequestId → handler runs
-	settled  map[string]int // toolRequestId → settled events
-	calls    map[string]string
-	chat     map[string]*strings.Builder // turnId → chat
-	done     map[string]wire.DoneData
-	nextReq  int64
-	waiting  map[int64]chan wire.Response
-	ended    bool
-	dups     int // events admitted twice (never: seq gate) or handlers run twice
-	resumes  int
-	truncate int
+	handled   map[string]int // toolRequestId → handler runs
+	settled   map[string]int // toolRequestId → settled events
+	calls     map[string]string
+	chat      map[string]*strings.Builder // turnId → chat
+	done      map[string]wire.DoneData
+	nextReq   int64
+	waiting   map[int64]chan wire.Response
+	ended     bool
+	dups      int // events admitted twice (never: seq gate) or handlers run twice
+	resumes   int
+	truncate  int
+	resumeErr string // the last failed resume's code, for a hung turn's report
 }
 
 func newPage(c *core) *page {
@@ -293,6 +294,9 @@ func (p *page) answer(reqID, callID string, late bool) {
 	}
 }
 
+// resumeFailures counts failed resumes by code and message (message → *int64).
+var resumeFailures sync.Map
+
 // ensure reconnects and resumes with the last seq handled.
 func (p *page) ensure() error {
 	p.mu.Lock()
@@ -310,6 +314,14 @@ func (p *page) ensure() error {
 	p.mu.Unlock()
 	_, err := p.call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: p.id, LastSeq: &last})
 	if err != nil {
+		// Not resumed: drop the socket, or the next ensure would take it
+		// for a resumed one and the page would wait for events forever.
+		p.mu.Lock()
+		p.resumeErr = err.Code + ": " + err.Message
+		p.mu.Unlock()
+		v, _ := resumeFailures.LoadOrStore(err.Code+": "+err.Message, new(int64))
+		atomic.AddInt64(v.(*int64), 1)
+		p.disconnect()
 		return err
 	}
 	return nil
@@ -466,6 +478,10 @@ func run() (bool, error) {
 	fmt.Printf("calls: ran %d, answered %d, failed with a clear code %d (late results: the agent saw TOOL_TIMEOUT)\n", t.issued, t.ok, t.failedClear)
 	t.codes.Range(func(k, v any) bool { fmt.Printf("  %s: %d\n", k, atomic.LoadInt64(v.(*int64))); return true })
 	fmt.Printf("lost %d, duplicated %d, hung %d\n", t.lost, t.dup, t.hung)
+	resumeFailures.Range(func(k, v any) bool {
+		fmt.Printf("  resume failed (page reconnected and tried again): %s: %d\n", k, atomic.LoadInt64(v.(*int64)))
+		return true
+	})
 	fmt.Printf("Core at the end (debug endpoint): goroutines %d (at start %d), open files %d (at start %d), live sessions %d, pending calls %d, provider processes %d, work dirs %d\n",
 		end.Goroutines, base.Goroutines, end.OpenFiles, base.OpenFiles, end.LiveSessions, end.PendingCalls, end.ProviderProcs, end.WorkDirs)
 	fmt.Printf("after stop: leftover processes %d, leftover work dirs %d\n", leftProcs, len(leftDirs))
@@ -541,7 +557,10 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 		}
 		if !got {
 			atomic.AddInt64(&t.hung, int64(len(ids)))
-			fmt.Printf("hung: %s turn %s never ended\n", p.id, started.TurnID)
+			p.mu.Lock()
+			fmt.Printf("hung: %s turn %s never ended (connected %v, last seq %d, resumes %d, last resume error %q)\n",
+				p.id, started.TurnID, p.ws != nil, p.seq, p.resumes, p.resumeErr)
+			p.mu.Unlock()
 			return
 		}
 		p.mu.Lock()
