@@ -40,11 +40,20 @@ func (p *persister) put(op store.Op) {
 	if p == nil {
 		return
 	}
+	// Under mu: close closes wake once closed is set, and a send on a
+	// closed channel panics (a tool call reaching a session while Core
+	// shuts down did, leaving the session's mutex held).
 	p.mu.Lock()
-	if !p.closed {
-		p.queue = append(p.queue, op)
+	defer p.mu.Unlock()
+	if p.closed {
+		return
 	}
-	p.mu.Unlock()
+	p.queue = append(p.queue, op)
+	p.wakeLocked()
+}
+
+// wakeLocked tells the writer there is work, without blocking.
+func (p *persister) wakeLocked() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -63,11 +72,8 @@ func (p *persister) flush() {
 		return
 	}
 	p.flushes = append(p.flushes, ch)
+	p.wakeLocked()
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
 	<-ch
 }
 

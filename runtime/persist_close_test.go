@@ -1,0 +1,46 @@
+package runtime
+
+import (
+	"io"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/internal/store"
+)
+
+// Sessions keep emitting while Core shuts down (a tool call arriving from
+// an agent): a put after the persister closed is dropped, never a panic.
+// The soak found the panic: "send on closed channel" in put, from an HTTP
+// handler that held the session's mutex.
+func TestPersisterPutDuringAndAfterClose(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPersister(db, log.New(io.Discard))
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p.put(store.Op{Done: func() {}})
+				p.flush()
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	p.close()
+	p.put(store.Op{Done: func() { t.Error("an op put after close ran") }})
+	close(stop)
+	wg.Wait()
+}
