@@ -137,7 +137,7 @@ type page struct {
 	chat      map[string]*strings.Builder // turnId → chat
 	done      map[string]wire.DoneData
 	nextReq   int64
-	waiting   map[int64]chan wire.Response
+	waiting   map[int64]waiter
 	ended     bool
 	dups      int // events admitted twice (never: seq gate) or handlers run twice
 	resumes   int
@@ -145,8 +145,14 @@ type page struct {
 	resumeErr string // the last failed resume's code, for a hung turn's report
 }
 
+// waiter is a request waiting for its response on the socket it was sent on.
+type waiter struct {
+	ch chan wire.Response
+	ws *websocket.Conn
+}
+
 func newPage(c *core) *page {
-	return &page{core: c, handled: map[string]int{}, settled: map[string]int{}, calls: map[string]string{}, chat: map[string]*strings.Builder{}, done: map[string]wire.DoneData{}, waiting: map[int64]chan wire.Response{}}
+	return &page{core: c, handled: map[string]int{}, settled: map[string]int{}, calls: map[string]string{}, chat: map[string]*strings.Builder{}, done: map[string]wire.DoneData{}, waiting: map[int64]waiter{}}
 }
 
 func (p *page) dial() error {
@@ -170,7 +176,7 @@ func (p *page) call(method string, params any) (json.RawMessage, *wire.Error) {
 	p.nextReq++
 	id := p.nextReq
 	ch := make(chan wire.Response, 1)
-	p.waiting[id] = ch
+	p.waiting[id] = waiter{ch: ch, ws: ws}
 	p.mu.Unlock()
 	raw, _ := json.Marshal(params)
 	frame, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: id, Method: method, Params: raw})
@@ -202,8 +208,13 @@ func (p *page) read(ws *websocket.Conn) {
 			if p.ws == ws {
 				p.ws = nil
 			}
-			for id, ch := range p.waiting {
-				close(ch)
+			// Only this socket's requests failed: a reconnect may already
+			// have sent a resume on the next one.
+			for id, w := range p.waiting {
+				if w.ws != ws {
+					continue
+				}
+				close(w.ch)
 				delete(p.waiting, id)
 			}
 			p.mu.Unlock()
@@ -220,8 +231,8 @@ func (p *page) read(ws *websocket.Conn) {
 		json.Unmarshal(data, &head)
 		if head.Type == wire.FrameResponse {
 			p.mu.Lock()
-			if ch, ok := p.waiting[head.ID]; ok {
-				ch <- wire.Response{ID: head.ID, OK: head.OK, Result: head.Res, Error: head.Err}
+			if w, ok := p.waiting[head.ID]; ok {
+				w.ch <- wire.Response{ID: head.ID, OK: head.OK, Result: head.Res, Error: head.Err}
 				delete(p.waiting, head.ID)
 			}
 			p.mu.Unlock()
