@@ -110,7 +110,7 @@ func (c *core) counts() (runtime.DebugCounts, error) {
 		return n, err
 	}
 	req, _ := http.NewRequest("GET", "http://"+c.addr+runtime.DebugPath, nil)
-	req.Header.Set("Authorization", "Bearer "+string(token))
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return n, err
