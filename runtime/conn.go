@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
-	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -198,9 +197,8 @@ func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 	return err
 }
 
-// respond answers request id. The answer goes through the persister's
-// queue like every event, so the page receives frames in the order Core
-// produced them: events a request caused before its answer come first.
+// respond answers request id. Events go to the page's outbox as they are
+// emitted, so those a request caused come before its answer.
 func (c *conn) respond(id int64, result any, err error) {
 	resp := wire.Response{Type: wire.FrameResponse, ID: id, OK: err == nil, Error: wire.AsError(err), Result: result}
 	if err == nil && result == nil {
@@ -211,9 +209,5 @@ func (c *conn) respond(id int64, result any, err error) {
 		c.log.Error("encode response", "err", merr)
 		return
 	}
-	if c.core.persist == nil {
-		c.sendRaw(data)
-		return
-	}
-	c.core.persist.put(store.Op{Done: func() { c.sendRaw(data) }})
+	c.sendRaw(data)
 }

@@ -58,13 +58,13 @@ func (s *Session) replayChunk(pc *conn, r *replay) [][]byte {
 	if s.conn != pc || r.next >= r.upTo {
 		return nil
 	}
-	events, dropped := s.events.between(r.next, r.upTo)
+	events, dropped := s.events.between(r.next, r.upTo, replayChunk)
 	var frames [][]byte
 	if dropped != nil {
 		frames = append(frames, s.truncatedFrameLocked(dropped))
 		r.next = dropped.ToSeq
 	}
-	for _, ev := range events[:min(len(events), replayChunk)] {
+	for _, ev := range events {
 		frames = append(frames, ev.Frame)
 		r.next = ev.Seq
 	}

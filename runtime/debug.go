@@ -75,7 +75,7 @@ func (c *Core) Counts() DebugCounts {
 			n.RunningTurns++
 		}
 		n.PendingCalls += s.calls.len()
-		n.LoggedEvents += len(s.events.events)
+		n.LoggedEvents += s.events.len()
 		s.mu.Unlock()
 		n.ProviderProcs += provider.CountTagged(wire.EnvThreadID + "=" + s.id)
 	}

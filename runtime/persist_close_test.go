@@ -33,14 +33,18 @@ func TestPersisterPutDuringAndAfterClose(t *testing.T) {
 					return
 				default:
 				}
-				p.put(store.Op{Done: func() {}})
+				p.put(store.Op{SessionID: "s_1", Events: []store.Event{{Seq: 1, Frame: []byte("{}")}}})
 				p.flush()
 			}
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
 	p.close()
-	p.put(store.Op{Done: func() { t.Error("an op put after close ran") }})
+	p.put(store.Op{SessionID: "s_1", Events: []store.Event{{Seq: 2, Frame: []byte("{}")}}})
+	if p.mu.Lock(); len(p.queue) != 0 {
+		t.Errorf("an op put after close was queued: %d ops", len(p.queue))
+	}
+	p.mu.Unlock()
 	close(stop)
 	wg.Wait()
 }

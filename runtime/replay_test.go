@@ -157,3 +157,59 @@ func mustMarshal(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// The resume_session response comes before the events it replays, as
+// docs/protocol.md promises: the page learns the session (and its seq)
+// first. The soak of issue 14 caught replayed events arriving first while
+// the response waited for a database commit.
+func TestResumeResponsePrecedesReplayedEvents(t *testing.T) {
+	h := newHarness(t, nil)
+	p1 := h.page()
+	info, s := h.session(p1, false)
+	turnID, ht := h.send(p1, info.SessionID, "go")
+	ht.emit(provider.Event{ChatDelta: "seen "})
+	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
+	p1.Close()
+	awaitDetached(t, s, 10*time.Second)
+	for i := range 50 {
+		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, wsURL(h.srv), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	req, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: 1, Method: wire.MethodResumeSession,
+		Params: mustMarshal(t, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})})
+	if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
+		t.Fatal(err)
+	}
+	next := last.Seq + 1
+	for i := 0; next <= last.Seq+50; i++ {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		var f struct {
+			Type string `json:"type"`
+			ID   int64  `json:"id"`
+			Seq  int64  `json:"seq"`
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if f.Type != wire.FrameResponse || f.ID != 1 {
+				t.Fatalf("first frame after resume_session is %s, want the response: %s", f.Type, data)
+			}
+			continue
+		}
+		if f.Type != wire.FrameEvent || f.Seq != next {
+			t.Fatalf("frame %d: %s, want the event with seq %d", i, data, next)
+		}
+		next++
+	}
+}

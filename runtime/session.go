@@ -24,7 +24,6 @@ type Session struct {
 	provider  provider.Provider
 	model     string
 	skills    schema.Skills
-	rawSkills json.RawMessage // as validated, for the state database
 	createdAt time.Time
 	tools     *schema.Registry
 	autoEnd   bool
@@ -44,8 +43,6 @@ type Session struct {
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage
-	durableSeq     int64 // the last seq committed to the state database
-	sentSeq        int64 // the last seq sent to conn
 }
 
 type turnState struct {
@@ -126,7 +123,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	s := &Session{
 		core: c, id: id, secret: newID("k_"), origin: pc.origin,
-		provider: prov, model: model, skills: skills, rawSkills: p.Skills, createdAt: time.Now(),
+		provider: prov, model: model, skills: skills, createdAt: time.Now(),
 		tools: tools, autoEnd: autoEnd, dirs: dirs,
 		log:    c.log.With("session", id),
 		status: wire.StatusIdle, conn: pc,
@@ -136,7 +133,11 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	c.sessions[id] = s
 	pc.attach(s)
 	s.mu.Lock()
-	s.saveLocked()
+	// The tools go to the database once, with the first record, and are
+	// not kept here as text: the parsed registry is what calls use.
+	rec := s.recordLocked()
+	rec.Skills = p.Skills
+	c.persist.put(store.Op{Put: rec})
 	s.mu.Unlock()
 	if s.isExternal() {
 		c.mcp.ordinal(id)
@@ -176,7 +177,7 @@ func (s *Session) emitLocked(event, turnID string, data any) {
 		s.log.Error("encode event", "event", event, "err", err)
 		return
 	}
-	s.logEventLocked(frame) // sent to the page once committed
+	s.logEventLocked(frame)
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when

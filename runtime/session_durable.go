@@ -15,7 +15,7 @@ import (
 // recordLocked is what the state database keeps of the session.
 func (s *Session) recordLocked() *store.Record {
 	r := &store.Record{
-		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Skills: s.rawSkills,
+		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model,
 		AutoEndOnDisconnect: s.autoEnd, Status: string(s.status), Seq: s.seq, Primed: s.primed,
 		ProviderThread: s.providerThread, LastTurnFailed: s.lastTurnFailed,
 		CreatedAt: s.createdAt.UnixMilli(), UpdatedAt: time.Now().UnixMilli(),
@@ -39,8 +39,9 @@ func (s *Session) exportProviderState() json.RawMessage {
 	return nil
 }
 
-// saveLocked queues the session's record for the state database. Ended
-// sessions are not saved: End removes them once cleaned up.
+// saveLocked queues the session's record for the state database (its
+// tools were written once, with the first record). Ended sessions are not
+// saved: End removes them once cleaned up.
 func (s *Session) saveLocked() {
 	if s.ended {
 		return
@@ -48,48 +49,25 @@ func (s *Session) saveLocked() {
 	s.core.persist.put(store.Op{Put: s.recordLocked()})
 }
 
-// logEventLocked keeps one event in the bounded log, in memory and on disk;
-// once it is committed it goes to the attached page (sendDurableLocked).
+// logEventLocked keeps one event in the bounded log, in memory and (soon,
+// see persister) on disk, and sends it to the attached page.
 func (s *Session) logEventLocked(frame []byte) {
 	ev := store.Event{Seq: s.seq, Frame: frame}
 	trim := s.events.add(ev)
-	seq := s.seq
-	s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim, Done: func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.durableSeq = max(s.durableSeq, seq)
-		s.sendDurableLocked()
-	}})
-}
-
-// sendDurableLocked sends the attached page every committed event it has
-// not been sent, in order, with their own seqs; events the log no longer
-// holds are announced by one events_truncated event whose seq is the last
-// one dropped.
-func (s *Session) sendDurableLocked() {
-	pc := s.conn
-	if pc == nil || s.sentSeq >= s.durableSeq {
-		return
-	}
-	events, dropped := s.events.between(s.sentSeq, s.durableSeq)
-	s.sentSeq = s.durableSeq
-	if dropped != nil {
-		pc.sendRaw(s.truncatedFrameLocked(dropped))
-	}
-	for _, ev := range events {
-		pc.sendRaw(ev.Frame)
+	s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim})
+	if s.conn != nil {
+		s.conn.sendRaw(frame)
 	}
 }
 
-// replayLocked attaches pc and sends it every committed event after lastSeq:
+// replayLocked attaches pc and sends it every logged event after lastSeq:
 // as one replay entry that pc's writer reads from the log as the socket
 // takes it (conn_replay.go), however many events were missed. Events
-// committed from now on queue behind it.
+// emitted from now on queue behind it.
 func (s *Session) replayLocked(pc *conn, lastSeq int64) {
 	s.conn = pc
-	s.sentSeq = max(lastSeq, s.durableSeq)
-	if lastSeq < s.durableSeq {
-		pc.enqueue(outFrame{replay: &replay{s: s, next: lastSeq, upTo: s.durableSeq}})
+	if lastSeq < s.seq {
+		pc.enqueue(outFrame{replay: &replay{s: s, next: lastSeq, upTo: s.seq}})
 	}
 }
 
@@ -131,7 +109,7 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	}
 	s := &Session{
 		core: c, id: r.ID, secret: newID("k_"), origin: r.Origin,
-		provider: prov, model: r.Model, skills: skills, rawSkills: r.Skills, createdAt: time.UnixMilli(r.CreatedAt),
+		provider: prov, model: r.Model, skills: skills, createdAt: time.UnixMilli(r.CreatedAt),
 		tools: tools, autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: c.log.With("session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
 		events: eventLog{max: c.opts.EventLogSize},
@@ -140,7 +118,6 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 		s.events.add(ev)
 	}
 	s.seq = max(s.seq, s.events.last())
-	s.durableSeq, s.sentSeq = s.seq, s.seq
 	s.providerState = r.ProviderState
 	if st, ok := prov.(provider.SessionState); ok && len(r.ProviderState) > 0 {
 		if err := st.ImportSession(r.ID, json.RawMessage(r.ProviderState)); err != nil {

@@ -19,6 +19,10 @@ import (
 var (
 	sessionsBucket = []byte("sessions") // session id → Record as JSON
 	eventsBucket   = []byte("events")   // session id → bucket of seq (8 bytes BE) → event frame JSON
+	// session id → the tools and guidance as JSON. Written once, when the
+	// session is created, apart from the record that changes with every
+	// status: a page's 500 tools are not re-encoded for each of them.
+	skillsBucket = []byte("skills")
 )
 
 // ErrLocked means another process holds the database: a second `pedelec
@@ -39,7 +43,7 @@ func Open(path string, lockWait time.Duration) (*DB, error) {
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}
 	err = b.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{sessionsBucket, eventsBucket} {
+		for _, name := range [][]byte{sessionsBucket, eventsBucket, skillsBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -64,7 +68,7 @@ type Record struct {
 	Origin              string          `json:"origin"`
 	Provider            string          `json:"provider"`
 	Model               string          `json:"model,omitempty"`
-	Skills              json.RawMessage `json:"skills"` // tools and guidance as the page sent them (validated)
+	Skills              json.RawMessage `json:"skills,omitempty"` // tools and guidance as the page sent them (validated); stored in skillsBucket
 	AutoEndOnDisconnect bool            `json:"autoEndOnDisconnect"`
 	Status              string          `json:"status"`
 	Seq                 int64           `json:"seq"`
@@ -104,13 +108,10 @@ type Op struct {
 	SessionID string  // for Events and TrimBelow
 	Events    []Event // append to SessionID's log
 	TrimBelow int64   // drop SessionID's events with seq < TrimBelow (0: none)
-	// Done runs after the transaction holding this op committed (or
-	// failed), in queue order; Apply does not call it.
-	Done func()
 }
 
 // Apply writes ops in one transaction: all or none. Ops with nothing to
-// write (only Done) cost no transaction.
+// write cost no transaction.
 func (d *DB) Apply(ops []Op) error {
 	writes := false
 	for _, op := range ops {
@@ -120,19 +121,29 @@ func (d *DB) Apply(ops []Op) error {
 		return nil
 	}
 	return d.bolt.Update(func(tx *bolt.Tx) error {
-		sessions, events := tx.Bucket(sessionsBucket), tx.Bucket(eventsBucket)
+		sessions, events, skills := tx.Bucket(sessionsBucket), tx.Bucket(eventsBucket), tx.Bucket(skillsBucket)
 		for _, op := range ops {
 			if op.Put != nil {
-				data, err := json.Marshal(op.Put)
+				rec := *op.Put
+				if rec.Skills != nil {
+					if err := skills.Put([]byte(rec.ID), rec.Skills); err != nil {
+						return err
+					}
+					rec.Skills = nil
+				}
+				data, err := json.Marshal(&rec)
 				if err != nil {
 					return err
 				}
-				if err := sessions.Put([]byte(op.Put.ID), data); err != nil {
+				if err := sessions.Put([]byte(rec.ID), data); err != nil {
 					return err
 				}
 			}
 			if op.Delete != "" {
 				if err := sessions.Delete([]byte(op.Delete)); err != nil {
+					return err
+				}
+				if err := skills.Delete([]byte(op.Delete)); err != nil {
 					return err
 				}
 				if events.Bucket([]byte(op.Delete)) != nil {
@@ -173,6 +184,9 @@ func (d *DB) Sessions() ([]Record, error) {
 			var r Record
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("session record %s: %w", k, err)
+			}
+			if sk := tx.Bucket(skillsBucket).Get(k); sk != nil {
+				r.Skills = append(json.RawMessage(nil), sk...)
 			}
 			out = append(out, r)
 			return nil

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestApplyAndRead(t *testing.T) {
@@ -48,4 +51,47 @@ func TestApplyAndRead(t *testing.T) {
 	if err := db.Check(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A session's tools are written once, with its first record, and kept when
+// later records (every status change) come without them; a delete removes
+// them too. A record written by an earlier Core with the tools inline
+// still reads back whole.
+func TestSkillsWrittenOnceKeptAcrossRecords(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "p.db"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	skills := json.RawMessage(`{"guidance":"g","tools":[{"name":"t"}]}`)
+	if err := db.Apply([]Op{{Put: &Record{ID: "s_1", Status: "idle", Skills: skills}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Apply([]Op{{Put: &Record{ID: "s_1", Status: "running", Seq: 4}}}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := db.Sessions()
+	if err != nil || len(recs) != 1 || recs[0].Status != "running" || string(recs[0].Skills) != string(skills) {
+		t.Fatalf("sessions = %+v, %v", recs, err)
+	}
+	// The older layout: the tools inside the record.
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(sessionsBucket).Put([]byte("s_old"), []byte(`{"id":"s_old","status":"idle","skills":{"tools":[]}}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Apply([]Op{{Delete: "s_1"}}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = db.Sessions()
+	if err != nil || len(recs) != 1 || recs[0].ID != "s_old" || string(recs[0].Skills) != `{"tools":[]}` {
+		t.Fatalf("sessions after delete = %+v, %v", recs, err)
+	}
+	db.bolt.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(skillsBucket).Get([]byte("s_1")) != nil {
+			t.Error("the deleted session's tools are still stored")
+		}
+		return nil
+	})
 }
