@@ -37,7 +37,11 @@ func newTestCore(tb testing.TB, providers ...provider.Provider) (*Core, *httptes
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := httptest.NewServer(core.Handler(Assets{}))
+	// With serve's ConnContext, so the peer check runs once per connection
+	// as it does in serve, not once per request.
+	srv := httptest.NewUnstartedServer(core.Handler(Assets{}))
+	srv.Config.ConnContext = connContext
+	srv.Start()
 	core.coreURL = srv.URL
 	tb.Cleanup(func() {
 		core.Shutdown(context.Background())

@@ -115,6 +115,11 @@ func serveEnv(dir string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// capacityFlags lift the limits that guard a shared machine (issue 8):
+// the bench measures what 1,000 sessions on one connection and 500 tools
+// a session cost, which the defaults refuse.
+var capacityFlags = []string{"--max-sessions-per-connection", "5000", "--max-sessions", "5000", "--max-tools", "1000"}
+
 // startServe starts serve on a free port and returns once /healthz answers,
 // with the time from exec to that first answer.
 func startServe(ctx context.Context, bin, dir string, args []string, env []string) (*coreProc, time.Duration, error) {
@@ -126,7 +131,7 @@ func startServe(ctx context.Context, bin, dir string, args []string, env []strin
 	if err != nil {
 		return nil, 0, err
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--state-dir", stateDir}, args...)...)
+	cmd := exec.Command(bin, append(append([]string{"serve", "--addr", addr, "--state-dir", stateDir}, capacityFlags...), args...)...)
 	cmd.Env = env
 	logs := &bytes.Buffer{}
 	cmd.Stderr = logs
