@@ -3,6 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	goruntime "runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -73,4 +76,78 @@ func BenchmarkToolCallInProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Live heap per declared tool: 20 sessions of 500 create_card-like tools,
+// measured after a collection, so the Go collector's headroom and the
+// create_session frames' garbage are left out (the bench's RSS figure has
+// both). `go test ./runtime -run '^$' -bench HeapPerTool -benchtime 1x`
+func BenchmarkHeapPerTool(b *testing.B) {
+	const sessions, toolsEach = 20, 500
+	core, srv := newTestCore(b, holdProvider{})
+	core.opts.Limits.ToolsPerSession = toolsEach
+	core.opts.Limits.Sessions = sessions + 1
+	core.opts.Limits.SessionsPerConnection = sessions + 1
+	skills := cardSkills(toolsEach)
+	p := wspage.Dial(b, wsURL(srv), "")
+	heap := func() uint64 {
+		var m goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills}) // warm up: the shared schema, maps
+	core.persist.flush()
+	before := heap()
+	for i := 0; i < b.N; i++ {
+		for range sessions {
+			p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
+		}
+	}
+	core.persist.flush()
+	after := heap()
+	b.ReportMetric((float64(after)-float64(before))/float64(b.N*sessions*toolsEach), "heap-B/tool")
+}
+
+// cardSkills is n tools shaped like the seeds' create_card: a name and a
+// description each, the same argument schema (as e2e/bench declares them).
+func cardSkills(n int) json.RawMessage {
+	const argsSchema = `{"type":"object","properties":{"card":{"type":"object","properties":{
+"title":{"type":"string","description":"The card's title, one line.","minLength":1,"maxLength":120},
+"labels":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"maxItems":10,"uniqueItems":true},
+"priority":{"type":"integer","minimum":1,"maximum":5}},"required":["title"]}},"required":["card"]}`
+	tools := make([]string, n)
+	for i := range tools {
+		tools[i] = fmt.Sprintf(`{"name":"create_card_%d","description":"Create card %d in the active column of the board; returns the new card's id.","argsSchema":%s,"timeoutMs":10000}`, i, i, argsSchema)
+	}
+	return json.RawMessage(`{"guidance":"Use the tools to manage the board.","tools":[` + strings.Join(tools, ",") + `]}`)
+}
+
+// Live heap per idle session of 3 tools (the bench's 1,000 idle sessions
+// figure, without the collector's headroom).
+// `go test ./runtime -run '^$' -bench HeapPerIdleSession -benchtime 1x`
+func BenchmarkHeapPerIdleSession(b *testing.B) {
+	const sessions = 1000
+	core, srv := newTestCore(b, holdProvider{})
+	core.opts.Limits.Sessions = sessions + 1
+	core.opts.Limits.SessionsPerConnection = sessions + 1
+	skills := cardSkills(3)
+	p := wspage.Dial(b, wsURL(srv), "")
+	heap := func() uint64 {
+		var m goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
+	core.persist.flush()
+	before := heap()
+	for i := 0; i < b.N; i++ {
+		for range sessions {
+			p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
+		}
+	}
+	core.persist.flush()
+	after := heap()
+	b.ReportMetric((float64(after)-float64(before))/float64(b.N*sessions), "heap-B/session")
 }

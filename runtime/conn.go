@@ -178,6 +178,7 @@ func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
 // writeFrames writes frames, held as one socket write when the connection
 // batches, each within writeTimeout.
 func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
+	c.core.persist.sync() // what the page is about to see survives a crash
 	if c.batch != nil {
 		c.batch.hold()
 	}

@@ -113,8 +113,9 @@ type Core struct {
 	log     *log.Logger
 	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
-	uid      int         // Core's own user: the only one the peer check lets in
-	refusals *refusalLog // refused requests, logged once and then counted
+	uid      int            // Core's own user: the only one the peer check lets in
+	refusals *refusalLog    // refused requests, logged once and then counted
+	memory   memoryReleaser // hands back what large manifests' parsing took (memory_release.go)
 
 	releaseTimer *time.Timer // under mu: hands ended sessions' memory back (ended.go)
 

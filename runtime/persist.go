@@ -8,28 +8,29 @@ import (
 	"github.com/kaoruisaac/pedelec/internal/store"
 )
 
-// persister writes session records and events to the state database from
-// one goroutine, in the order they were queued, many to a transaction.
+// persister makes sessions durable in two steps. Each op goes first to the
+// journal (store.Journal): appended in memory under the caller's lock, and
+// handed to the kernel with one write(2) before any page connection writes
+// (sync), so whatever a page saw survives a crash of Core. Then one
+// goroutine commits the queued ops to the database, many to a transaction,
+// at most every commitInterval, and drops the journal segment they came
+// from.
 //
-// It is off the call path on purpose (issue 15): an event goes to the page
-// as soon as it is logged in memory, and the writer commits what piled up
-// at most every commitInterval. Waiting for each commit (and its fsync)
-// before sending, as the first design did, made every tool call wait for
-// two fsyncs and re-encode the session's record twice: 1.6 ms of Core CPU
-// and 3 ms of latency per call. What that costs in durability is bounded
-// and only for a crash (kill -9, power loss): the events of the last
-// commitInterval before it may be missing from the database. A page that
-// saw them resumes with a lastSeq past what Core restored, and Core goes on
-// after that seq (Session.resume), so no seq is used twice and nothing is
-// replayed twice; the turn they belonged to was cut off by the crash and
-// ends with TURN_INTERRUPTED either way. A graceful stop commits everything.
+// Waiting for each database commit (and its fsyncs) before sending, as the
+// first design did, made every tool call wait for two of them and
+// re-encode the session's whole record twice: 1.6 ms of Core CPU and a 3 ms
+// p50 per call (issue 15). The journal costs a copy of each frame and a
+// write(2) per burst instead, and keeps the first design's promise: a page
+// never saw an event a crash takes back (docs/decisions.md).
 //
 // A session's record is small (its tools are written once, at creation,
 // beside it), and records queued for the same session before the writer
-// takes them are coalesced: a burst of status changes costs one encoding.
+// takes them are coalesced: a burst of status changes is one database put.
 type persister struct {
-	db  *store.DB
-	log *log.Logger
+	db      *store.DB
+	journal *store.Journal
+	log     *log.Logger
+	stuck   bool // a commit failed: keep every journal segment for the next Open (writer only)
 
 	mu       sync.Mutex
 	queue    []store.Op
@@ -41,15 +42,15 @@ type persister struct {
 }
 
 // commitInterval is the most the writer waits to gather ops into one
-// transaction: the bound on what a crash can lose, and what keeps a busy
-// Core at a few hundred commits a second however many calls it serves.
+// transaction: what keeps a busy Core at a few hundred commits a second
+// however many calls it serves, and the journal short.
 const commitInterval = 5 * time.Millisecond
 
 // maxBatch bounds the ops written in one transaction.
 const maxBatch = 4096
 
 func newPersister(db *store.DB, logger *log.Logger) *persister {
-	p := &persister{db: db, log: logger, recordAt: map[string]int{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p := &persister{db: db, journal: db.Journal(), log: logger, recordAt: map[string]int{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go p.loop()
 	return p
 }
@@ -67,6 +68,9 @@ func (p *persister) put(op store.Op) {
 	defer p.mu.Unlock()
 	if p.closed {
 		return
+	}
+	if err := p.journal.Append(op); err != nil {
+		p.log.Error("journal an op; it reaches the database but would not survive a crash before that", "err", err)
 	}
 	switch {
 	case op.Put != nil:
@@ -86,6 +90,17 @@ func (p *persister) put(op store.Op) {
 	}
 	p.queue = append(p.queue, op)
 	p.wakeLocked()
+}
+
+// sync hands the journal to the kernel: a page connection calls it before
+// it writes, so the page never sees what a crash would take back.
+func (p *persister) sync() {
+	if p == nil {
+		return
+	}
+	if err := p.journal.Write(); err != nil {
+		p.log.Error("write the journal; what pages see now may not survive a crash of Core", "err", err)
+	}
 }
 
 // wakeLocked tells the writer there is work, without blocking.
@@ -141,13 +156,22 @@ func (p *persister) loop() {
 			time.Sleep(wait)
 		}
 		for {
-			batch, flushes := p.take()
+			batch, seg, flushes := p.take()
 			if len(batch) > 0 {
 				start := time.Now()
 				if err := p.db.Apply(batch); err != nil {
-					p.log.Error("write state database; sessions may not survive a restart", "err", err, "ops", len(batch))
+					p.stuck = true
+					p.log.Error("write state database; its journal is kept for the next start", "err", err, "ops", len(batch))
 				} else if d := time.Since(start); d > time.Second {
 					p.log.Warn("slow state database write", "ops", len(batch), "took", d.Round(time.Millisecond))
+				}
+				// A segment goes once its ops are committed, and only while
+				// every earlier commit succeeded: the next Open replays the
+				// journal in order from the first op the database lacks.
+				if seg > 0 && !p.stuck {
+					if err := p.journal.Remove(seg); err != nil {
+						p.log.Warn("remove a committed journal segment", "err", err)
+					}
 				}
 				lastCommit = time.Now()
 			}
@@ -161,11 +185,21 @@ func (p *persister) loop() {
 	}
 }
 
-// take removes the next batch from the queue, and when that empties the
-// queue, the flushes it satisfies.
-func (p *persister) take() ([]store.Op, []chan struct{}) {
+// take removes the next batch from the queue, with the journal segment
+// that holds its ops (0: none to remove), and when that empties the queue,
+// the flushes it satisfies.
+func (p *persister) take() ([]store.Op, uint64, []chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var seg uint64
+	if len(p.queue) > 0 && len(p.queue) <= maxBatch {
+		// The batch is the whole queue, so the segment holds exactly its
+		// ops; later ones go to the next segment.
+		var err error
+		if seg, err = p.journal.Rotate(); err != nil {
+			p.log.Warn("start a new journal segment", "err", err)
+		}
+	}
 	n := min(len(p.queue), maxBatch)
 	batch := append([]store.Op(nil), p.queue[:n]...)
 	p.queue = p.queue[n:]
@@ -180,5 +214,5 @@ func (p *persister) take() ([]store.Op, []chan struct{}) {
 		p.queue = nil // let a burst's backing array go
 		flushes, p.flushes = p.flushes, nil
 	}
-	return batch, flushes
+	return batch, seg, flushes
 }

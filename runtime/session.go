@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -28,7 +27,7 @@ type Session struct {
 	tools     *schema.Registry
 	autoEnd   bool
 	dirs      workDirs
-	log       *log.Logger
+	log       fieldLog
 
 	mu             sync.Mutex
 	status         wire.Status
@@ -125,7 +124,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 		core: c, id: id, secret: newID("k_"), origin: pc.origin,
 		provider: prov, model: model, skills: skills, createdAt: time.Now(),
 		tools: tools, autoEnd: autoEnd, dirs: dirs,
-		log:    c.log.With("session", id),
+		log:    newFieldLog(c.log, "session", id),
 		status: wire.StatusIdle, conn: pc,
 		events: eventLog{max: c.opts.EventLogSize},
 		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
@@ -139,6 +138,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	rec.Skills = p.Skills
 	c.persist.put(store.Op{Put: rec})
 	s.mu.Unlock()
+	c.memory.after(len(p.Skills))
 	if s.isExternal() {
 		c.mcp.ordinal(id)
 		defer c.mcpSessionsChanged(s)

@@ -110,7 +110,7 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	s := &Session{
 		core: c, id: r.ID, secret: newID("k_"), origin: r.Origin,
 		provider: prov, model: r.Model, skills: skills, createdAt: time.UnixMilli(r.CreatedAt),
-		tools: tools, autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: c.log.With("session", r.ID),
+		tools: tools, autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: newFieldLog(c.log, "session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
 		events: eventLog{max: c.opts.EventLogSize},
 	}

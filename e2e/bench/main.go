@@ -25,7 +25,11 @@ type config struct {
 	out      string
 	chromium string
 	timeout  time.Duration
+	only     string // one part: startup, calls or memory; "" for all
 }
+
+// part says whether the run measures part (startup, calls, memory).
+func (c config) part(name string) bool { return c.only == "" || c.only == name }
 
 func main() {
 	var cfg config
@@ -34,7 +38,11 @@ func main() {
 	flag.StringVar(&cfg.out, "out", filepath.Join(repoRoot(), "docs", "performance.md"), "Markdown file to write the results into (empty: do not write)")
 	flag.StringVar(&cfg.chromium, "chromium", envOr("PEDELEC_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
+	flag.StringVar(&cfg.only, "only", "", "measure one part: startup (init, serve start, validate-tools), calls (process and connection figures with Chromium) or memory; implies -out ''")
 	flag.Parse()
+	if cfg.only != "" {
+		cfg.out = "" // a partial run must not replace the full report
+	}
 	if cfg.quick {
 		cfg.runs = 1
 	}
@@ -93,10 +101,36 @@ func run(ctx context.Context, cfg config) error {
 	}
 	env := serveEnv(dir, agentExtra...)
 
-	if err := measureStartup(ctx, cfg, r, pedelec, hello, dir, env); err != nil {
-		return err
+	if cfg.part("startup") {
+		if err := measureStartup(ctx, cfg, r, pedelec, hello, dir, env); err != nil {
+			return err
+		}
 	}
+	if cfg.part("calls") {
+		if err := measureCalls(ctx, cfg, r, pedelec, hello, dir, env, agentFile); err != nil {
+			return err
+		}
+	}
+	if cfg.part("memory") {
+		if err := measureMemory(ctx, cfg, r, pedelec, dir, env); err != nil {
+			return err
+		}
+	}
+	r.loadEnd = loadAverage()
+	r.finished = time.Now()
+	text := r.render()
+	fmt.Println(text)
+	if cfg.out != "" {
+		if err := writeInto(cfg.out, text); err != nil {
+			return err
+		}
+		logf("wrote %s", cfg.out)
+	}
+	return nil
+}
 
+// measureCalls: the figures that need serve and a Chromium page.
+func measureCalls(ctx context.Context, cfg config, r *report, pedelec, hello, dir string, env []string, agentFile string) error {
 	logf("starting pedelec serve and a Chromium page with the SDK")
 	// 16 callers at once exceed the default of 8 pending calls.
 	core, _, err := startServe(ctx, pedelec, dir, []string{"--max-pending-calls", "32"}, env)
@@ -123,26 +157,7 @@ func run(ctx context.Context, cfg config) error {
 	if err := measureConnection(ctx, cfg, r, core, pg, agent); err != nil {
 		return err
 	}
-	if err := measureGrowth(ctx, cfg, r, core, agent); err != nil {
-		return err
-	}
-	pg.close()
-	core.stop()
-
-	if err := measureMemory(ctx, cfg, r, pedelec, dir, env); err != nil {
-		return err
-	}
-	r.loadEnd = loadAverage()
-	r.finished = time.Now()
-	text := r.render()
-	fmt.Println(text)
-	if cfg.out != "" {
-		if err := writeInto(cfg.out, text); err != nil {
-			return err
-		}
-		logf("wrote %s", cfg.out)
-	}
-	return nil
+	return measureGrowth(ctx, cfg, r, core, agent)
 }
 
 // measureStartup: inittrace per agent subcommand, serve's exec → first

@@ -88,7 +88,9 @@ func growRSS(ctx context.Context, core *coreProc, toolsEach int, steps []int) ([
 	defer p.close()
 	skills := benchSkills(toolsEach)
 	settle := func() (int64, error) {
-		time.Sleep(300 * time.Millisecond) // let the last frames go out
+		// Let the last frames go out and Core settle: it hands back what
+		// a burst of large manifests took 100 ms after the burst.
+		time.Sleep(time.Second)
 		return procRSS(core.cmd.Process.Pid)
 	}
 	base, err := settle()

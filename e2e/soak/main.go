@@ -309,11 +309,12 @@ func (p *page) answer(reqID, callID string, late bool) {
 var resumeFailures sync.Map
 
 // ensure reconnects and resumes with the last seq handled.
+// A page that has no session yet has nothing to resume.
 func (p *page) ensure() error {
 	p.mu.Lock()
-	up := p.ws != nil
+	up, id := p.ws != nil, p.id
 	p.mu.Unlock()
-	if up {
+	if up || id == "" {
 		return nil
 	}
 	if err := p.dial(); err != nil {
@@ -519,7 +520,9 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 			if err == nil {
 				var info wire.SessionInfo
 				json.Unmarshal(raw, &info)
+				p.mu.Lock()
 				p.id = info.SessionID
+				p.mu.Unlock()
 			} else {
 				p.disconnect()
 			}

@@ -19,18 +19,29 @@ import (
 var (
 	sessionsBucket = []byte("sessions") // session id → Record as JSON
 	eventsBucket   = []byte("events")   // session id → bucket of seq (8 bytes BE) → event frame JSON
-	// session id → the tools and guidance as JSON. Written once, when the
-	// session is created, apart from the record that changes with every
-	// status: a page's 500 tools are not re-encoded for each of them.
+	// session id → bucket holding skillsKey → the tools and guidance as
+	// JSON. Written once, when the session is created, apart from the
+	// record that changes with every status: a page's 500 tools are not
+	// re-encoded for each of them. A bucket per session, because bbolt keeps
+	// a value inside its leaf: sessions' manifests side by side in one leaf
+	// were copied (and paged in through the map: Core's RSS) every time a
+	// session was added next to them.
 	skillsBucket = []byte("skills")
+	skillsKey    = []byte("skills")
 )
 
 // ErrLocked means another process holds the database: a second `pedelec
 // serve` on the same state directory.
 var ErrLocked = errors.New("the state database is in use by another pedelec serve")
 
-// DB is the open database.
-type DB struct{ bolt *bolt.DB }
+// DB is the open database and its journal (journal.go).
+type DB struct {
+	bolt    *bolt.DB
+	path    string
+	journal *Journal
+	// Replayed is how many journal ops the last Core left that Open applied.
+	Replayed int
+}
 
 // Open opens (creating) the database at path. It waits at most lockWait for
 // another process to let go of it.
@@ -54,11 +65,22 @@ func Open(path string, lockWait time.Duration) (*DB, error) {
 		b.Close()
 		return nil, fmt.Errorf("prepare state database %s: %w", path, err)
 	}
-	return &DB{bolt: b}, nil
+	d := &DB{bolt: b, path: path}
+	if d.journal, d.Replayed, err = d.replayJournal(); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("state database %s: %w", path, err)
+	}
+	return d, nil
 }
 
-// Close closes the database; committed writes are on disk.
-func (d *DB) Close() error { return d.bolt.Close() }
+// Journal is where ops go before the database takes them.
+func (d *DB) Journal() *Journal { return d.journal }
+
+// Close closes the journal and the database; committed writes are on disk,
+// and the journal keeps what was not committed for the next Open.
+func (d *DB) Close() error {
+	return errors.Join(d.journal.Close(), d.bolt.Close())
+}
 
 // Record is what Core keeps of one session between runs. The agent secret
 // is not kept: a restored session gets a new one, and the processes that
@@ -126,7 +148,11 @@ func (d *DB) Apply(ops []Op) error {
 			if op.Put != nil {
 				rec := *op.Put
 				if rec.Skills != nil {
-					if err := skills.Put([]byte(rec.ID), rec.Skills); err != nil {
+					b, err := skills.CreateBucketIfNotExists([]byte(rec.ID))
+					if err != nil {
+						return err
+					}
+					if err := b.Put(skillsKey, rec.Skills); err != nil {
 						return err
 					}
 					rec.Skills = nil
@@ -143,8 +169,10 @@ func (d *DB) Apply(ops []Op) error {
 				if err := sessions.Delete([]byte(op.Delete)); err != nil {
 					return err
 				}
-				if err := skills.Delete([]byte(op.Delete)); err != nil {
-					return err
+				if skills.Bucket([]byte(op.Delete)) != nil {
+					if err := skills.DeleteBucket([]byte(op.Delete)); err != nil {
+						return err
+					}
 				}
 				if events.Bucket([]byte(op.Delete)) != nil {
 					if err := events.DeleteBucket([]byte(op.Delete)); err != nil {
@@ -185,8 +213,8 @@ func (d *DB) Sessions() ([]Record, error) {
 			if err := json.Unmarshal(v, &r); err != nil {
 				return fmt.Errorf("session record %s: %w", k, err)
 			}
-			if sk := tx.Bucket(skillsBucket).Get(k); sk != nil {
-				r.Skills = append(json.RawMessage(nil), sk...)
+			if b := tx.Bucket(skillsBucket).Bucket(k); b != nil {
+				r.Skills = append(json.RawMessage(nil), b.Get(skillsKey)...)
 			}
 			out = append(out, r)
 			return nil

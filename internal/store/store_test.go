@@ -89,7 +89,7 @@ func TestSkillsWrittenOnceKeptAcrossRecords(t *testing.T) {
 		t.Fatalf("sessions after delete = %+v, %v", recs, err)
 	}
 	db.bolt.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(skillsBucket).Get([]byte("s_1")) != nil {
+		if tx.Bucket(skillsBucket).Bucket([]byte("s_1")) != nil {
 			t.Error("the deleted session's tools are still stored")
 		}
 		return nil
