@@ -22,9 +22,11 @@ func (s *Session) recordLocked() *store.Record {
 	}
 	if s.turn != nil {
 		r.Turn = &store.TurnRecord{ID: s.turn.id, StartedAt: s.turn.startedAt.UnixMilli(), Warmup: s.turn.warmup}
-		for _, call := range s.calls.inOrder() {
-			r.Pending = append(r.Pending, store.PendingRecord{ID: call.id, Tool: call.tool})
-		}
+	}
+	// Every pending call, a turn's or an MCP client's (which has no turn):
+	// the page saw its tool_call, so a restart must settle it.
+	for _, call := range s.calls.inOrder() {
+		r.Pending = append(r.Pending, store.PendingRecord{ID: call.id, Tool: call.tool, TurnID: call.turnID})
 	}
 	r.ProviderState = s.providerState
 	return r
@@ -128,15 +130,25 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	if s.status == "" || s.status == wire.StatusEnded {
 		s.status = wire.StatusIdle
 	}
-	if r.Turn != nil || s.status == wire.StatusRunning || s.status == wire.StatusWaitingToolResult {
-		// Nothing of that turn runs any more: its process died with the old Core.
+	// Nothing that was running runs any more: its process, or the MCP
+	// client's request, died with the old Core. Each call the page was
+	// given is settled interrupted, once.
+	for _, p := range r.Pending {
+		turnID := p.TurnID
+		if turnID == "" && r.Turn != nil && !s.isExternal() {
+			turnID = r.Turn.ID // a record written before calls carried their turn
+		}
+		s.calls.settled.add(p.ID, wire.OutcomeInterrupted)
+		s.emitLocked(wire.EventToolCallSettled, turnID, wire.ToolCallSettledData{ToolRequestID: p.ID, Tool: p.Tool, Outcome: wire.OutcomeInterrupted})
+	}
+	switch {
+	case s.isExternal():
+		// No turn to cut off: the session waits for the next MCP call.
+		s.refreshStatusLocked()
+	case r.Turn != nil || s.status == wire.StatusRunning || s.status == wire.StatusWaitingToolResult:
 		turnID, warmup := "", false
 		if r.Turn != nil {
 			turnID, warmup = r.Turn.ID, r.Turn.Warmup
-			for _, p := range r.Pending {
-				s.calls.settled.add(p.ID, wire.OutcomeInterrupted)
-				s.emitLocked(wire.EventToolCallSettled, turnID, wire.ToolCallSettledData{ToolRequestID: p.ID, Tool: p.Tool, Outcome: wire.OutcomeInterrupted})
-			}
 		}
 		s.interruptLocked(turnID, warmup, "stopped while it ran")
 	}

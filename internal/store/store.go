@@ -113,8 +113,9 @@ type TurnRecord struct {
 
 // PendingRecord is one call the page had not answered yet.
 type PendingRecord struct {
-	ID   string `json:"id"`
-	Tool string `json:"tool"`
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	TurnID string `json:"turnId,omitempty"` // empty for an MCP client's call
 }
 
 // Event is one logged event frame.
