@@ -44,6 +44,7 @@ var (
 	duration  = flag.Duration("duration", 20*time.Minute, "give up after this long")
 	faultsAt  = flag.Duration("fault-every", 3*time.Second, "mean time between faults")
 	binary    = flag.String("bin", "", "pedelec binary (default: go build)")
+	logLevel  = flag.String("log-level", "warn", "Core's log level (its log is kept in the temp directory)")
 	lateRate  = flag.Float64("late", 0.02, "share of calls answered after their deadline")
 )
 
@@ -72,7 +73,7 @@ type core struct {
 func (c *core) start() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cmd := exec.Command(c.bin, "--log-level", "warn", "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000")
+	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000")
 	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+filepath.Join(c.state, "none.toml"))
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	if err := cmd.Start(); err != nil {
