@@ -51,12 +51,13 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 	var s Skills
 	switch v.kind {
 	case kindArray:
-		c.plain(v, path("tools"))
-		s.Tools = c.tools(v, path("tools"))
+		r := root()
+		c.plain(v, r.child("tools"))
+		s.Tools = c.tools(v, r.child("tools"))
 	case kindObject:
 		s = c.skills(v)
 	default:
-		c.add("", `a manifest must be an object {"guidance": "...", "tools": [...]} or an array of tool definitions; got %s`, v.describe())
+		c.add(root(), `a manifest must be an object {"guidance": "...", "tools": [...]} or an array of tool definitions; got %s`, v.describe())
 	}
 	return s, c.problems, nil
 }
@@ -67,14 +68,14 @@ type checker struct {
 	problems []Problem
 }
 
-func (c *checker) add(p path, format string, args ...any) {
+func (c *checker) add(p loc, format string, args ...any) {
 	c.problems = append(c.problems, Problem{Path: p.String(), Message: fmt.Sprintf(format, args...)})
 }
 
 // plain reports what plain JSON cannot hold but the text did: repeated keys
 // and numbers beyond a double. A browser's JSON.stringify never produces
 // either, and each side would read them differently.
-func (c *checker) plain(v *value, p path) {
+func (c *checker) plain(v *value, p loc) {
 	switch v.kind {
 	case kindNumber:
 		if _, ok := v.number(); !ok {
@@ -83,18 +84,18 @@ func (c *checker) plain(v *value, p path) {
 	case kindArray:
 		for i, e := range v.arr {
 			if e.kind == kindArray || e.kind == kindObject || e.kind == kindNumber {
-				c.plain(e, p.index(i))
+				c.plain(e, p.at(i))
 			}
 		}
 	case kindObject:
 		for _, k := range v.dups {
-			c.add(p.key(k), "the key %s appears more than once in this object; plain JSON has each key once, so keep only one", quoteShort(k))
+			c.add(p.child(k), "the key %s appears more than once in this object; plain JSON has each key once, so keep only one", quoteShort(k))
 		}
 		for _, m := range v.obj {
 			// Paths are built only where a problem can be: strings,
 			// booleans and null are always plain.
 			if m.val.kind == kindArray || m.val.kind == kindObject || m.val.kind == kindNumber {
-				c.plain(m.val, p.key(m.key))
+				c.plain(m.val, p.child(m.key))
 			}
 		}
 	}
@@ -102,35 +103,35 @@ func (c *checker) plain(v *value, p path) {
 
 func (c *checker) skills(v *value) Skills {
 	var s Skills
-	root := path("")
+	top := root()
 	if v.kind != kindObject {
-		c.add(root, `skills must be an object {"guidance": "...", "tools": [...]}; got %s`, v.describe())
+		c.add(top, `skills must be an object {"guidance": "...", "tools": [...]}; got %s`, v.describe())
 		return s
 	}
-	c.plain(v, root)
+	c.plain(v, top)
 	sawTools := false
 	for _, m := range v.obj {
 		switch m.key {
 		case "guidance":
 			if m.val.kind != kindString {
-				c.add(root.key("guidance"), "guidance must be a string of instructions for the agent; got %s", m.val.describe())
+				c.add(top.child("guidance"), "guidance must be a string of instructions for the agent; got %s", m.val.describe())
 			} else {
 				s.Guidance = m.val.s
 			}
 		case "tools":
 			sawTools = true
-			s.Tools = c.tools(m.val, root.key("tools"))
+			s.Tools = c.tools(m.val, top.child("tools"))
 		default:
-			c.add(root.key(m.key), "unknown field %s in skills; skills has only guidance and tools, so remove it", quoteShort(m.key))
+			c.add(top.child(m.key), "unknown field %s in skills; skills has only guidance and tools, so remove it", quoteShort(m.key))
 		}
 	}
 	if !sawTools {
-		c.add(root.key("tools"), `tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)`)
+		c.add(top.child("tools"), `tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)`)
 	}
 	return s
 }
 
-func (c *checker) tools(v *value, p path) []Tool {
+func (c *checker) tools(v *value, p loc) []Tool {
 	if v.kind != kindArray {
 		c.add(p, "tools must be an array of tool definitions; got %s", v.describe())
 		return nil
@@ -138,7 +139,7 @@ func (c *checker) tools(v *value, p path) []Tool {
 	out := make([]Tool, 0, len(v.arr))
 	firstUse := map[string]int{}
 	for i, e := range v.arr {
-		out = append(out, c.tool(e, p.index(i), i, firstUse))
+		out = append(out, c.tool(e, p.at(i), i, firstUse))
 	}
 	return out
 }
@@ -151,7 +152,7 @@ var toolFieldHints = map[string]string{
 	"desc": "description", "title": "description", "toolName": "name",
 }
 
-func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Tool {
+func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool {
 	var t Tool
 	if v.kind != kindObject {
 		c.add(p, "a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got %s", v.describe())
@@ -159,7 +160,7 @@ func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Too
 	}
 	var sawName, sawDescription, sawArgs, sawInput bool
 	for _, m := range v.obj {
-		fp := p.key(m.key)
+		fp := p.child(m.key)
 		switch m.key {
 		case "name":
 			sawName = true
@@ -192,18 +193,18 @@ func (c *checker) tool(v *value, p path, index int, firstUse map[string]int) Too
 		}
 	}
 	if !sawName {
-		c.add(p.key("name"), `name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)`)
+		c.add(p.child("name"), `name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)`)
 	}
 	if !sawDescription {
-		c.add(p.key("description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool")
+		c.add(p.child("description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool")
 	}
 	if !sawArgs && !sawInput {
-		c.add(p.key("argsSchema"), `argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}`)
+		c.add(p.child("argsSchema"), `argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}`)
 	}
 	return t
 }
 
-func (c *checker) name(v *value, p path, index int, firstUse map[string]int) string {
+func (c *checker) name(v *value, p loc, index int, firstUse map[string]int) string {
 	if v.kind != kindString {
 		c.add(p, `name must be a string such as "update_counter"; got %s`, v.describe())
 		return ""
@@ -240,7 +241,7 @@ func nameRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-'
 }
 
-func (c *checker) timeout(v *value, p path) *int64 {
+func (c *checker) timeout(v *value, p loc) *int64 {
 	const fix = "remove timeoutMs to use the default of 60000"
 	switch {
 	case v.kind == kindString:

@@ -88,7 +88,7 @@ var unsupported = map[string]string{
 }
 
 // argsSchema checks a tool's argsSchema: its root must be an object node.
-func (c *checker) argsSchema(v *value, p path) {
+func (c *checker) argsSchema(v *value, p loc) {
 	if v.kind != kindObject {
 		c.add(p, `argsSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got %s`, v.describe())
 		return
@@ -96,9 +96,9 @@ func (c *checker) argsSchema(v *value, p path) {
 	t, ok := v.get("type")
 	switch {
 	case !ok:
-		c.add(p.key("type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments`)
+		c.add(p.child("type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments`)
 	case t.kind == kindString && t.s != "object":
-		c.add(p.key("type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got %s — wrap the value in a property`, quoteShort(t.s))
+		c.add(p.child("type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got %s — wrap the value in a property`, quoteShort(t.s))
 	}
 	// The root's missing type was just reported; check the rest as the
 	// object it has to be, so each mistake is reported once.
@@ -108,7 +108,7 @@ func (c *checker) argsSchema(v *value, p path) {
 // node checks one schema node and recurses into properties, items and oneOf.
 // assume is the type to judge keywords by when "type" is absent ("" for
 // none: only the root assumes one).
-func (c *checker) node(v *value, p path, depth int, assume string) {
+func (c *checker) node(v *value, p loc, depth int, assume string) {
 	if v.kind != kindObject {
 		if v.kind == kindBool {
 			c.add(p, `boolean schemas are not supported; write an object schema such as {"type": "string"}`)
@@ -124,7 +124,7 @@ func (c *checker) node(v *value, p path, depth int, assume string) {
 
 	typ, typeOK := c.nodeType(v, p, assume)
 	for _, m := range v.obj {
-		kp := p.key(m.key)
+		kp := p.child(m.key)
 		switch {
 		case slices.Contains(anyNodeKeywords, m.key):
 			c.anyNodeKeyword(m.key, m.val, kp, depth)
@@ -150,7 +150,7 @@ func (c *checker) node(v *value, p path, depth int, assume string) {
 
 // nodeType reads "type". ok is false when it is absent or unusable, and then
 // type-specific keywords are not judged, so one mistake gives one problem.
-func (c *checker) nodeType(v *value, p path, assume string) (string, bool) {
+func (c *checker) nodeType(v *value, p loc, assume string) (string, bool) {
 	t, present := v.get("type")
 	if !present {
 		if assume != "" {
@@ -165,20 +165,20 @@ func (c *checker) nodeType(v *value, p path, assume string) (string, bool) {
 	}
 	switch {
 	case t.kind == kindArray:
-		c.add(p.key("type"), `type must be one string; a list of types is not supported, so use "oneOf" with one schema per type`)
+		c.add(p.child("type"), `type must be one string; a list of types is not supported, so use "oneOf" with one schema per type`)
 	case t.kind != kindString:
-		c.add(p.key("type"), "type must be a string, one of %s; got %s", orList(nodeTypes), t.describe())
+		c.add(p.child("type"), "type must be a string, one of %s; got %s", orList(nodeTypes), t.describe())
 	case t.s == "null":
-		c.add(p.key("type"), `type "null" is not supported; to make a value optional, leave it out of "required"`)
+		c.add(p.child("type"), `type "null" is not supported; to make a value optional, leave it out of "required"`)
 	case !slices.Contains(nodeTypes, t.s):
-		c.add(p.key("type"), "type %s is not supported; use one of %s", quoteShort(t.s), orList(nodeTypes))
+		c.add(p.child("type"), "type %s is not supported; use one of %s", quoteShort(t.s), orList(nodeTypes))
 	default:
 		return t.s, true
 	}
 	return "invalid", false
 }
 
-func (c *checker) anyNodeKeyword(k string, v *value, p path, depth int) {
+func (c *checker) anyNodeKeyword(k string, v *value, p loc, depth int) {
 	switch k {
 	case "description":
 		if v.kind != kindString {
@@ -196,7 +196,7 @@ func (c *checker) anyNodeKeyword(k string, v *value, p path, depth int) {
 			c.add(p, "oneOf is empty, so no value could ever match; list at least one schema, or remove oneOf")
 		default:
 			for i, e := range v.arr {
-				c.node(e, p.index(i), depth+1, "")
+				c.node(e, p.at(i), depth+1, "")
 			}
 		}
 	}
@@ -204,7 +204,7 @@ func (c *checker) anyNodeKeyword(k string, v *value, p path, depth int) {
 	// guidance for the agent and never inserted into arguments.
 }
 
-func (c *checker) typeKeyword(n *value, typ, k string, v *value, p path, depth int) {
+func (c *checker) typeKeyword(n *value, typ, k string, v *value, p loc, depth int) {
 	switch k {
 	case "enum":
 		c.enum(typ, v, p)
@@ -236,14 +236,14 @@ func (c *checker) typeKeyword(n *value, typ, k string, v *value, p path, depth i
 			return
 		}
 		for _, m := range v.obj {
-			c.node(m.val, p.key(m.key), depth+1, "")
+			c.node(m.val, p.child(m.key), depth+1, "")
 		}
 	case "required":
 		c.required(n, v, p)
 	}
 }
 
-func (c *checker) enum(typ string, v *value, p path) {
+func (c *checker) enum(typ string, v *value, p loc) {
 	switch {
 	case v.kind != kindArray:
 		c.add(p, "enum must be an array of the allowed %s values; got %s", typ, v.describe())
@@ -254,7 +254,7 @@ func (c *checker) enum(typ string, v *value, p path) {
 	}
 	for i, e := range v.arr {
 		if !matchesType(typ, e) {
-			c.add(p.index(i), "enum values must be of the schema's type %s; got %s", typ, e.describe())
+			c.add(p.at(i), "enum values must be of the schema's type %s; got %s", typ, e.describe())
 		}
 	}
 }
@@ -281,7 +281,7 @@ func matchesType(typ string, v *value) bool {
 }
 
 // count checks a length or size bound: a non-negative integer.
-func (c *checker) count(k string, v *value, p path) {
+func (c *checker) count(k string, v *value, p loc) {
 	f, ok := v.number()
 	switch {
 	case v.kind != kindNumber:
@@ -294,7 +294,7 @@ func (c *checker) count(k string, v *value, p path) {
 }
 
 // required checks the names in n's "required" against n's "properties".
-func (c *checker) required(n, v *value, p path) {
+func (c *checker) required(n, v *value, p loc) {
 	if v.kind != kindArray {
 		c.add(p, "required must be an array of property names; got %s", v.describe())
 		return
@@ -303,12 +303,12 @@ func (c *checker) required(n, v *value, p path) {
 	for i, e := range v.arr {
 		switch {
 		case e.kind != kindString:
-			c.add(p.index(i), "required must list property names as strings; got %s", e.describe())
+			c.add(p.at(i), "required must list property names as strings; got %s", e.describe())
 		case props == nil || props.kind != kindObject:
-			c.add(p.index(i), "required names %s, but the schema has no properties; declare it in \"properties\" or remove it from required", quoteShort(e.s))
+			c.add(p.at(i), "required names %s, but the schema has no properties; declare it in \"properties\" or remove it from required", quoteShort(e.s))
 		default:
 			if _, ok := props.get(e.s); !ok {
-				c.add(p.index(i), "required names %s, which is not in properties; declare it in \"properties\" or remove it from required", quoteShort(e.s))
+				c.add(p.at(i), "required names %s, which is not in properties; declare it in \"properties\" or remove it from required", quoteShort(e.s))
 			}
 		}
 	}
@@ -316,7 +316,7 @@ func (c *checker) required(n, v *value, p path) {
 
 // pairs checks that lower bounds do not exceed upper bounds: such a schema
 // accepts nothing, which is always a mistake.
-func (c *checker) pairs(v *value, p path, typ string) {
+func (c *checker) pairs(v *value, p loc, typ string) {
 	for _, pair := range [][2]string{{"minLength", "maxLength"}, {"minimum", "maximum"}, {"minItems", "maxItems"}} {
 		if !slices.Contains(typeKeywords[typ], pair[0]) {
 			continue
@@ -329,7 +329,7 @@ func (c *checker) pairs(v *value, p path, typ string) {
 		l, ok1 := lo.number()
 		h, ok2 := hi.number()
 		if ok1 && ok2 && l > h {
-			c.add(p.key(pair[0]), "%s (%s) is greater than %s (%s), so no value could match; lower %s or raise %s", pair[0], lo.s, pair[1], hi.s, pair[0], pair[1])
+			c.add(p.child(pair[0]), "%s (%s) is greater than %s (%s), so no value could match; lower %s or raise %s", pair[0], lo.s, pair[1], hi.s, pair[0], pair[1])
 		}
 	}
 }
