@@ -139,7 +139,7 @@ func (v *value) toAny() any {
 // parseJSON parses exactly one JSON value, surrounded by optional
 // whitespace and preceded by an optional UTF-8 byte order mark.
 func parseJSON(data []byte) (*value, error) {
-	p := &parser{data: data}
+	p := &parser{data: data, src: string(data)}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
 	}
@@ -155,9 +155,215 @@ func parseJSON(data []byte) (*value, error) {
 	return v, nil
 }
 
+// The parser allocates in bulk: a 1,000-tool manifest is some 30,000
+// values, and one allocation per value, per member list grown by append and
+// per string was most of what checking it cost (docs/performance.md).
+// Values come from slabs, an object's members and an array's elements are
+// gathered on a stack shared by the whole parse and copied out once at
+// their exact length, and strings and numbers are substrings of one copy
+// of the input. A tree therefore lives as long as any of its values: keep
+// a string beyond the tree's life with strings.Clone.
 type parser struct {
 	data []byte
+	src  string // data as one string, copied once
 	pos  int
+
+	values  []value  // the current slab of values
+	members []member // members of the objects being read, innermost last
+	elems   []*value // elements of the arrays being read, innermost last
+	mslab   []member // where finished member lists are copied to
+	eslab   []*value // where finished element lists are copied to
+}
+
+// maxSlab bounds a slab: large manifests take several, a tool call's few
+// values take one small one.
+const maxSlab = 1024
+
+func (p *parser) newValue(kind jsonKind) *value {
+	if len(p.values) == cap(p.values) {
+		// The first slab is sized from the input (about one value per 12
+		// bytes in the manifests and arguments seen), later ones double.
+		n := 2 * cap(p.values)
+		if n == 0 {
+			n = len(p.data)/12 + 1
+		}
+		p.values = make([]value, 0, min(max(n, 4), maxSlab))
+	}
+	p.values = p.values[:len(p.values)+1]
+	v := &p.values[len(p.values)-1]
+	v.kind = kind
+	return v
+}
+
+// noElements is the elements of every empty array: not nil, as a parsed
+// array's elements have always been.
+var noElements = []*value{}
+
+func (p *parser) value(depth int) (*value, error) {
+	if depth > maxNesting {
+		return nil, p.errorf("values nested more than %d levels deep", maxNesting)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of input, expected a JSON value")
+	}
+	start := p.pos
+	var v *value
+	var err error
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		v, err = p.object(depth)
+	case c == '[':
+		v, err = p.array(depth)
+	case c == '"':
+		var s string
+		if s, err = p.str(); err == nil {
+			v = p.newValue(kindString)
+			v.s = s
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		v, err = p.num()
+	case c == 't':
+		if v, err = p.literal("true", kindBool); err == nil {
+			v.b = true
+		}
+	case c == 'f':
+		v, err = p.literal("false", kindBool)
+	case c == 'n':
+		v, err = p.literal("null", kindNull)
+	default:
+		err = p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
+	}
+	if err != nil {
+		return nil, err
+	}
+	v.start, v.end = start, p.pos
+	return v, nil
+}
+
+func (p *parser) literal(word string, kind jsonKind) (*value, error) {
+	if !strings.HasPrefix(p.src[p.pos:], word) {
+		return nil, p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
+	}
+	p.pos += len(word)
+	return p.newValue(kind), nil
+}
+
+func (p *parser) object(depth int) (*value, error) {
+	v := p.newValue(kindObject)
+	p.pos++ // {
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.errorf("unexpected %s, expected a quoted object key", p.peekDesc())
+		}
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errorf("unexpected %s, expected ':' after an object key", p.peekDesc())
+		}
+		p.pos++
+		p.skipSpace()
+		val, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.set(v, base, key, val)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of input, expected ',' or '}'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			v.obj = p.keepMembers(p.members[base:])
+			return v, nil
+		default:
+			return nil, p.errorf("unexpected %s, expected ',' or '}'", p.peekDesc())
+		}
+	}
+}
+
+// set adds a member of v, whose members so far are p.members[base:]; a
+// repeated key keeps its first position, takes the last value (as
+// JSON.parse does) and is remembered as a problem.
+func (p *parser) set(v *value, base int, key string, val *value) {
+	for i := base; i < len(p.members); i++ {
+		if p.members[i].key == key {
+			p.members[i].val = val
+			v.dups = append(v.dups, key)
+			return
+		}
+	}
+	p.members = append(p.members, member{key, val})
+}
+
+// keepMembers copies a finished member list out of the stack.
+func (p *parser) keepMembers(ms []member) []member {
+	n := len(ms)
+	if cap(p.mslab)-len(p.mslab) < n {
+		p.mslab = make([]member, 0, max(n, min(cap(p.values), maxSlab)))
+	}
+	at := len(p.mslab)
+	p.mslab = append(p.mslab, ms...)
+	return p.mslab[at : at+n : at+n]
+}
+
+// keepElements copies a finished element list out of the stack.
+func (p *parser) keepElements(es []*value) []*value {
+	n := len(es)
+	if cap(p.eslab)-len(p.eslab) < n {
+		p.eslab = make([]*value, 0, max(n, min(cap(p.values)/2, maxSlab)))
+	}
+	at := len(p.eslab)
+	p.eslab = append(p.eslab, es...)
+	return p.eslab[at : at+n : at+n]
+}
+
+func (p *parser) array(depth int) (*value, error) {
+	v := p.newValue(kindArray)
+	v.arr = noElements
+	p.pos++ // [
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	base := len(p.elems)
+	defer func() { p.elems = p.elems[:base] }()
+	for {
+		p.skipSpace()
+		e, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.elems = append(p.elems, e)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of input, expected ',' or ']'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			v.arr = p.keepElements(p.elems[base:])
+			return v, nil
+		default:
+			return nil, p.errorf("unexpected %s, expected ',' or ']'", p.peekDesc())
+		}
+	}
 }
 
 func (p *parser) errorf(format string, args ...any) *SyntaxError {
@@ -195,139 +401,6 @@ func (p *parser) skipSpace() {
 	}
 }
 
-func (p *parser) value(depth int) (*value, error) {
-	if depth > maxNesting {
-		return nil, p.errorf("values nested more than %d levels deep", maxNesting)
-	}
-	if p.pos >= len(p.data) {
-		return nil, p.errorf("unexpected end of input, expected a JSON value")
-	}
-	start := p.pos
-	var v *value
-	var err error
-	switch c := p.data[p.pos]; {
-	case c == '{':
-		v, err = p.object(depth)
-	case c == '[':
-		v, err = p.array(depth)
-	case c == '"':
-		var s string
-		s, err = p.str()
-		v = &value{kind: kindString, s: s}
-	case c == '-' || (c >= '0' && c <= '9'):
-		v, err = p.num()
-	case c == 't':
-		v, err = p.literal("true", &value{kind: kindBool, b: true})
-	case c == 'f':
-		v, err = p.literal("false", &value{kind: kindBool})
-	case c == 'n':
-		v, err = p.literal("null", &value{kind: kindNull})
-	default:
-		err = p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
-	}
-	if err != nil {
-		return nil, err
-	}
-	v.start, v.end = start, p.pos
-	return v, nil
-}
-
-func (p *parser) literal(word string, v *value) (*value, error) {
-	if !strings.HasPrefix(string(p.data[p.pos:min(len(p.data), p.pos+len(word))]), word) {
-		return nil, p.errorf("unexpected %s, expected a JSON value", p.peekDesc())
-	}
-	p.pos += len(word)
-	return v, nil
-}
-
-func (p *parser) object(depth int) (*value, error) {
-	v := &value{kind: kindObject}
-	p.pos++ // {
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return v, nil
-	}
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.errorf("unexpected %s, expected a quoted object key", p.peekDesc())
-		}
-		key, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.errorf("unexpected %s, expected ':' after an object key", p.peekDesc())
-		}
-		p.pos++
-		p.skipSpace()
-		val, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		v.set(key, val)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of input, expected ',' or '}'")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			return v, nil
-		default:
-			return nil, p.errorf("unexpected %s, expected ',' or '}'", p.peekDesc())
-		}
-	}
-}
-
-// set adds a member; a repeated key keeps its first position, takes the
-// last value (as JSON.parse does) and is remembered as a problem.
-func (v *value) set(key string, val *value) {
-	for i := range v.obj {
-		if v.obj[i].key == key {
-			v.obj[i].val = val
-			v.dups = append(v.dups, key)
-			return
-		}
-	}
-	v.obj = append(v.obj, member{key, val})
-}
-
-func (p *parser) array(depth int) (*value, error) {
-	v := &value{kind: kindArray, arr: []*value{}}
-	p.pos++ // [
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return v, nil
-	}
-	for {
-		p.skipSpace()
-		e, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		v.arr = append(v.arr, e)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of input, expected ',' or ']'")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			return v, nil
-		default:
-			return nil, p.errorf("unexpected %s, expected ',' or ']'", p.peekDesc())
-		}
-	}
-}
-
 // str scans a string's extent by hand (for positions) and lets
 // encoding/json decode its escapes, which it does exactly per RFC 8259.
 func (p *parser) str() (string, error) {
@@ -341,7 +414,7 @@ func (p *parser) str() (string, error) {
 			p.pos++
 			raw := p.data[start:p.pos]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+				return p.src[start+1 : p.pos-1], nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -420,7 +493,9 @@ func (p *parser) num() (*value, error) {
 			return nil, p.errorf("unexpected %s in an exponent, expected a digit", p.peekDesc())
 		}
 	}
-	return &value{kind: kindNumber, s: string(p.data[start:p.pos])}, nil
+	v := p.newValue(kindNumber)
+	v.s = p.src[start:p.pos]
+	return v, nil
 }
 
 // quoteShort quotes s as JSON, shortened for messages.

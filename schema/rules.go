@@ -116,7 +116,7 @@ func (c *checker) skills(v *value) Skills {
 			if m.val.kind != kindString {
 				c.add(top.child("guidance"), "guidance must be a string of instructions for the agent; got %s", m.val.describe())
 			} else {
-				s.Guidance = m.val.s
+				s.Guidance = strings.Clone(m.val.s) // not the whole input's copy
 			}
 		case "tools":
 			sawTools = true
@@ -172,7 +172,7 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			} else if strings.TrimSpace(m.val.s) == "" {
 				c.add(fp, "description is empty; say what the tool does, what it reads or changes, and when to prefer another tool")
 			}
-			t.Description = m.val.s
+			t.Description = strings.Clone(m.val.s)
 		case "timeoutMs":
 			t.TimeoutMs = c.timeout(m.val, fp)
 		case "argsSchema":
@@ -234,7 +234,7 @@ func (c *checker) name(v *value, p loc, index int, firstUse map[string]int) stri
 			firstUse[name] = index
 		}
 	}
-	return name
+	return strings.Clone(name) // a session keeps it, not the whole input
 }
 
 func nameRune(r rune) bool {
