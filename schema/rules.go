@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -66,6 +65,7 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 type checker struct {
 	data     []byte // the input, for copying values out verbatim
 	problems []Problem
+	scratch  []byte // where a schema's text is compacted
 }
 
 func (c *checker) add(p loc, format string, args ...any) {
@@ -178,7 +178,7 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
-			t.ArgsSchema = shareSchema(c.verbatim(m.val))
+			t.ArgsSchema = c.schemaText(m.val)
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)
@@ -267,15 +267,37 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 	return nil
 }
 
-// verbatim copies a value's JSON text out of the input without
-// insignificant whitespace: the definition as the page wrote it, smaller in
-// every later message (tool-spec, the prompt). Repeated keys are the one
+// schemaText is a value's JSON text from the input without insignificant
+// whitespace, kept once per distinct text (shareSchema): the definition as
+// the page wrote it, smaller in every later message (tool-spec, the
+// prompt). It is compacted into the checker's scratch buffer, so a schema
+// many tools share costs no copy of its own. Repeated keys are the one
 // case where the text would differ from what was checked, and they are a
 // problem already, so such skills are never used.
-func (c *checker) verbatim(v *value) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, c.data[v.start:v.end]); err != nil {
-		return compact(v)
+func (c *checker) schemaText(v *value) json.RawMessage {
+	c.scratch = appendCompact(c.scratch[:0], c.data[v.start:v.end])
+	return shareSchema(c.scratch)
+}
+
+// appendCompact appends src, JSON text the parser accepted, without the
+// whitespace between its tokens: what json.Compact does, without
+// re-scanning text that is known to be JSON.
+func appendCompact(dst, src []byte) []byte {
+	from, inString := 0, false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case inString:
+			if c == '\\' {
+				i++ // the escaped byte cannot end the string
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, src[from:i]...)
+			from = i + 1
+		}
 	}
-	return json.RawMessage(b.Bytes())
+	return append(dst, src[from:]...)
 }

@@ -31,12 +31,13 @@ type sharedText struct {
 	n     int
 }
 
-// shareSchema returns b, or an identical text already in use. The result's
+// shareSchema returns an identical text already in use, or a copy of b.
+// It never returns b itself, so b may be a reused buffer. The result's
 // capacity is its length, so an append never writes into a shared text;
 // nothing in Pedelec changes a schema's bytes in place.
 func shareSchema(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {
-		return b
+		return b[:0:0]
 	}
 	h := maphash.Bytes(sharedSchemas.seed, b)
 	sharedSchemas.Lock()
@@ -46,7 +47,7 @@ func shareSchema(b json.RawMessage) json.RawMessage {
 			if s := unsafe.Slice(p, e.n); bytes.Equal(s, b) {
 				return s[:e.n:e.n]
 			}
-			return b // another live text with the same hash: leave b on its own
+			return bytes.Clone(b) // another live text with the same hash: b stands on its own
 		}
 	}
 	own := bytes.Clone(b) // b may sit in a larger buffer
