@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // JSON Schema patterns are ECMA-262 regular expressions; Go's regexp is RE2.
@@ -21,9 +22,13 @@ var (
 	errSyntax     = errors.New(`check its syntax (patterns are JavaScript regular expressions without lookaround or backreferences, run on RE2)`)
 )
 
+// Compiled on first use, not at package init: every pedelec process
+// (tool-call included) paid for them, and few ever check a pattern.
 var (
-	unicodeEscape = regexp.MustCompile(`^(?:\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\})`)
-	backref       = regexp.MustCompile(`\\[1-9]|\\k<`)
+	unicodeEscape = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\})`)
+	})
+	backref = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[1-9]|\\k<`) })
 )
 
 // compilePattern compiles an ECMA-262 pattern with RE2 semantics.
@@ -36,7 +41,7 @@ func compilePattern(pattern string) (*regexp.Regexp, error) {
 	switch {
 	case strings.Contains(plain, "(?=") || strings.Contains(plain, "(?!") || strings.Contains(plain, "(?<=") || strings.Contains(plain, "(?<!"):
 		return nil, errLookaround
-	case backref.MatchString(plain):
+	case backref().MatchString(plain):
 		return nil, errBackref
 	}
 	return nil, errSyntax
@@ -54,7 +59,7 @@ func translatePattern(pattern string) string {
 			b.WriteByte(pattern[i])
 			continue
 		}
-		if loc := unicodeEscape.FindStringSubmatchIndex(pattern[i:]); loc != nil && loc[0] == 0 {
+		if loc := unicodeEscape().FindStringSubmatchIndex(pattern[i:]); loc != nil && loc[0] == 0 {
 			hex := ""
 			if loc[2] >= 0 {
 				hex = pattern[i+loc[2] : i+loc[3]]

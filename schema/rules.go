@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -22,7 +21,20 @@ type Problem struct {
 // integer a page can hold exactly, so the largest timeout both sides agree on.
 const maxSafeInteger = 1<<53 - 1
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]*$`)
+// validName is the name rule, ^[a-zA-Z][a-zA-Z0-9_.-]*$, checked by hand:
+// a regexp compiled at package init cost every pedelec process its time,
+// and matching it cost every definition more than the loop.
+func validName(name string) bool {
+	if name == "" || !(name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !nameRune(rune(name[i])) {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateSkills checks a skills object {guidance, tools} exactly as it was
 // received and reports every problem. The Skills it returns holds what could
@@ -65,7 +77,22 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 type checker struct {
 	data     []byte // the input, for copying values out verbatim
 	problems []Problem
-	scratch  []byte // where a schema's text is compacted
+	scratch  []byte           // where a schema's text is compacted
+	patterns map[string]error // each distinct pattern is compiled once
+}
+
+// patternError compiles a pattern once per check, however many tools
+// repeat it, and says why it cannot run.
+func (c *checker) patternError(src string) error {
+	if err, ok := c.patterns[src]; ok {
+		return err
+	}
+	if c.patterns == nil {
+		c.patterns = map[string]error{}
+	}
+	_, err := compilePattern(src)
+	c.patterns[src] = err
+	return err
 }
 
 func (c *checker) add(p loc, format string, args ...any) {
@@ -213,7 +240,7 @@ func (c *checker) name(v *value, p loc, index int, firstUse map[string]int) stri
 	switch {
 	case name == "":
 		c.add(p, `name is empty; use an ASCII letter, then letters, digits, _, . or - (for example "update_counter")`)
-	case !namePattern.MatchString(name):
+	case !validName(name):
 		if first := name[0]; !(first >= 'a' && first <= 'z' || first >= 'A' && first <= 'Z') {
 			c.add(p, `name %s must start with an ASCII letter (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$); for example "update_counter"`, quoteShort(name))
 		} else {

@@ -217,7 +217,7 @@ func (c *checker) typeKeyword(n *value, typ, k string, v *value, p loc, depth in
 	case "pattern":
 		if v.kind != kindString {
 			c.add(p, "pattern must be a string holding a regular expression; got %s", v.describe())
-		} else if _, err := compilePattern(v.s); err != nil {
+		} else if err := c.patternError(v.s); err != nil {
 			c.add(p, "pattern %s is not a regular expression Pedelec can run; %s", quoteShort(v.s), err.Error())
 		}
 	case "uniqueItems":
