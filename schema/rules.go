@@ -40,6 +40,15 @@ func validName(name string) bool {
 // received and reports every problem. The Skills it returns holds what could
 // be read; use it only when there are no problems.
 func ValidateSkills(raw json.RawMessage) (Skills, []Problem) {
+	if s, problems, ok := checkStreaming(raw, false); ok {
+		return s, problems
+	}
+	return validateSkillsTree(raw)
+}
+
+// validateSkillsTree is ValidateSkills on the whole parsed tree: what
+// checkStreaming leaves to it, and what it must agree with.
+func validateSkillsTree(raw json.RawMessage) (Skills, []Problem) {
 	v, err := parseJSON(raw)
 	if err != nil {
 		return Skills{}, []Problem{{Path: RootPath, Message: "skills is not valid JSON (" + err.Error() + "); send a plain JSON object {\"guidance\": ..., \"tools\": [...]}"}}
@@ -54,6 +63,14 @@ func ValidateSkills(raw json.RawMessage) (Skills, []Problem) {
 // tools[i], so messages read the same for both forms). The error is a
 // *SyntaxError when data is not JSON; everything else is a Problem.
 func ParseManifest(data []byte) (Skills, []Problem, error) {
+	if s, problems, ok := checkStreaming(data, true); ok {
+		return s, problems, nil
+	}
+	return parseManifestTree(data)
+}
+
+// parseManifestTree is ParseManifest on the whole parsed tree.
+func parseManifestTree(data []byte) (Skills, []Problem, error) {
 	v, err := parseJSON(data)
 	if err != nil {
 		return Skills{}, nil, err
@@ -79,6 +96,9 @@ type checker struct {
 	problems []Problem
 	scratch  []byte           // where a schema's text is compacted
 	patterns map[string]error // each distinct pattern is compiled once
+	// plainProblems are checkStreaming's plain-JSON problems, which come
+	// before the rules' (the tree path runs plain over the whole text first).
+	plainProblems []Problem
 }
 
 // patternError compiles a pattern once per check, however many tools
@@ -138,24 +158,33 @@ func (c *checker) skills(v *value) Skills {
 	c.plain(v, top)
 	sawTools := false
 	for _, m := range v.obj {
-		switch m.key {
-		case "guidance":
-			if m.val.kind != kindString {
-				c.add(top.child("guidance"), "guidance must be a string of instructions for the agent; got %s", m.val.describe())
-			} else {
-				s.Guidance = strings.Clone(m.val.s) // not the whole input's copy
-			}
-		case "tools":
-			sawTools = true
-			s.Tools = c.tools(m.val, top.child("tools"))
-		default:
-			c.add(top.child(m.key), "unknown field %s in skills; skills has only guidance and tools, so remove it", quoteShort(m.key))
-		}
+		c.skillsMember(m.key, m.val, top, &s, &sawTools)
 	}
 	if !sawTools {
-		c.add(top.child("tools"), `tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)`)
+		c.missingTools(top)
 	}
 	return s
+}
+
+// skillsMember checks one member of the skills object.
+func (c *checker) skillsMember(key string, v *value, top loc, s *Skills, sawTools *bool) {
+	switch key {
+	case "guidance":
+		if v.kind != kindString {
+			c.add(top.child("guidance"), "guidance must be a string of instructions for the agent; got %s", v.describe())
+		} else {
+			s.Guidance = strings.Clone(v.s) // not the whole input's copy
+		}
+	case "tools":
+		*sawTools = true
+		s.Tools = c.tools(v, top.child("tools"))
+	default:
+		c.add(top.child(key), "unknown field %s in skills; skills has only guidance and tools, so remove it", quoteShort(key))
+	}
+}
+
+func (c *checker) missingTools(top loc) {
+	c.add(top.child("tools"), `tools is missing; add "tools": [...] with the tool definitions ([] for a session without tools)`)
 }
 
 func (c *checker) tools(v *value, p loc) []Tool {
