@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,6 +131,7 @@ func runValidateTools(o validateToolsOptions) error {
 // print in messages.
 func readManifest(file string, stdin io.Reader) (string, []byte, error) {
 	name, r := file, stdin
+	size := int64(0) // what the file says it holds: the buffer's first size
 	if file == "-" {
 		name = "<stdin>"
 	} else {
@@ -139,8 +141,17 @@ func readManifest(file string, stdin io.Reader) (string, []byte, error) {
 		}
 		defer f.Close()
 		r = f
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = min(st.Size(), maxManifestBytes)
+		}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxManifestBytes+1))
+	// Read into a buffer of the file's size, not one grown from 512 bytes
+	// by doubling: for a large manifest that was twice its size in copies
+	// and fresh pages.
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	_, err := buf.ReadFrom(io.LimitReader(r, maxManifestBytes+1))
+	data := buf.Bytes()
 	if err != nil {
 		return name, nil, usageErrorf("%s: cannot read the manifest: %v", name, err)
 	}
