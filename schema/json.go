@@ -176,8 +176,9 @@ type parser struct {
 }
 
 // maxSlab bounds a slab: large manifests take several, a tool call's few
-// values take one small one.
-const maxSlab = 1024
+// values take one small one, and a manifest checked as a stream reuses one
+// (a definition is some 40 values), so a larger one is only fresh pages.
+const maxSlab = 256
 
 func (p *parser) newValue(kind jsonKind) *value {
 	if len(p.values) == cap(p.values) {
@@ -406,14 +407,24 @@ func (p *parser) skipSpace() {
 func (p *parser) str() (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
-	escaped := false
+	escaped, ascii := false, true
 	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+		// Most of a manifest is plain ASCII inside strings: skip it in a
+		// tight loop, and check UTF-8 only when a byte needs it.
+		i, d := p.pos, p.data
+		for i < len(d) && plainASCII[d[i]] {
+			i++
+		}
+		p.pos = i
+		if i == len(d) {
+			break
+		}
+		c := d[i]
 		switch {
 		case c == '"':
 			p.pos++
 			raw := p.data[start:p.pos]
-			if !escaped && utf8.Valid(raw) {
+			if !escaped && (ascii || utf8.Valid(raw)) {
 				return p.src[start+1 : p.pos-1], nil
 			}
 			var s string
@@ -444,12 +455,22 @@ func (p *parser) str() (string, error) {
 			}
 		case c < 0x20:
 			return "", p.errorf("control character %q inside a string: escape it", rune(c))
-		default:
+		default: // c >= 0x80
+			ascii = false
 			p.pos++
 		}
 	}
 	return "", p.errorf("unexpected end of input inside a string")
 }
+
+// plainASCII marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
