@@ -2,6 +2,7 @@ package schema
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -28,5 +29,31 @@ func TestRepeatedBadPatternReportedAtEachUse(t *testing.T) {
 	if len(problems) != 2 || problems[0].Path != "tools[0].argsSchema.properties.s.pattern" || problems[1].Path != "tools[1].argsSchema.properties.s.pattern" ||
 		problems[0].Message != problems[1].Message {
 		t.Errorf("got %+v", problems)
+	}
+}
+
+// keywordTypes is typeKeywords inverted, and the keyword sets the checker
+// asks in turn are disjoint, so the order it asks them in does not matter.
+func TestKeywordTypes(t *testing.T) {
+	want := map[string][]string{}
+	for _, typ := range nodeTypes {
+		for _, k := range typeKeywords[typ] {
+			want[k] = append(want[k], typ)
+		}
+	}
+	for k, types := range want {
+		if got := keywordTypes(k); !slices.Equal(got, types) {
+			t.Errorf("keywordTypes(%q) = %v, want %v", k, got, types)
+		}
+	}
+	for _, k := range anyNodeKeywords {
+		if keywordTypes(k) != nil || unsupported[k] != "" {
+			t.Errorf("%q is in more than one keyword set", k)
+		}
+	}
+	for k := range unsupported {
+		if keywordTypes(k) != nil {
+			t.Errorf("%q is both unsupported and a type's keyword", k)
+		}
 	}
 }

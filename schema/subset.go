@@ -31,16 +31,34 @@ var typeKeywords = map[string][]string{
 	"object":  {"properties", "required"},
 }
 
-// keywordTypes is typeKeywords inverted: which types a keyword applies to.
-var keywordTypes = func() map[string][]string {
-	m := map[string][]string{}
-	for _, t := range nodeTypes {
-		for _, k := range typeKeywords[t] {
-			m[k] = append(m[k], t)
-		}
+// keywordTypes is typeKeywords inverted: which types a keyword applies to,
+// nil for a keyword of no type. A switch, not a map built at package init:
+// the check asks for every keyword of every schema node, and a lookup
+// hashed each key (docs/performance.md). TestKeywordTypes holds it to
+// typeKeywords.
+func keywordTypes(k string) []string {
+	switch k {
+	case "enum":
+		return enumTypes
+	case "minLength", "maxLength", "pattern":
+		return stringType
+	case "minimum", "maximum":
+		return numberTypes
+	case "items", "minItems", "maxItems", "uniqueItems":
+		return arrayType
+	case "properties", "required":
+		return objectType
 	}
-	return m
-}()
+	return nil
+}
+
+var (
+	enumTypes   = []string{"string", "number", "integer", "boolean"}
+	stringType  = []string{"string"}
+	numberTypes = []string{"number", "integer"}
+	arrayType   = []string{"array"}
+	objectType  = []string{"object"}
+)
 
 // unsupported names JSON Schema keywords people reach for, with what to do
 // instead. A keyword not here and not supported gets the generic message.
@@ -125,20 +143,23 @@ func (c *checker) node(v *value, p loc, depth int, assume string) {
 	typ, typeOK := c.nodeType(v, p, assume)
 	for _, m := range v.obj {
 		kp := p.child(m.key)
+		// The keyword sets are disjoint, so the most common (a type's
+		// keywords) is asked first.
+		types := keywordTypes(m.key)
 		switch {
+		case types != nil:
+			switch {
+			case typeOK && slices.Contains(types, typ):
+				c.typeKeyword(v, typ, m.key, m.val, kp, depth)
+			case typeOK:
+				c.add(kp, "%s applies to %s schemas, not %s; remove it or change the type", m.key, orList(types), typ)
+			case typ == "":
+				c.add(kp, `%s needs a "type" (it applies to %s schemas); add the type, or move %s into each oneOf option`, m.key, orList(types), m.key)
+			}
 		case slices.Contains(anyNodeKeywords, m.key):
 			c.anyNodeKeyword(m.key, m.val, kp, depth)
 		case unsupported[m.key] != "":
 			c.add(kp, "%s is not supported by Pedelec's schema subset; %s", m.key, unsupported[m.key])
-		case keywordTypes[m.key] != nil:
-			switch {
-			case typeOK && slices.Contains(typeKeywords[typ], m.key):
-				c.typeKeyword(v, typ, m.key, m.val, kp, depth)
-			case typeOK:
-				c.add(kp, "%s applies to %s schemas, not %s; remove it or change the type", m.key, orList(keywordTypes[m.key]), typ)
-			case typ == "":
-				c.add(kp, `%s needs a "type" (it applies to %s schemas); add the type, or move %s into each oneOf option`, m.key, orList(keywordTypes[m.key]), m.key)
-			}
 		default:
 			c.add(kp, "%s is not a keyword of Pedelec's schema subset; %s", quoteShort(m.key), supportedHint(typ, typeOK))
 		}
@@ -317,20 +338,27 @@ func (c *checker) required(n, v *value, p loc) {
 // pairs checks that lower bounds do not exceed upper bounds: such a schema
 // accepts nothing, which is always a mistake.
 func (c *checker) pairs(v *value, p loc, typ string) {
-	for _, pair := range [][2]string{{"minLength", "maxLength"}, {"minimum", "maximum"}, {"minItems", "maxItems"}} {
-		if !slices.Contains(typeKeywords[typ], pair[0]) {
-			continue
-		}
-		lo, okLo := v.get(pair[0])
-		hi, okHi := v.get(pair[1])
-		if !okLo || !okHi {
-			continue
-		}
-		l, ok1 := lo.number()
-		h, ok2 := hi.number()
-		if ok1 && ok2 && l > h {
-			c.add(p.child(pair[0]), "%s (%s) is greater than %s (%s), so no value could match; lower %s or raise %s", pair[0], lo.s, pair[1], hi.s, pair[0], pair[1])
-		}
+	// Each type has at most one pair (typeKeywords).
+	var pair [2]string
+	switch typ {
+	case "string":
+		pair = [2]string{"minLength", "maxLength"}
+	case "number", "integer":
+		pair = [2]string{"minimum", "maximum"}
+	case "array":
+		pair = [2]string{"minItems", "maxItems"}
+	default:
+		return
+	}
+	lo, okLo := v.get(pair[0])
+	hi, okHi := v.get(pair[1])
+	if !okLo || !okHi {
+		return
+	}
+	l, ok1 := lo.number()
+	h, ok2 := hi.number()
+	if ok1 && ok2 && l > h {
+		c.add(p.child(pair[0]), "%s (%s) is greater than %s (%s), so no value could match; lower %s or raise %s", pair[0], lo.s, pair[1], hi.s, pair[0], pair[1])
 	}
 }
 
