@@ -8,6 +8,7 @@
 #   scripts/bench.sh            # full run, a few minutes
 #   scripts/bench.sh -quick     # smoke run, about a minute
 #   scripts/bench.sh -out ''    # print only
+#   scripts/bench.sh -only validate-tools   # that one figure, printed, in seconds
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec go run ./e2e/bench "$@"
