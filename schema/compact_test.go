@@ -3,8 +3,10 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -54,5 +56,20 @@ func TestSchemaTextOutlivesScratch(t *testing.T) {
 	}
 	if got := string(skills.Tools[1].ArgsSchema); got != `{"type":"object","properties":{},"required":[],"description":"scratch-b"}` {
 		t.Errorf("tools[1].argsSchema = %s", got)
+	}
+}
+
+// smallInteger reads what ParseFloat reads, for every text it accepts.
+func TestSmallIntegerIsParseFloat(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "10000", "123456789012345", "-123456789012345", "1234567890123456",
+		"1.5", "1e3", "-", "", "01", "9007199254740991", "999999999999999"} {
+		got, ok := smallInteger(s)
+		if !ok {
+			continue
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("smallInteger(%q) = %v, ParseFloat says %v (%v)", s, got, want, err)
+		}
 	}
 }

@@ -104,8 +104,37 @@ func (v *value) number() (f float64, ok bool) {
 	if v.kind != kindNumber {
 		return 0, false
 	}
+	if f, ok := smallInteger(v.s); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(v.s, 64)
 	return f, err == nil && !math.IsInf(f, 0)
+}
+
+// smallInteger reads an integer of at most 15 digits, which a double holds
+// exactly, without ParseFloat: the bounds and timeouts of a manifest are
+// such integers, and each is read several times.
+func smallInteger(s string) (float64, bool) {
+	digits := s
+	if len(s) > 0 && s[0] == '-' {
+		digits = s[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	n := int64(0)
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if len(digits) < len(s) {
+		f = -f // -0 stays the negative zero ParseFloat gives
+	}
+	return f, true
 }
 
 // toAny converts to the representation the validator library takes.

@@ -339,21 +339,30 @@ func (c *checker) schemaText(v *value) json.RawMessage {
 // whitespace between its tokens: what json.Compact does, without
 // re-scanning text that is known to be JSON.
 func appendCompact(dst, src []byte) []byte {
-	from, inString := 0, false
+	from := 0
 	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case inString:
-			if c == '\\' {
-				i++ // the escaped byte cannot end the string
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		// Skip what is kept as it is in tight loops: a schema is mostly
+		// keys, words and punctuation.
+		for i < len(src) && !compactStop[src[i]] {
+			i++
+		}
+		if i == len(src) {
+			break
+		}
+		if src[i] != '"' { // whitespace between tokens
 			dst = append(dst, src[from:i]...)
 			from = i + 1
+			continue
+		}
+		for i++; i < len(src) && src[i] != '"'; i++ {
+			if src[i] == '\\' {
+				i++ // the escaped byte cannot end the string
+			}
 		}
 	}
 	return append(dst, src[from:]...)
 }
+
+// compactStop marks the bytes appendCompact looks at outside strings: JSON
+// whitespace and the quote that opens a string.
+var compactStop = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '"': true}
