@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/pelletier/go-toml/v2"
@@ -161,7 +162,8 @@ func (c Config) Registry() *provider.Registry {
 
 // goTypeDetail is go-toml's mention of Pedelec's Go types, which says
 // nothing to a person editing the file.
-var goTypeDetail = regexp.MustCompile(`into struct field \S+ of type (\S+)`)
+// Compiled on first use: every pedelec process links this package.
+var goTypeDetail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`into struct field \S+ of type (\S+)`) })
 
 // decodeError rewrites go-toml's errors as "file:line: key: problem", one per
 // line for every unknown key.
@@ -179,7 +181,7 @@ func decodeError(name string, err error) error {
 	if errors.As(err, &de) {
 		row, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		msg = goTypeDetail.ReplaceAllString(msg, "into $1")
+		msg = goTypeDetail().ReplaceAllString(msg, "into $1")
 		if key := strings.Join(de.Key(), "."); key != "" {
 			return fmt.Errorf("%s:%d: %s: %s", name, row, key, msg)
 		}
