@@ -7,7 +7,6 @@ package agentclient
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +20,9 @@ import (
 type Client struct {
 	BaseURL string // PEDELEC_CORE_URL
 	Secret  string // PEDELEC_AGENT_SECRET
-	HTTP    *http.Client
+	// HTTP, when set, sends the requests (in-process benchmarks keep one
+	// connection open this way); nil means one plain connection per request.
+	HTTP *http.Client
 }
 
 // FromEnv reads the client settings Core put in the environment.
@@ -39,19 +40,7 @@ func FromEnv(getenv func(string) string) (*Client, error) {
 			"%s not set: this command is run by an agent inside a Pedelec session, whose Core sets them", strings.Join(missing, " and ")).
 			WithDetails(map[string]any{"missing": missing})
 	}
-	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret, HTTP: oneShotHTTP()}, nil
-}
-
-// oneShotHTTP is the client of a process that makes one request to Core
-// on loopback: no proxy lookup in the environment (Core is never behind
-// one), no HTTP/2 set-up, no idle connection kept for a later request
-// that will not come.
-func oneShotHTTP() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:             nil,
-		DisableKeepAlives: true,
-		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
-	}}
+	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret}, nil
 }
 
 // ToolCall forwards one call and waits for Core's answer, however long the
@@ -76,7 +65,12 @@ func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResu
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Secret)
-	resp, err := c.HTTP.Do(req)
+	var resp *http.Response
+	if c.HTTP != nil {
+		resp, err = c.HTTP.Do(req)
+	} else {
+		resp, err = oneShot(req)
+	}
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
