@@ -1,23 +1,41 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
+	"testing"
 
 	"github.com/invopop/jsonschema"
 )
 
-// manifestSchemaID names the generated schema, so an editor can cache it.
-const manifestSchemaID = "https://github.com/kaoruisaac/pedelec/schema/manifest.schema.json"
+// TestManifestSchemaFile keeps the shipped manifest.schema.json equal to
+// what invopop/jsonschema generates from the Go types today. Generating it
+// here rather than in the binary keeps invopop, its YAML library and go/parser
+// out of every pedelec process (docs/decisions.md). After changing the
+// manifest types or the subset: go test ./schema -run ManifestSchemaFile -update
+func TestManifestSchemaFile(t *testing.T) {
+	want, err := generateManifestJSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(manifestSchemaFile, append(want, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(manifestSchemaFile)
+	if !bytes.Equal(bytes.TrimSuffix(got, []byte("\n")), want) {
+		t.Fatalf("%s is stale: run go test ./schema -run ManifestSchemaFile -update", manifestSchemaFile)
+	}
+}
 
-// ManifestJSONSchema returns the JSON Schema (draft 2020-12) of a manifest
-// file, for editors to check a manifest as it is typed. The skills and tool
-// shapes come from the Go types, so they cannot drift from what Core reads;
-// argsSchema, a json.RawMessage in Go, is described by a hand-written
-// schema of the supported subset. The rules no JSON Schema can express
-// (unique names, required names being properties, min <= max, patterns
-// compiling) are left to validate-tools.
-func ManifestJSONSchema() ([]byte, error) {
+// generateManifestJSONSchema builds the JSON Schema (draft 2020-12) of a
+// manifest file. The skills and tool shapes come from the Go types, so they
+// cannot drift from what Core reads; argsSchema, a json.RawMessage in Go, is
+// described by a hand-written schema of the supported subset.
+func generateManifestJSONSchema() ([]byte, error) {
 	r := &jsonschema.Reflector{
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			if t == reflect.TypeFor[json.RawMessage]() {
