@@ -2,6 +2,7 @@ package commands
 
 import (
 	"io"
+	"sync"
 
 	"github.com/charmbracelet/log"
 	"github.com/urfave/cli/v2"
@@ -15,18 +16,23 @@ func logFlags() []cli.Flag {
 	}
 }
 
-func newLogger(c *cli.Context, w io.Writer) (*log.Logger, error) {
+// newLogger checks the log flags now and makes the logger when a command
+// first logs: tool-call and tool-spec never do, and making one looks at
+// the terminal and builds styles in every agent call (issue 15).
+func newLogger(c *cli.Context, w io.Writer) (func() *log.Logger, error) {
 	level, err := log.ParseLevel(c.String("log-level"))
 	if err != nil {
 		return nil, usageErrorf("--log-level: %v (want debug, info, warn or error)", err)
 	}
-	logger := log.NewWithOptions(w, log.Options{Level: level, ReportTimestamp: true})
-	switch c.String("log-format") {
-	case "text":
-	case "json":
-		logger.SetFormatter(log.JSONFormatter)
-	default:
-		return nil, usageErrorf("--log-format: %q is not text or json", c.String("log-format"))
+	format := c.String("log-format")
+	if format != "text" && format != "json" {
+		return nil, usageErrorf("--log-format: %q is not text or json", format)
 	}
-	return logger, nil
+	return sync.OnceValue(func() *log.Logger {
+		logger := log.NewWithOptions(w, log.Options{Level: level, ReportTimestamp: true})
+		if format == "json" {
+			logger.SetFormatter(log.JSONFormatter)
+		}
+		return logger
+	}), nil
 }

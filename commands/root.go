@@ -71,10 +71,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 const loggerKey = "logger"
 
-// loggerFrom returns the logger made in Before.
+// loggerFrom returns the logger Before set up, made on first use.
 func loggerFrom(c *cli.Context) *log.Logger {
-	if l, ok := c.App.Metadata[loggerKey].(*log.Logger); ok {
-		return l
+	if l, ok := c.App.Metadata[loggerKey].(func() *log.Logger); ok {
+		return l()
 	}
 	return log.New(io.Discard)
 }
