@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -90,7 +91,7 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 	// An unknown session and a wrong secret get the same answer, so a
 	// caller without the secret cannot even learn whether an id exists.
 	s, _ := c.session(threadID)
-	want := unknownSessionSecret
+	want := unknownSessionSecret()
 	if s != nil {
 		want = s.secret
 	}
@@ -110,8 +111,9 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 }
 
 // unknownSessionSecret is compared against when no session has the id, so
-// both refusals take the same time.
-var unknownSessionSecret = newID("k_")
+// both refusals take the same time. Made on first use: every pedelec
+// process (tool-call too) runs this package's init.
+var unknownSessionSecret = sync.OnceValue(func() string { return newID("k_") })
 
 func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 	status := http.StatusOK
