@@ -17,7 +17,7 @@ func repoRoot() string {
 
 // releaseFlags build the way .goreleaser.yaml does, so the figures are
 // those of the binary users get.
-var releaseFlags = []string{"-trimpath", "-tags=urfave_cli_no_docs", "-ldflags=-s -w"}
+var releaseFlags = []string{"-trimpath", "-tags=urfave_cli_no_docs,nethttpomithttp2", "-ldflags=-s -w"}
 
 func goBuild(dir, out, pkg string) error {
 	cmd := exec.Command("go", append(append([]string{"build"}, releaseFlags...), "-o", out, pkg)...)
