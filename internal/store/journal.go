@@ -32,7 +32,9 @@ import (
 // little endian), payload. A torn or corrupt entry ends the replay of its
 // segment: whatever follows it was never written whole.
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is made on first use: every pedelec process, tool-call too,
+// links this package, and the table is 8 KB of work at init.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Payload sections, in this order when present.
 const (
@@ -63,7 +65,7 @@ func (j *Journal) Append(op Op) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.buf = binary.AppendUvarint(j.buf, uint64(len(payload)))
-	j.buf = binary.LittleEndian.AppendUint32(j.buf, crc32.Checksum(payload, castagnoli))
+	j.buf = binary.LittleEndian.AppendUint32(j.buf, crc32.Checksum(payload, castagnoli()))
 	j.buf = append(j.buf, payload...)
 	return nil
 }
@@ -226,7 +228,7 @@ func decodeOps(data []byte) []Op {
 		}
 		sum := binary.LittleEndian.Uint32(data[k:])
 		payload := data[k+4 : k+4+int(n)]
-		if crc32.Checksum(payload, castagnoli) != sum {
+		if crc32.Checksum(payload, castagnoli()) != sum {
 			break
 		}
 		op, err := decodeOp(payload)
