@@ -46,16 +46,18 @@ func FromEnv(getenv func(string) string) (*Client, error) {
 // ToolCall forwards one call and waits for Core's answer, however long the
 // tool's timeout is: Core owns the deadline.
 func (c *Client) ToolCall(ctx context.Context, threadID, tool string, args json.RawMessage) wire.AgentResult {
-	return c.post(ctx, wire.AgentToolCallPath, wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args})
+	return c.post(ctx, wire.AgentToolCallPath, threadID, tool, args)
 }
 
 // ToolSpec fetches one tool's definition.
 func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.AgentResult {
-	return c.post(ctx, wire.AgentToolSpecPath, wire.AgentToolSpecRequest{ThreadID: threadID, Tool: tool})
+	return c.post(ctx, wire.AgentToolSpecPath, threadID, tool, nil)
 }
 
-func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResult {
-	data, err := json.Marshal(body)
+// post sends wire.AgentToolCallRequest (args != nil) or
+// wire.AgentToolSpecRequest; the JSON is written by requestJSON.
+func (c *Client) post(ctx context.Context, path, threadID, tool string, args json.RawMessage) wire.AgentResult {
+	data, err := requestJSON(threadID, tool, args)
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
 	}
@@ -79,8 +81,8 @@ func (c *Client) post(ctx context.Context, path string, body any) wire.AgentResu
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
-	var out wire.AgentResult
-	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {
+	out, ok := parseResult(raw)
+	if !ok {
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
 	}
 	return out
@@ -90,6 +92,10 @@ func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: fal
 
 // Print writes r as one JSON line, the only thing on stdout.
 func Print(w io.Writer, r wire.AgentResult) {
+	if data, ok := appendOK(nil, r); ok {
+		w.Write(append(data, '\n'))
+		return
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		data = []byte(fmt.Sprintf(`{"ok":false,"error":{"code":"INTERNAL","message":%q}}`, err.Error()))
