@@ -226,7 +226,7 @@ func measureValidate(cfg config, r *report, pedelec, hello, dir string, env []st
 	}
 	var vt, vtCPU, hw []time.Duration
 	for range cfg.n(15, 5) {
-		d, cpu, _, err := timeRunCPU(pedelec, []string{"validate-tools", manifest}, env)
+		d, cpu, _, _, err := timeRunCPU(pedelec, []string{"validate-tools", manifest}, env)
 		if err != nil {
 			return fmt.Errorf("validate-tools: %w", err)
 		}
