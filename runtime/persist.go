@@ -57,9 +57,11 @@ func newPersister(db *store.DB, logger *log.Logger) *persister {
 
 // put queues one op; it never blocks on the disk. A record replaces one
 // of the same session still in the queue (keeping tools written with it).
-func (p *persister) put(op store.Op) {
+// It reports false once the persister is closed: Core is stopping, and
+// nothing more can be made durable.
+func (p *persister) put(op store.Op) bool {
 	if p == nil {
-		return
+		return true
 	}
 	// Under mu: close closes wake once closed is set, and a send on a
 	// closed channel panics (a tool call reaching a session while Core
@@ -67,7 +69,7 @@ func (p *persister) put(op store.Op) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return
+		return false
 	}
 	if err := p.journal.Append(op); err != nil {
 		p.log.Error("journal an op; it reaches the database but would not survive a crash before that", "err", err)
@@ -80,7 +82,7 @@ func (p *persister) put(op store.Op) {
 				op.Put.Skills = queued.Skills
 			}
 			p.queue[i].Put = op.Put
-			return
+			return true
 		}
 		p.recordAt[op.Put.ID] = len(p.queue)
 	case op.Delete != "":
@@ -90,6 +92,7 @@ func (p *persister) put(op store.Op) {
 	}
 	p.queue = append(p.queue, op)
 	p.wakeLocked()
+	return true
 }
 
 // sync hands the journal to the kernel: a page connection calls it before
@@ -128,15 +131,21 @@ func (p *persister) flush() {
 	<-ch
 }
 
-// close writes what is queued, stops the writer and closes the database.
+// close writes what is queued, stops the writer and closes the database;
+// closing again waits for the first close.
 func (p *persister) close() {
 	if p == nil {
 		return
 	}
 	p.flush()
 	p.mu.Lock()
+	already := p.closed
 	p.closed = true
 	p.mu.Unlock()
+	if already {
+		<-p.done // a second Shutdown: the first one closes
+		return
+	}
 	close(p.wake)
 	<-p.done
 	if err := p.db.Close(); err != nil {

@@ -56,8 +56,12 @@ func (s *Session) saveLocked() {
 func (s *Session) logEventLocked(frame []byte) {
 	ev := store.Event{Seq: s.seq, Frame: frame}
 	trim := s.events.add(ev)
-	s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim})
-	if s.conn != nil {
+	// A page never sees an event that is not in the journal: one emitted
+	// while Core stops (a turn still ending after the shutdown deadline)
+	// stays unsent, and the restarted Core reports that turn's end itself.
+	// Sent, it would carry a seq the restarted Core hands out again, and
+	// the page would drop the real end of the turn as seen already.
+	if s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim}) && s.conn != nil {
 		s.conn.sendRaw(frame)
 	}
 }

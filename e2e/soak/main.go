@@ -73,7 +73,10 @@ type core struct {
 func (c *core) start() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000")
+	// Room for every session of the run: the default --max-sessions (32)
+	// is a guard for shared machines, not what this soak is about.
+	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000",
+		"--max-sessions", fmt.Sprint(2**nSessions+8))
 	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+filepath.Join(c.state, "none.toml"))
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	if err := cmd.Start(); err != nil {
