@@ -21,8 +21,13 @@ const benchSkills = `{"guidance":"g","tools":[{"name":"update_counter","descript
 // benchSession opens a page that answers update_counter, creates a session
 // on the hold provider and starts a turn, so calls are accepted.
 func benchSession(b *testing.B) (*Session, *agentclient.Client) {
+	return benchSessionAt(b, "")
+}
+
+// benchSessionAt is benchSession with a query on the page's /ws URL.
+func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client) {
 	core, srv := newTestCore(b, holdProvider{})
-	p := wspage.Dial(b, wsURL(srv), "")
+	p := wspage.Dial(b, wsURL(srv)+query, "")
 	n := 0
 	p.Handle("update_counter", func(json.RawMessage) any { n++; return map[string]int{"value": n} })
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: json.RawMessage(benchSkills)})
@@ -39,6 +44,20 @@ func benchSession(b *testing.B) (*Session, *agentclient.Client) {
 // `go test ./runtime -bench ToolCall -benchmem`
 func BenchmarkToolCallRoundTrip(b *testing.B) {
 	s, client := benchSession(b)
+	args := json.RawMessage(`{"delta":2}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		if res := client.ToolCall(context.Background(), s.id, "update_counter", args); !res.OK {
+			b.Fatal(res.Error)
+		}
+	}
+}
+
+// The same over a page that asked for batched messages (conn_frames.go).
+func BenchmarkToolCallRoundTripBatched(b *testing.B) {
+	s, client := benchSessionAt(b, "?"+wire.BatchQueryParam+"=1")
 	args := json.RawMessage(`{"delta":2}`)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -30,8 +30,12 @@ type conn struct {
 	log    *log.Logger
 	out    chan outFrame
 	batch  *writeBatch // nil in tests that build a conn by hand
-	closed chan struct{}
-	once   sync.Once
+	// batched: the page asked for batched messages (conn_frames.go); msg
+	// is the writer's buffer for them.
+	batched bool
+	msg     []byte
+	closed  chan struct{}
+	once    sync.Once
 
 	mu         sync.Mutex
 	sessions   map[*Session]struct{}
@@ -102,6 +106,9 @@ func (c *conn) serve(ctx context.Context) {
 	go c.pingLoop(ctx)
 	stopIdle := c.closeIfSessionless()
 	defer stopIdle()
+	if c.batched {
+		c.sendRaw(c.helloFrame())
+	}
 	c.ws.SetReadLimit(4 * c.core.opts.MaxMessageBytes)
 	for {
 		typ, data, err := c.ws.Read(ctx)
@@ -113,6 +120,10 @@ func (c *conn) serve(ctx context.Context) {
 		}
 		if err := checkFrame(typ, data); err != nil {
 			c.respond(requestID(data), nil, err)
+			continue
+		}
+		if c.batched && isBatch(data) {
+			c.handleBatch(ctx, data)
 			continue
 		}
 		c.handleFrame(ctx, data)
@@ -176,7 +187,8 @@ func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
 }
 
 // writeFrames writes frames, held as one socket write when the connection
-// batches, each within writeTimeout.
+// batches, within writeTimeout; as one message each, or as arrays when the
+// page asked for batched messages.
 func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 	c.core.persist.sync() // what the page is about to see survives a crash
 	if c.batch != nil {
@@ -184,12 +196,7 @@ func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 	defer cancel()
-	var err error
-	for _, data := range frames {
-		if err = c.ws.Write(wctx, websocket.MessageText, data); err != nil {
-			break
-		}
-	}
+	err := c.writeMessages(wctx, frames)
 	if c.batch != nil {
 		if rerr := c.batch.release(writeTimeout); err == nil {
 			err = rerr

@@ -29,10 +29,15 @@ var methods = map[string]handler{
 }
 
 // handleFrame checks one frame once (size, shape, method) and dispatches it.
-func (c *conn) handleFrame(ctx context.Context, data []byte) {
+func (c *conn) handleFrame(ctx context.Context, data []byte) { c.handleRequest(ctx, data, -1) }
+
+// handleRequest is handleFrame for the frame at index of a batched message
+// (conn_frames.go), or alone when index < 0: an error about the frame
+// itself names its index, so the page knows which one was wrong.
+func (c *conn) handleRequest(ctx context.Context, data []byte, index int) {
 	var req wire.Request
 	if err := json.Unmarshal(data, &req); err != nil {
-		c.respond(requestID(data), nil, wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %w", err))
+		c.respond(requestID(data), nil, atIndex(wire.Errorf(wire.CodeInvalidInput, "frame is not a JSON request: %w", err), index))
 		return
 	}
 	if int64(len(data)) > c.core.opts.MaxMessageBytes {
@@ -41,13 +46,13 @@ func (c *conn) handleFrame(ctx context.Context, data []byte) {
 		return
 	}
 	if req.Type != wire.FrameRequest {
-		c.respond(req.ID, nil, wire.Errorf(wire.CodeInvalidInput, "frame type %q is not %q", req.Type, wire.FrameRequest))
+		c.respond(req.ID, nil, atIndex(wire.Errorf(wire.CodeInvalidInput, "frame type %q is not %q", req.Type, wire.FrameRequest), index))
 		return
 	}
 	h, ok := methods[req.Method]
 	if !ok {
-		c.respond(req.ID, nil, wire.Errorf(wire.CodeUnknownMethod, "unknown method %q", req.Method).
-			WithDetails(map[string]any{"method": req.Method, "known": knownMethods()}))
+		c.respond(req.ID, nil, atIndex(wire.Errorf(wire.CodeUnknownMethod, "unknown method %q", req.Method).
+			WithDetails(map[string]any{"method": req.Method, "known": knownMethods()}), index))
 		return
 	}
 	result, then, err := h(ctx, c, req.Params)

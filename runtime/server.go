@@ -98,6 +98,7 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	pc := newConn(c, ws, origin)
 	pc.batch = batch
+	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"
 	pc.serve(context.WithoutCancel(r.Context()))
 }
 

@@ -33,6 +33,9 @@ type Page struct {
 	closed   bool
 	// submitErrors are the errors Core answered submit_tool_result with.
 	submitErrors []*wire.Error
+	// messages counts the WebSocket messages received; arrays those that
+	// were batched (a JSON array of frames, on a ?batch=1 connection).
+	messages, arrays int
 }
 
 // Dial connects to wsURL with the given Origin header ("" for none).
@@ -95,44 +98,57 @@ func (p *Page) readLoop() {
 			p.mu.Unlock()
 			return
 		}
-		var head struct {
-			Type string `json:"type"`
-		}
-		json.Unmarshal(data, &head)
 		p.mu.Lock()
-		p.frames = append(p.frames, data)
-		switch head.Type {
-		case wire.FrameResponse:
-			var r wire.Response
-			var raw struct {
-				Result json.RawMessage `json:"result"`
+		p.messages++
+		if elems, ok := batchOf(data); ok {
+			p.arrays++
+			for _, f := range elems {
+				p.receiveLocked(f)
 			}
-			json.Unmarshal(data, &r)
-			json.Unmarshal(data, &raw)
-			r.Result = raw.Result
-			if ch, ok := p.waiting[r.ID]; ok {
-				ch <- r
-				delete(p.waiting, r.ID)
-			}
-		case wire.FrameEvent:
-			var ev wire.Event
-			var raw struct {
-				Data json.RawMessage `json:"data"`
-			}
-			json.Unmarshal(data, &ev)
-			json.Unmarshal(data, &raw)
-			ev.Data = raw.Data
-			p.events = append(p.events, ev)
-			if ev.Event == wire.EventToolCall {
-				var call wire.ToolCallData
-				json.Unmarshal(raw.Data, &call)
-				if h, ok := p.handlers[call.Tool]; ok {
-					go p.answer(ev.SessionID, call, h)
-				}
-			}
+		} else {
+			p.receiveLocked(data)
 		}
 		p.notifyLocked()
 		p.mu.Unlock()
+	}
+}
+
+// receiveLocked records one frame and acts on it.
+func (p *Page) receiveLocked(data []byte) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(data, &head)
+	p.frames = append(p.frames, data)
+	switch head.Type {
+	case wire.FrameResponse:
+		var r wire.Response
+		var raw struct {
+			Result json.RawMessage `json:"result"`
+		}
+		json.Unmarshal(data, &r)
+		json.Unmarshal(data, &raw)
+		r.Result = raw.Result
+		if ch, ok := p.waiting[r.ID]; ok {
+			ch <- r
+			delete(p.waiting, r.ID)
+		}
+	case wire.FrameEvent:
+		var ev wire.Event
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		json.Unmarshal(data, &ev)
+		json.Unmarshal(data, &raw)
+		ev.Data = raw.Data
+		p.events = append(p.events, ev)
+		if ev.Event == wire.EventToolCall {
+			var call wire.ToolCallData
+			json.Unmarshal(raw.Data, &call)
+			if h, ok := p.handlers[call.Tool]; ok {
+				go p.answer(ev.SessionID, call, h)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package wspage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -34,4 +35,25 @@ func (p *Page) AwaitResponse(id int64, timeout time.Duration) (r wire.Response, 
 		time.Sleep(20 * time.Millisecond)
 	}
 	return r, false
+}
+
+// batchOf splits a batched message (a JSON array of frames) into its frames.
+func batchOf(data []byte) ([]json.RawMessage, bool) {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 || data[0] != '[' {
+		return nil, false
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return nil, false
+	}
+	return elems, true
+}
+
+// Messages says how many WebSocket messages the page received, and how
+// many of them were arrays of frames (batched messages).
+func (p *Page) Messages() (messages, arrays int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.messages, p.arrays
 }

@@ -153,6 +153,8 @@ const (
 	// Durable sessions.
 	CodeTurnInterrupted = "TURN_INTERRUPTED" // Core stopped (restart, crash) while the turn ran; its pending calls fail with it
 	CodeEventsTruncated = "EVENTS_TRUNCATED" // a resuming page missed events the bounded event log no longer holds
+	// Batched messages.
+	CodeBatchTooLarge = "BATCH_TOO_LARGE" // an array message holds more frames or bytes than the connection's hello allows
 )
 
 // Codes lists every code, in the order of the table above.
@@ -175,4 +177,5 @@ var Codes = []string{
 	CodeAssetDownloadTicketExpired, CodeAssetDownloadUnauthorized, CodeAssetReadFailed,
 	CodeAssetTextDecodeFailed, CodeAssetInvalidJSON,
 	CodeTurnInterrupted, CodeEventsTruncated,
+	CodeBatchTooLarge,
 }

@@ -70,6 +70,7 @@ export const ERROR_CODES = [
   "ASSET_INVALID_JSON",
   "TURN_INTERRUPTED",
   "EVENTS_TRUNCATED",
+  "BATCH_TOO_LARGE",
 ] as const;
 
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
