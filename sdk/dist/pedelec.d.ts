@@ -67,7 +67,8 @@ export declare const ERROR_CODES: readonly [
 	"ASSET_TEXT_DECODE_FAILED",
 	"ASSET_INVALID_JSON",
 	"TURN_INTERRUPTED",
-	"EVENTS_TRUNCATED"
+	"EVENTS_TRUNCATED",
+	"BATCH_TOO_LARGE"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -457,6 +458,8 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private readonly earlyDone;
 	private readonly otherTurns;
 	private readonly calls;
+	private deadlineTimer;
+	private deadlineAt;
 	private ended;
 	/** The connection dropped and the session has not been resumed yet. */
 	private reconnecting;
@@ -553,6 +556,8 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private markEnded;
 	private settled;
 	private dispatch;
+	/** Arms the deadline timer for at, the earliest deadline of a running call. */
+	private watchDeadlines;
 	private submit;
 }
 export declare class Pedelec {

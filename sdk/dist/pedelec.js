@@ -71,7 +71,8 @@ var ERROR_CODES = [
   "ASSET_TEXT_DECODE_FAILED",
   "ASSET_INVALID_JSON",
   "TURN_INTERRUPTED",
-  "EVENTS_TRUNCATED"
+  "EVENTS_TRUNCATED",
+  "BATCH_TOO_LARGE"
 ];
 var PedelecError = class _PedelecError extends Error {
   constructor(code, message, details) {
@@ -118,6 +119,7 @@ var fetchProbe = async (base) => {
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
+var BATCH_QUERY = "batch=1";
 var Connection = class {
   constructor(url, factory, probe = fetchProbe, timeoutMs = DEFAULT_RESPONSE_TIMEOUT_MS) {
     __publicField(this, "url", url);
@@ -127,7 +129,14 @@ var Connection = class {
     __publicField(this, "socket", null);
     __publicField(this, "opening", null);
     __publicField(this, "nextId", 1);
+    // In the order requests were sent, so in the order of their deadlines:
+    // one timer watches the oldest instead of one timer per request.
     __publicField(this, "pending", /* @__PURE__ */ new Map());
+    __publicField(this, "deadlineTimer");
+    __publicField(this, "batch", null);
+    // Requests waiting for the end of the current task to leave as one message.
+    __publicField(this, "outbox", []);
+    __publicField(this, "outboxSocket", null);
     __publicField(this, "sinks", /* @__PURE__ */ new Map());
     __publicField(this, "early", /* @__PURE__ */ new Map());
     __publicField(this, "closeListeners", /* @__PURE__ */ new Set());
@@ -142,27 +151,84 @@ var Connection = class {
   }
   /** Sends one request and resolves with its result, or rejects with its error. */
   async request(method, params) {
-    const socket = await this.open();
+    const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.pending.delete(id)) return;
-        reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${method} within ${this.timeoutMs} ms`, { method, id, timeoutMs: this.timeoutMs }));
-      }, this.timeoutMs);
-      const settle = (f) => (v) => {
-        clearTimeout(timer);
-        f(v);
-      };
-      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject), method });
+      this.pending.set(id, { resolve, reject, method, deadline: Date.now() + this.timeoutMs });
+      this.watchDeadlines();
+      let text;
       try {
-        socket.send(JSON.stringify(frame));
+        text = JSON.stringify(frame);
       } catch (err) {
         this.pending.delete(id);
-        clearTimeout(timer);
-        reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${method} to Pedelec Core: ${String(err)}`));
+        reject(new PedelecError("INVALID_INPUT", `Could not encode ${method} as JSON: ${String(err)}`));
+        return;
       }
+      if (this.batch && socket === this.socket) return this.queue(socket, id, text);
+      this.sendNow(socket, id, text);
     });
+  }
+  /** Sends one message; a socket that throws fails the requests in it. */
+  sendNow(socket, ids, text) {
+    try {
+      socket.send(text);
+    } catch (err) {
+      for (const id of typeof ids === "number" ? [ids] : ids) {
+        const p = this.pending.get(id);
+        if (!p) continue;
+        this.pending.delete(id);
+        p.reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${p.method} to Pedelec Core: ${String(err)}`));
+      }
+    }
+  }
+  /** Holds a request until the end of this task, so requests made together leave as one message. */
+  queue(socket, id, text) {
+    if (this.outbox.length === 0) {
+      this.outboxSocket = socket;
+      queueMicrotask(() => this.flush());
+    }
+    this.outbox.push({ id, text });
+  }
+  /** Sends the held requests: alone, or as arrays within the hello's limits. */
+  flush() {
+    const queued = this.outbox;
+    const socket = this.outboxSocket;
+    this.outbox = [];
+    this.outboxSocket = null;
+    const limits = this.batch;
+    if (!socket || socket !== this.socket || !limits) return;
+    let i = 0;
+    while (i < queued.length) {
+      let bytes = 1 + byteLength(queued[i].text) + 1;
+      let j = i + 1;
+      while (j < queued.length && j - i < limits.maxFrames) {
+        const next = byteLength(queued[j].text) + 1;
+        if (bytes + next > limits.maxBytes) break;
+        bytes += next;
+        j++;
+      }
+      const group = queued.slice(i, j);
+      if (group.length === 1) this.sendNow(socket, group[0].id, group[0].text);
+      else this.sendNow(socket, group.map((q) => q.id), `[${group.map((q) => q.text).join(",")}]`);
+      i = j;
+    }
+  }
+  /** Keeps one timer armed for the oldest request's deadline. */
+  watchDeadlines() {
+    if (this.deadlineTimer !== void 0) return keepAlive(this.deadlineTimer, true);
+    const oldest = this.pending.values().next();
+    if (oldest.done) return;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = void 0;
+      const now = Date.now();
+      for (const [id, p] of this.pending) {
+        if (p.deadline > now) break;
+        this.pending.delete(id);
+        p.reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${p.method} within ${this.timeoutMs} ms`, { method: p.method, id, timeoutMs: this.timeoutMs }));
+      }
+      this.watchDeadlines();
+    }, Math.max(0, oldest.value.deadline - Date.now()));
   }
   /** Routes a session's events to sink, first replaying any that came early. */
   subscribe(sessionId, sink) {
@@ -188,7 +254,7 @@ var Connection = class {
     this.opening = new Promise((resolve, reject) => {
       let socket;
       try {
-        socket = this.factory(this.url);
+        socket = this.factory(withBatch(this.url));
       } catch (err) {
         this.opening = null;
         reject(new PedelecError("CORE_UNREACHABLE", `Could not open a WebSocket to ${this.url}: ${String(err)}`));
@@ -197,6 +263,7 @@ var Connection = class {
       let opened = false;
       socket.onopen = () => {
         opened = true;
+        this.batch = null;
         this.socket = socket;
         this.opening = null;
         resolve(socket);
@@ -215,7 +282,10 @@ var Connection = class {
           );
           return;
         }
-        if (this.socket === socket) this.socket = null;
+        if (this.socket === socket) {
+          this.socket = null;
+          this.batch = null;
+        }
         this.failPending(err);
         for (const listener of [...this.closeListeners]) listener(err);
       };
@@ -225,20 +295,32 @@ var Connection = class {
   failPending(err) {
     const pending = [...this.pending.values()];
     this.pending.clear();
+    keepAlive(this.deadlineTimer, false);
+    this.outbox = [];
+    this.outboxSocket = null;
     for (const p of pending) p.reject(err);
   }
   receive(data) {
     if (typeof data !== "string") return;
-    let frame;
+    let parsed;
     try {
-      frame = JSON.parse(data);
+      parsed = JSON.parse(data);
     } catch {
       return;
     }
+    if (Array.isArray(parsed)) {
+      for (const frame of parsed) this.handle(frame);
+      return;
+    }
+    this.handle(parsed);
+  }
+  handle(frame) {
+    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
       this.pending.delete(frame.id);
+      if (this.pending.size === 0) keepAlive(this.deadlineTimer, false);
       if (frame.ok) p.resolve(frame.result ?? {});
       else p.reject(PedelecError.from(isErrorData(frame.error) ? frame.error : { code: "INTERNAL", message: `${p.method} failed` }));
       return;
@@ -249,9 +331,28 @@ var Connection = class {
       const queue = this.early.get(frame.sessionId) ?? [];
       if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
       this.early.set(frame.sessionId, queue);
+      return;
+    }
+    if (frame.type === "hello" && frame.batch === true) {
+      const maxFrames = Number(frame.maxBatchFrames);
+      const maxBytes = Number(frame.maxMessageBytes);
+      if (maxFrames >= 2 && maxBytes > 0) this.batch = { maxFrames, maxBytes };
     }
   }
 };
+function keepAlive(timer, on) {
+  const t = timer;
+  if (on) t?.ref?.();
+  else t?.unref?.();
+}
+function withBatch(url) {
+  return url + (url.includes("?") ? "&" : "?") + BATCH_QUERY;
+}
+var encoder = typeof TextEncoder !== "undefined" ? new TextEncoder() : null;
+function byteLength(s) {
+  if (s.length < 4096 || !encoder) return s.length * 3;
+  return encoder.encode(s).length;
+}
 function httpBase(wsUrl) {
   const u = new URL(wsUrl);
   return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
@@ -1252,6 +1353,11 @@ var PedelecSession = class {
     __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
     __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
     __publicField(this, "calls", /* @__PURE__ */ new Map());
+    // One timer for the running calls' deadlines, armed for the earliest and
+    // left armed when calls finish early (it then finds nothing to abort and
+    // re-arms for the next), instead of a timer set and cleared per call.
+    __publicField(this, "deadlineTimer");
+    __publicField(this, "deadlineAt", Infinity);
     __publicField(this, "ended", false);
     /** The connection dropped and the session has not been resumed yet. */
     __publicField(this, "reconnecting", false);
@@ -1639,6 +1745,8 @@ var PedelecSession = class {
     turn?.reject(ended);
     for (const [, call] of this.calls) abortCall(call, ended);
     this.calls.clear();
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = void 0;
     this.unsubscribe();
     this.onForget?.();
     this.endedEmitter.emit(ctx);
@@ -1655,12 +1763,10 @@ var PedelecSession = class {
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
-    const call = { tool, controller, timer: void 0 };
-    call.timer = setTimeout(
-      () => controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${tool} passed; Core no longer waits for its result`)),
-      Math.max(0, deadline - Date.now())
-    );
+    const call = { tool, controller, deadline };
     this.calls.set(toolRequestId, call);
+    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
+    else keepAlive(this.deadlineTimer, true);
     const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? this.waitingOn : [...this.waitingOn, { toolRequestId, tool }];
     this.setStatus("waiting_tool_result", "sdk", waiting);
     const ctx = {
@@ -1677,14 +1783,33 @@ var PedelecSession = class {
       signal: controller.signal
     };
     const outcome = await this.registry.run(tool, data.args, ctx);
-    clearTimeout(call.timer);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
       this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", void 0, turnId);
     }
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId);
+  }
+  /** Arms the deadline timer for at, the earliest deadline of a running call. */
+  watchDeadlines(at) {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineAt = at;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = void 0;
+      this.deadlineAt = Infinity;
+      const now = Date.now();
+      let next = Infinity;
+      for (const call of this.calls.values()) {
+        if (call.deadline <= now) {
+          if (!call.controller.signal.aborted) {
+            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
+          }
+        } else if (call.deadline < next) next = call.deadline;
+      }
+      if (next !== Infinity && !this.ended) this.watchDeadlines(next);
+    }, Math.max(0, at - Date.now()));
   }
   async submit(toolRequestId, tool, result, turnId) {
     try {
@@ -1717,7 +1842,6 @@ var PedelecSession = class {
   }
 };
 function abortCall(call, reason) {
-  clearTimeout(call.timer);
   if (!call.controller.signal.aborted) call.controller.abort(reason);
 }
 

@@ -3,7 +3,7 @@
 // with the page's handlers. Its public shape is the original SDK's
 // PedelecSession; listeners get (value, ctx) with the documented contexts.
 
-import type { Connection } from "./client/connection.js";
+import { keepAlive, type Connection } from "./client/connection.js";
 import type {
   ChatDeltaData,
   DoneData,
@@ -54,7 +54,7 @@ type Turn = {
   reject: (e: PedelecError) => void;
 };
 
-type RunningCall = { tool: string; controller: AbortController; timer: ReturnType<typeof setTimeout> | undefined };
+type RunningCall = { tool: string; controller: AbortController; deadline: number };
 
 const STATUSES: readonly PedelecSessionStatus[] = ["idle", "running", "waiting_tool_result", "ended", "error"];
 
@@ -101,6 +101,11 @@ export class PedelecSession<
   private readonly earlyDone = new Map<string, DoneData>();
   private readonly otherTurns = new Map<string, { text: string; startedAt: number }>();
   private readonly calls = new Map<string, RunningCall>();
+  // One timer for the running calls' deadlines, armed for the earliest and
+  // left armed when calls finish early (it then finds nothing to abort and
+  // re-arms for the next), instead of a timer set and cleared per call.
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  private deadlineAt = Infinity;
   private ended = false;
   /** The connection dropped and the session has not been resumed yet. */
   private reconnecting = false;
@@ -557,6 +562,8 @@ export class PedelecSession<
     turn?.reject(ended);
     for (const [, call] of this.calls) abortCall(call, ended);
     this.calls.clear();
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
     this.unsubscribe();
     this.onForget?.();
     this.endedEmitter.emit(ctx);
@@ -579,12 +586,10 @@ export class PedelecSession<
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 60_000);
-    const call: RunningCall = { tool, controller, timer: undefined };
-    call.timer = setTimeout(
-      () => controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${tool} passed; Core no longer waits for its result`)),
-      Math.max(0, deadline - Date.now()),
-    );
+    const call: RunningCall = { tool, controller, deadline };
     this.calls.set(toolRequestId, call);
+    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
+    else keepAlive(this.deadlineTimer, true);
     // Core names the calls it waits on only when its status changes; a
     // call that overlaps another is known here first.
     const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId)
@@ -606,8 +611,8 @@ export class PedelecSession<
       signal: controller.signal,
     };
     const outcome = await this.registry.run(tool, data.args, ctx);
-    clearTimeout(call.timer);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
     if (outcome.failure) {
       this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", undefined, turnId);
@@ -615,6 +620,26 @@ export class PedelecSession<
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId);
+  }
+
+  /** Arms the deadline timer for at, the earliest deadline of a running call. */
+  private watchDeadlines(at: number) {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineAt = at;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = undefined;
+      this.deadlineAt = Infinity;
+      const now = Date.now();
+      let next = Infinity;
+      for (const call of this.calls.values()) {
+        if (call.deadline <= now) {
+          if (!call.controller.signal.aborted) {
+            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
+          }
+        } else if (call.deadline < next) next = call.deadline;
+      }
+      if (next !== Infinity && !this.ended) this.watchDeadlines(next);
+    }, Math.max(0, at - Date.now()));
   }
 
   private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string): Promise<void> {
@@ -651,6 +676,5 @@ export class PedelecSession<
 }
 
 function abortCall(call: RunningCall, reason: PedelecError) {
-  clearTimeout(call.timer);
   if (!call.controller.signal.aborted) call.controller.abort(reason);
 }

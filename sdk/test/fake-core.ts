@@ -14,7 +14,10 @@ export class FakeSocket implements SocketLike {
   onerror: ((ev: unknown) => void) | null = null;
   onclose: ((ev: { code: number; reason: string }) => void) | null = null;
 
-  constructor(private readonly core: FakeCore, refuse?: { code: number; reason: string }) {
+  /** Every message the SDK sent on this socket, as sent. */
+  readonly messages: string[] = [];
+
+  constructor(private readonly core: FakeCore, refuse?: { code: number; reason: string }, readonly url = "") {
     setTimeout(() => {
       if (refuse) {
         this.readyState = 3;
@@ -23,11 +26,15 @@ export class FakeSocket implements SocketLike {
       }
       this.readyState = 1;
       this.onopen?.({});
+      // A Core that speaks batched messages greets a page that asked for them.
+      if (core.hello && url.includes("batch=1")) this.deliver(core.hello);
     }, 0);
   }
 
   send(data: string): void {
-    void this.core.receive(JSON.parse(data) as RequestFrame, this);
+    this.messages.push(data);
+    const parsed = JSON.parse(data) as RequestFrame | RequestFrame[];
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) void this.core.receive(frame, this);
   }
 
   close(code = 1000, reason = ""): void {
@@ -39,6 +46,11 @@ export class FakeSocket implements SocketLike {
   deliver(frame: unknown): void {
     this.onmessage?.({ data: JSON.stringify(frame) });
   }
+
+  /** Delivers several frames as one message, as Core does for a page that asked for batches. */
+  deliverBatch(frames: unknown[]): void {
+    this.onmessage?.({ data: JSON.stringify(frames) });
+  }
 }
 
 export class FakeCore {
@@ -48,6 +60,8 @@ export class FakeCore {
   refuse: { code: number; reason: string } | undefined;
   /** Whether plain HTTP reaches this "Core" (the origin-refusal probe). */
   httpUp = false;
+  /** The hello this "Core" greets ?batch=1 sockets with; none: an older Core. */
+  hello: unknown = undefined;
   private seqs = new Map<string, number>();
   private nextTurn = 1;
 
@@ -63,11 +77,11 @@ export class FakeCore {
   }
 
   client(): Pedelec {
-    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: () => this.open(), probe: async () => this.httpUp } as never);
+    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: (url: string) => this.open(url), probe: async () => this.httpUp } as never);
   }
 
-  open(): FakeSocket {
-    const s = new FakeSocket(this, this.refuse);
+  open(url = ""): FakeSocket {
+    const s = new FakeSocket(this, this.refuse, url);
     this.sockets.push(s);
     return s;
   }
@@ -88,12 +102,17 @@ export class FakeCore {
 
   /** Pushes an event with the next seq of its session (or the one given). */
   event(event: string, data: unknown, opts: { sessionId?: string; turnId?: string; seq?: number } = {}): EventFrame {
+    const frame = this.eventFrame(event, data, opts);
+    this.socket.deliver(frame);
+    return frame;
+  }
+
+  /** An event with the next seq of its session (or the one given), not yet delivered. */
+  eventFrame(event: string, data: unknown, opts: { sessionId?: string; turnId?: string; seq?: number } = {}): EventFrame {
     const sessionId = opts.sessionId ?? "s_1";
     const seq = opts.seq ?? (this.seqs.get(sessionId) ?? 0) + 1;
     this.seqs.set(sessionId, Math.max(seq, this.seqs.get(sessionId) ?? 0));
-    const frame: EventFrame = { type: "event", event, sessionId, seq, data, ...(opts.turnId ? { turnId: opts.turnId } : {}) };
-    this.socket.deliver(frame);
-    return frame;
+    return { type: "event", event, sessionId, seq, data, ...(opts.turnId ? { turnId: opts.turnId } : {}) };
   }
 
   sent(method: string): RequestFrame[] {

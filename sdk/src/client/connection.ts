@@ -4,7 +4,7 @@
 // a new one is opened on the next request after it closes.
 
 import { PedelecError, isErrorData } from "../errors.js";
-import type { EventFrame, Method, RequestFrame, ResponseFrame } from "./protocol.js";
+import type { EventFrame, HelloFrame, Method, RequestFrame, ResponseFrame } from "./protocol.js";
 
 /** The subset of the browser WebSocket the connection uses; tests pass a fake. */
 export interface SocketLike {
@@ -37,7 +37,7 @@ export const fetchProbe: ReachabilityProbe = async (base) => {
   }
 };
 
-type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: Method };
+type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: Method; deadline: number };
 
 type Sink = (event: EventFrame) => void;
 
@@ -53,11 +53,28 @@ const OPEN = 1;
 // page may change it (PedelecOptions.bridgeTimeoutMs, the original's name).
 export const DEFAULT_RESPONSE_TIMEOUT_MS = 30_000;
 
+// Batched messages (docs/protocol.md): the SDK asks Core for them with
+// ?batch=1. Core then greets with a hello and may send several frames as
+// one message, a JSON array, which is one browser task instead of several;
+// after the hello the SDK sends the requests it makes within one task (the
+// results of handlers that finished together) as one array too.
+const BATCH_QUERY = "batch=1";
+
+/** What the hello allows the page to send as one message. */
+type BatchLimits = { maxFrames: number; maxBytes: number };
+
 export class Connection {
   private socket: SocketLike | null = null;
   private opening: Promise<SocketLike> | null = null;
   private nextId = 1;
+  // In the order requests were sent, so in the order of their deadlines:
+  // one timer watches the oldest instead of one timer per request.
   private readonly pending = new Map<number, Pending>();
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  private batch: BatchLimits | null = null;
+  // Requests waiting for the end of the current task to leave as one message.
+  private outbox: { id: number; text: string }[] = [];
+  private outboxSocket: SocketLike | null = null;
   private readonly sinks = new Map<string, Sink>();
   private readonly early = new Map<string, EventFrame[]>();
   private readonly closeListeners = new Set<(err: PedelecError) => void>();
@@ -81,27 +98,91 @@ export class Connection {
 
   /** Sends one request and resolves with its result, or rejects with its error. */
   async request<T>(method: Method, params: unknown): Promise<T> {
-    const socket = await this.open();
+    const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame: RequestFrame = { type: "request", id, method, params };
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.pending.delete(id)) return;
-        reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${method} within ${this.timeoutMs} ms`, { method, id, timeoutMs: this.timeoutMs }));
-      }, this.timeoutMs);
-      const settle = <V>(f: (v: V) => void) => (v: V) => {
-        clearTimeout(timer);
-        f(v);
-      };
-      this.pending.set(id, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject), method });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method, deadline: Date.now() + this.timeoutMs });
+      this.watchDeadlines();
+      let text: string;
       try {
-        socket.send(JSON.stringify(frame));
+        text = JSON.stringify(frame);
       } catch (err) {
         this.pending.delete(id);
-        clearTimeout(timer);
-        reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${method} to Pedelec Core: ${String(err)}`));
+        reject(new PedelecError("INVALID_INPUT", `Could not encode ${method} as JSON: ${String(err)}`));
+        return;
       }
+      if (this.batch && socket === this.socket) return this.queue(socket, id, text);
+      this.sendNow(socket, id, text);
     });
+  }
+
+  /** Sends one message; a socket that throws fails the requests in it. */
+  private sendNow(socket: SocketLike, ids: number | number[], text: string) {
+    try {
+      socket.send(text);
+    } catch (err) {
+      for (const id of typeof ids === "number" ? [ids] : ids) {
+        const p = this.pending.get(id);
+        if (!p) continue;
+        this.pending.delete(id);
+        p.reject(new PedelecError("CORE_UNREACHABLE", `Could not send ${p.method} to Pedelec Core: ${String(err)}`));
+      }
+    }
+  }
+
+  /** Holds a request until the end of this task, so requests made together leave as one message. */
+  private queue(socket: SocketLike, id: number, text: string) {
+    if (this.outbox.length === 0) {
+      this.outboxSocket = socket;
+      queueMicrotask(() => this.flush());
+    }
+    this.outbox.push({ id, text });
+  }
+
+  /** Sends the held requests: alone, or as arrays within the hello's limits. */
+  private flush() {
+    const queued = this.outbox;
+    const socket = this.outboxSocket;
+    this.outbox = [];
+    this.outboxSocket = null;
+    const limits = this.batch;
+    // A socket that closed meanwhile already failed these requests.
+    if (!socket || socket !== this.socket || !limits) return;
+    let i = 0;
+    while (i < queued.length) {
+      // "[" + frames joined by "," + "]"; a request too large to share a
+      // message goes alone, and Core answers it as it would have.
+      let bytes = 1 + byteLength(queued[i]!.text) + 1;
+      let j = i + 1;
+      while (j < queued.length && j - i < limits.maxFrames) {
+        const next = byteLength(queued[j]!.text) + 1;
+        if (bytes + next > limits.maxBytes) break;
+        bytes += next;
+        j++;
+      }
+      const group = queued.slice(i, j);
+      if (group.length === 1) this.sendNow(socket, group[0]!.id, group[0]!.text);
+      else this.sendNow(socket, group.map((q) => q.id), `[${group.map((q) => q.text).join(",")}]`);
+      i = j;
+    }
+  }
+
+  /** Keeps one timer armed for the oldest request's deadline. */
+  private watchDeadlines() {
+    if (this.deadlineTimer !== undefined) return keepAlive(this.deadlineTimer, true);
+    const oldest = this.pending.values().next();
+    if (oldest.done) return;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = undefined;
+      const now = Date.now();
+      for (const [id, p] of this.pending) {
+        if (p.deadline > now) break;
+        this.pending.delete(id);
+        p.reject(new PedelecError("SDK_BRIDGE_TIMEOUT", `Pedelec Core did not answer ${p.method} within ${this.timeoutMs} ms`, { method: p.method, id, timeoutMs: this.timeoutMs }));
+      }
+      this.watchDeadlines();
+    }, Math.max(0, oldest.value.deadline - Date.now()));
   }
 
   /** Routes a session's events to sink, first replaying any that came early. */
@@ -131,7 +212,7 @@ export class Connection {
     this.opening = new Promise<SocketLike>((resolve, reject) => {
       let socket: SocketLike;
       try {
-        socket = this.factory(this.url);
+        socket = this.factory(withBatch(this.url));
       } catch (err) {
         this.opening = null;
         reject(new PedelecError("CORE_UNREACHABLE", `Could not open a WebSocket to ${this.url}: ${String(err)}`));
@@ -140,6 +221,7 @@ export class Connection {
       let opened = false;
       socket.onopen = () => {
         opened = true;
+        this.batch = null; // until this socket's hello
         this.socket = socket;
         this.opening = null;
         resolve(socket);
@@ -162,7 +244,10 @@ export class Connection {
           );
           return;
         }
-        if (this.socket === socket) this.socket = null;
+        if (this.socket === socket) {
+          this.socket = null;
+          this.batch = null;
+        }
         this.failPending(err);
         for (const listener of [...this.closeListeners]) listener(err);
       };
@@ -173,21 +258,36 @@ export class Connection {
   private failPending(err: PedelecError) {
     const pending = [...this.pending.values()];
     this.pending.clear();
+    keepAlive(this.deadlineTimer, false);
+    this.outbox = [];
+    this.outboxSocket = null;
     for (const p of pending) p.reject(err);
   }
 
   private receive(data: unknown) {
     if (typeof data !== "string") return;
-    let frame: ResponseFrame | EventFrame;
+    let parsed: unknown;
     try {
-      frame = JSON.parse(data) as ResponseFrame | EventFrame;
+      parsed = JSON.parse(data);
     } catch {
       return; // Core only sends JSON; anything else is not ours to act on.
     }
+    // An array is several frames sent as one message: each means what it
+    // would mean alone, in order.
+    if (Array.isArray(parsed)) {
+      for (const frame of parsed) this.handle(frame as ResponseFrame | EventFrame | HelloFrame);
+      return;
+    }
+    this.handle(parsed as ResponseFrame | EventFrame | HelloFrame);
+  }
+
+  private handle(frame: ResponseFrame | EventFrame | HelloFrame) {
+    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
       this.pending.delete(frame.id);
+      if (this.pending.size === 0) keepAlive(this.deadlineTimer, false);
       if (frame.ok) p.resolve(frame.result ?? {});
       else p.reject(PedelecError.from(isErrorData(frame.error) ? frame.error : { code: "INTERNAL", message: `${p.method} failed` }));
       return;
@@ -198,8 +298,42 @@ export class Connection {
       const queue = this.early.get(frame.sessionId) ?? [];
       if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
       this.early.set(frame.sessionId, queue);
+      return;
+    }
+    if (frame.type === "hello" && frame.batch === true) {
+      const maxFrames = Number(frame.maxBatchFrames);
+      const maxBytes = Number(frame.maxMessageBytes);
+      if (maxFrames >= 2 && maxBytes > 0) this.batch = { maxFrames, maxBytes };
     }
   }
+}
+
+/**
+ * A timer kept armed while nothing waits on it must not keep Node's event
+ * loop alive (tests); while something waits, it must. Browser timers are
+ * numbers, for which this does nothing.
+ */
+export function keepAlive(timer: unknown, on: boolean) {
+  const t = timer as { ref?: () => void; unref?: () => void } | undefined;
+  if (on) t?.ref?.();
+  else t?.unref?.();
+}
+
+/** Core's WebSocket URL, asking for batched messages. */
+export function withBatch(url: string): string {
+  return url + (url.includes("?") ? "&" : "?") + BATCH_QUERY;
+}
+
+const encoder = typeof TextEncoder !== "undefined" ? new TextEncoder() : null;
+
+/**
+ * At least the UTF-8 bytes of s (every UTF-16 unit is at most 3 of them):
+ * counted only for a long request, where the bound could keep it from
+ * sharing a message it would fit in.
+ */
+function byteLength(s: string): number {
+  if (s.length < 4096 || !encoder) return s.length * 3;
+  return encoder.encode(s).length;
 }
 
 function httpBase(wsUrl: string): string {

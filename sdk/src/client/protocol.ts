@@ -29,6 +29,14 @@ export type EventFrame = {
   data: unknown;
 };
 
+/** Core's first frame on a socket that asked for batched messages (?batch=1). */
+export type HelloFrame = {
+  type: "hello";
+  batch: boolean;
+  maxBatchFrames: number;
+  maxMessageBytes: number;
+};
+
 export type Method =
   | "list_providers"
   | "create_session"
