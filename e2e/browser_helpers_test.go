@@ -28,6 +28,7 @@ type browser struct {
 	mu      sync.Mutex
 	console []string
 	wsSent  []string // WebSocket frames the page sent, in order
+	wsRecv  []string // WebSocket messages the page received, in order
 }
 
 // newBrowser starts Chromium with a fresh profile. The flags keep it off
@@ -62,6 +63,11 @@ func newBrowser(t testing.TB) *browser {
 		if e, ok := ev.(*network.EventWebSocketFrameSent); ok && e.Response != nil {
 			b.mu.Lock()
 			b.wsSent = append(b.wsSent, string(e.Response.PayloadData))
+			b.mu.Unlock()
+		}
+		if e, ok := ev.(*network.EventWebSocketFrameReceived); ok && e.Response != nil {
+			b.mu.Lock()
+			b.wsRecv = append(b.wsRecv, string(e.Response.PayloadData))
 			b.mu.Unlock()
 		}
 	})
@@ -102,6 +108,13 @@ func (b *browser) sentFrames() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.wsSent...)
+}
+
+// receivedMessages returns the WebSocket messages the page received so far.
+func (b *browser) receivedMessages() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.wsRecv...)
 }
 
 // do runs chromedp steps with a deadline.

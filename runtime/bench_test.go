@@ -21,11 +21,12 @@ const benchSkills = `{"guidance":"g","tools":[{"name":"update_counter","descript
 // benchSession opens a page that answers update_counter, creates a session
 // on the hold provider and starts a turn, so calls are accepted.
 func benchSession(b *testing.B) (*Session, *agentclient.Client) {
-	return benchSessionAt(b, "")
+	s, client, _ := benchSessionAt(b, "")
+	return s, client
 }
 
 // benchSessionAt is benchSession with a query on the page's /ws URL.
-func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client) {
+func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client, *wspage.Page) {
 	core, srv := newTestCore(b, holdProvider{})
 	p := wspage.Dial(b, wsURL(srv)+query, "")
 	n := 0
@@ -36,7 +37,7 @@ func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client) 
 	if werr != nil {
 		b.Fatal(werr)
 	}
-	return s, &agentclient.Client{BaseURL: srv.URL, Secret: s.secret, HTTP: srv.Client()}
+	return s, &agentclient.Client{BaseURL: srv.URL, Secret: s.secret, HTTP: srv.Client()}, p
 }
 
 // One tool call the way an agent makes it: HTTP to the agent endpoint,
@@ -55,10 +56,12 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	}
 }
 
-// The same over a page that asked for batched messages (conn_frames.go).
+// The same over a page that asked for batched messages (conn_frames.go);
+// msgs/op counts the messages Core sent the page per call (5 frames).
 func BenchmarkToolCallRoundTripBatched(b *testing.B) {
-	s, client := benchSessionAt(b, "?"+wire.BatchQueryParam+"=1")
+	s, client, p := benchSessionAt(b, "?"+wire.BatchQueryParam+"=1")
 	args := json.RawMessage(`{"delta":2}`)
+	m0, _ := p.Messages()
 	b.ReportAllocs()
 	b.ResetTimer()
 	defer reportCPU(b)()
@@ -67,6 +70,8 @@ func BenchmarkToolCallRoundTripBatched(b *testing.B) {
 			b.Fatal(res.Error)
 		}
 	}
+	m1, _ := p.Messages()
+	b.ReportMetric(float64(m1-m0)/float64(b.N), "msgs/op")
 }
 
 // reportCPU adds the process's CPU time per op (Core, client and page
