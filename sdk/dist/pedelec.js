@@ -1725,6 +1725,7 @@ var PedelecSession = class {
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
+    if (this.statusEmitter.size === 0) return;
     const ctx = {
       ...this.context(source, receivedAt),
       type: source === "core" ? "status_changed" : "sdk_status_changed",

@@ -541,6 +541,8 @@ export class PedelecSession<
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
+    // Twice per tool call: build the context only for someone to read it.
+    if (this.statusEmitter.size === 0) return;
     const ctx: StatusEventContext = {
       ...this.context(source, receivedAt),
       type: source === "core" ? "status_changed" : "sdk_status_changed",
