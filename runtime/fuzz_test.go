@@ -23,31 +23,48 @@ func FuzzHandleFrame(f *testing.F) {
 		`{"type":"request","id":5,"method":"resume_session","params":{"sessionId":5}}`,
 		`{"type":"request","id":6,"method":"end_session","params":null}`,
 		`{"type":"event"}`, `[]`, `null`, `{"id":"x"}`, `{`,
+		`[{"type":"request","id":7,"method":"list_providers"},3,{"type":"request","id":8,"method":"nope"}]`, `[null]`, `[[]]`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := newConn(core, nil, "")
 		c.handleFrame(context.Background(), data)
-		for {
-			select {
-			case f := <-c.out:
-				if f.replay != nil {
-					continue // a replay is read from a session log by the writer
-				}
-				frame := f.data
-				var resp wire.Response
-				if err := json.Unmarshal(frame, &resp); err != nil {
-					t.Fatalf("frame is not JSON: %s", frame)
-				}
-				if resp.Type == wire.FrameResponse && !resp.OK && (resp.Error == nil || resp.Error.Code == "") {
-					t.Fatalf("failed response without a code: %s", frame)
-				}
-			default:
-				return
-			}
+		drainAnswers(t, c)
+		// A page that asked for batched messages, read as serve reads it.
+		b := newConn(core, nil, "")
+		b.batched = true
+		if isBatch(data) {
+			b.handleBatch(context.Background(), data)
+		} else {
+			b.handleFrame(context.Background(), data)
 		}
+		drainAnswers(t, b)
 	})
+}
+
+// drainAnswers checks that every frame c queued is JSON, and every failed
+// response carries a code.
+func drainAnswers(t *testing.T, c *conn) {
+	t.Helper()
+	for {
+		select {
+		case f := <-c.out:
+			if f.replay != nil {
+				continue // a replay is read from a session log by the writer
+			}
+			frame := f.data
+			var resp wire.Response
+			if err := json.Unmarshal(frame, &resp); err != nil {
+				t.Fatalf("frame is not JSON: %s", frame)
+			}
+			if resp.Type == wire.FrameResponse && !resp.OK && (resp.Error == nil || resp.Error.Code == "") {
+				t.Fatalf("failed response without a code: %s", frame)
+			}
+		default:
+			return
+		}
+	}
 }
 
 // Whatever an agent-side caller posts, the endpoint answers with one
