@@ -137,6 +137,10 @@ var Connection = class {
     // Requests waiting for the end of the current task to leave as one message.
     __publicField(this, "outbox", []);
     __publicField(this, "outboxSocket", null);
+    // Frames received and not handled yet (see drain), from drained on.
+    __publicField(this, "backlog", []);
+    __publicField(this, "drained", 0);
+    __publicField(this, "resuming", false);
     __publicField(this, "sinks", /* @__PURE__ */ new Map());
     __publicField(this, "early", /* @__PURE__ */ new Map());
     __publicField(this, "closeListeners", /* @__PURE__ */ new Set());
@@ -286,6 +290,7 @@ var Connection = class {
           this.socket = null;
           this.batch = null;
         }
+        this.drainNow();
         this.failPending(err);
         for (const listener of [...this.closeListeners]) listener(err);
       };
@@ -309,10 +314,43 @@ var Connection = class {
       return;
     }
     if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.handle(frame);
-      return;
+      for (const frame of parsed) this.backlog.push(frame);
+    } else {
+      this.backlog.push(parsed);
     }
-    this.handle(parsed);
+    if (!this.resuming) this.drain();
+  }
+  /**
+   * Handles the frames received, in order. Sent alone, a response is a
+   * message of its own, so the code awaiting it runs (its microtasks)
+   * before the next frame is handled: end() marks its session ended before
+   * Core's ended event comes in, send_text's caller knows its turn id
+   * before the turn's events. Frames after a response in an array keep
+   * that: they wait for a task of their own, and whatever arrives
+   * meanwhile queues behind them. A response last in its array, as in a
+   * tool call, costs nothing.
+   */
+  drain() {
+    while (this.drained < this.backlog.length) {
+      const frame = this.backlog[this.drained++];
+      this.handle(frame);
+      if (frame?.type === "response" && this.drained < this.backlog.length) {
+        this.resuming = true;
+        setTimeout(() => {
+          this.resuming = false;
+          this.drain();
+        }, 0);
+        return;
+      }
+    }
+    this.backlog = [];
+    this.drained = 0;
+  }
+  /** Handles what is left of the backlog at once (the socket closed after it arrived). */
+  drainNow() {
+    while (this.drained < this.backlog.length) this.handle(this.backlog[this.drained++]);
+    this.backlog = [];
+    this.drained = 0;
   }
   handle(frame) {
     if (frame === null || typeof frame !== "object") return;

@@ -113,3 +113,36 @@ test("an error answer inside an array rejects only its own request", async () =>
   assert.equal(errors.length, 1);
   assert.equal(errors[0]!.code, "SUBMIT_TOOL_RESULT_FAILED");
 });
+
+test("the code awaiting a response runs before the frames after it in the same array", async () => {
+  const { core, session } = await setup();
+  const seen: string[] = [];
+  session.onStatus((status, ctx) => seen.push(`${status}:${ctx.source}`));
+  session.onEnded((ctx) => seen.push(`ended:${ctx.type}`));
+  core.handlers.end_session = () => undefined; // answered by hand below
+  const ending = session.end();
+  await until(() => core.sent("end_session").length === 1, "end_session");
+  const id = core.sent("end_session")[0]!.id;
+  core.socket.deliverBatch([
+    { type: "response", id, ok: true, result: {} },
+    core.eventFrame("status_changed", { status: "ended", previousStatus: "idle" }),
+    core.eventFrame("ended", { reason: "end_session" }),
+  ]);
+  await ending;
+  await tick(5);
+  // As when each frame was a message of its own: end() marks the session
+  // ended (source sdk) before Core's events arrive, which are then dropped.
+  assert.deepEqual(seen, ["ended:sdk", "ended:sdk_ended"]);
+});
+
+test("frames queued behind a response keep their order with messages that arrive meanwhile", async () => {
+  const { core, statuses } = await setup();
+  core.socket.deliverBatch([
+    { type: "response", id: 999, ok: true, result: {} }, // no one waits on it: still a response
+    core.eventFrame("status_changed", { status: "running", previousStatus: "idle" }),
+  ]);
+  core.event("status_changed", { status: "waiting_tool_result", previousStatus: "running" });
+  core.event("status_changed", { status: "running", previousStatus: "waiting_tool_result" });
+  await tick(5);
+  assert.deepEqual(statuses, ["running", "waiting_tool_result", "running"]);
+});

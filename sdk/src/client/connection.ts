@@ -60,6 +60,8 @@ export const DEFAULT_RESPONSE_TIMEOUT_MS = 30_000;
 // results of handlers that finished together) as one array too.
 const BATCH_QUERY = "batch=1";
 
+type Frame = ResponseFrame | EventFrame | HelloFrame;
+
 /** What the hello allows the page to send as one message. */
 type BatchLimits = { maxFrames: number; maxBytes: number };
 
@@ -75,6 +77,10 @@ export class Connection {
   // Requests waiting for the end of the current task to leave as one message.
   private outbox: { id: number; text: string }[] = [];
   private outboxSocket: SocketLike | null = null;
+  // Frames received and not handled yet (see drain), from drained on.
+  private backlog: Frame[] = [];
+  private drained = 0;
+  private resuming = false;
   private readonly sinks = new Map<string, Sink>();
   private readonly early = new Map<string, EventFrame[]>();
   private readonly closeListeners = new Set<(err: PedelecError) => void>();
@@ -248,6 +254,7 @@ export class Connection {
           this.socket = null;
           this.batch = null;
         }
+        this.drainNow(); // received before the close, so handled before it
         this.failPending(err);
         for (const listener of [...this.closeListeners]) listener(err);
       };
@@ -275,13 +282,48 @@ export class Connection {
     // An array is several frames sent as one message: each means what it
     // would mean alone, in order.
     if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.handle(frame as ResponseFrame | EventFrame | HelloFrame);
-      return;
+      for (const frame of parsed) this.backlog.push(frame as Frame);
+    } else {
+      this.backlog.push(parsed as Frame);
     }
-    this.handle(parsed as ResponseFrame | EventFrame | HelloFrame);
+    if (!this.resuming) this.drain();
   }
 
-  private handle(frame: ResponseFrame | EventFrame | HelloFrame) {
+  /**
+   * Handles the frames received, in order. Sent alone, a response is a
+   * message of its own, so the code awaiting it runs (its microtasks)
+   * before the next frame is handled: end() marks its session ended before
+   * Core's ended event comes in, send_text's caller knows its turn id
+   * before the turn's events. Frames after a response in an array keep
+   * that: they wait for a task of their own, and whatever arrives
+   * meanwhile queues behind them. A response last in its array, as in a
+   * tool call, costs nothing.
+   */
+  private drain() {
+    while (this.drained < this.backlog.length) {
+      const frame = this.backlog[this.drained++]!;
+      this.handle(frame);
+      if (frame?.type === "response" && this.drained < this.backlog.length) {
+        this.resuming = true;
+        setTimeout(() => {
+          this.resuming = false;
+          this.drain();
+        }, 0);
+        return;
+      }
+    }
+    this.backlog = [];
+    this.drained = 0;
+  }
+
+  /** Handles what is left of the backlog at once (the socket closed after it arrived). */
+  private drainNow() {
+    while (this.drained < this.backlog.length) this.handle(this.backlog[this.drained++]!);
+    this.backlog = [];
+    this.drained = 0;
+  }
+
+  private handle(frame: Frame) {
     if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
