@@ -328,7 +328,7 @@ var Connection = class {
    * before the turn's events. Frames after a response in an array keep
    * that: they wait for a task of their own, and whatever arrives
    * meanwhile queues behind them. A response last in its array, as in a
-   * tool call, costs nothing.
+   * one-caller tool call, costs nothing.
    */
   drain() {
     while (this.drained < this.backlog.length) {
@@ -336,10 +336,10 @@ var Connection = class {
       this.handle(frame);
       if (frame?.type === "response" && this.drained < this.backlog.length) {
         this.resuming = true;
-        setTimeout(() => {
+        nextTask(() => {
           this.resuming = false;
           this.drain();
-        }, 0);
+        });
         return;
       }
     }
@@ -383,6 +383,21 @@ function keepAlive(timer, on) {
   if (on) t?.ref?.();
   else t?.unref?.();
 }
+var nextTask = (() => {
+  const g = globalThis;
+  if (typeof g.setImmediate === "function") return (fn) => void g.setImmediate(fn);
+  if (typeof MessageChannel !== "function") return (fn) => void setTimeout(fn, 0);
+  const queue = [];
+  let channel = null;
+  return (fn) => {
+    if (!channel) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => queue.shift()?.();
+    }
+    queue.push(fn);
+    channel.port2.postMessage(null);
+  };
+})();
 function withBatch(url) {
   return url + (url.includes("?") ? "&" : "?") + BATCH_QUERY;
 }
