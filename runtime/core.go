@@ -219,6 +219,15 @@ func (c *Core) Shutdown(ctx context.Context) {
 	case <-ctx.Done():
 		c.log.Warn("shutdown: turns still running at the deadline")
 	}
+	// Turns still ending now must not leave half of their end behind
+	// (a status change written, its done not): each session stops
+	// recording between two of its critical sections, and the restarted
+	// Core reports whatever was cut off.
+	for _, s := range all {
+		s.mu.Lock()
+		s.frozen = true
+		s.mu.Unlock()
+	}
 	c.persist.close()
 }
 

@@ -39,6 +39,7 @@ type Session struct {
 	lastTurnFailed bool
 	calls          pendingCalls // the broker's state (broker.go)
 	ended          bool
+	frozen         bool        // Core stopped recording: nothing more is saved, logged or sent (Shutdown)
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage

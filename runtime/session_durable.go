@@ -45,7 +45,7 @@ func (s *Session) exportProviderState() json.RawMessage {
 // tools were written once, with the first record). Ended sessions are not
 // saved: End removes them once cleaned up.
 func (s *Session) saveLocked() {
-	if s.ended {
+	if s.ended || s.frozen {
 		return
 	}
 	s.core.persist.put(store.Op{Put: s.recordLocked()})
@@ -54,6 +54,9 @@ func (s *Session) saveLocked() {
 // logEventLocked keeps one event in the bounded log, in memory and (soon,
 // see persister) on disk, and sends it to the attached page.
 func (s *Session) logEventLocked(frame []byte) {
+	if s.frozen {
+		return
+	}
 	ev := store.Event{Seq: s.seq, Frame: frame}
 	trim := s.events.add(ev)
 	// A page never sees an event that is not in the journal: one emitted
