@@ -688,6 +688,20 @@ func anyTagged(state string) int {
 		if err != nil || !strings.Contains(string(env), state) {
 			continue
 		}
+		// Between fork and exec, an agent's `pedelec tool-call` child still
+		// shows the agent's command line: killing it would kill a call the
+		// agent then reports as "signal: killed", not the agent.
+		if stat, err := os.ReadFile(d + "/stat"); err == nil {
+			ppid := "0"
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+				if f := strings.Fields(string(stat[i+1:])); len(f) > 1 {
+					ppid = f[1] // after the state
+				}
+			}
+			if parent, err := os.ReadFile("/proc/" + ppid + "/cmdline"); err == nil && strings.Contains(string(parent), "script-agent") {
+				continue
+			}
+		}
 		var pid int
 		fmt.Sscanf(filepath.Base(d), "%d", &pid)
 		return pid
