@@ -3,9 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/kaoruisaac/pedelec/e2e/cardtools"
 	goruntime "runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,17 +107,24 @@ func BenchmarkToolCallInProcess(b *testing.B) {
 // both). `go test ./runtime -run '^$' -bench HeapPerTool -benchtime 1x`
 func BenchmarkHeapPerTool(b *testing.B) {
 	const sessions, toolsEach = 20, 500
+	grown := heapGrowth(b, sessions, toolsEach)
+	b.ReportMetric(grown/float64(b.N*sessions*toolsEach), "heap-B/tool")
+}
+
+// heapGrowth creates b.N × sessions sessions of toolsEach card tools on one
+// connection and returns how much the live heap grew, after a collection.
+func heapGrowth(b *testing.B, sessions, toolsEach int) float64 {
 	core, srv := newTestCore(b, holdProvider{})
-	core.opts.Limits.ToolsPerSession = toolsEach
-	core.opts.Limits.Sessions = sessions + 1
-	core.opts.Limits.SessionsPerConnection = sessions + 1
-	skills := cardSkills(toolsEach)
+	core.opts.Limits.ToolsPerSession = max(toolsEach, core.opts.Limits.ToolsPerSession)
+	core.opts.Limits.Sessions = b.N*sessions + 1
+	core.opts.Limits.SessionsPerConnection = b.N*sessions + 1
+	skills := cardtools.Manifest(toolsEach)
 	p := wspage.Dial(b, wsURL(srv), "")
-	heap := func() uint64 {
+	heap := func() float64 {
 		var m goruntime.MemStats
 		goruntime.GC()
 		goruntime.ReadMemStats(&m)
-		return m.HeapAlloc
+		return float64(m.HeapAlloc)
 	}
 	p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills}) // warm up: the shared schema, maps
 	core.persist.flush()
@@ -129,22 +135,7 @@ func BenchmarkHeapPerTool(b *testing.B) {
 		}
 	}
 	core.persist.flush()
-	after := heap()
-	b.ReportMetric((float64(after)-float64(before))/float64(b.N*sessions*toolsEach), "heap-B/tool")
-}
-
-// cardSkills is n tools shaped like the seeds' create_card: a name and a
-// description each, the same argument schema (as e2e/bench declares them).
-func cardSkills(n int) json.RawMessage {
-	const argsSchema = `{"type":"object","properties":{"card":{"type":"object","properties":{
-"title":{"type":"string","description":"The card's title, one line.","minLength":1,"maxLength":120},
-"labels":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"maxItems":10,"uniqueItems":true},
-"priority":{"type":"integer","minimum":1,"maximum":5}},"required":["title"]}},"required":["card"]}`
-	tools := make([]string, n)
-	for i := range tools {
-		tools[i] = fmt.Sprintf(`{"name":"create_card_%d","description":"Create card %d in the active column of the board; returns the new card's id.","argsSchema":%s,"timeoutMs":10000}`, i, i, argsSchema)
-	}
-	return json.RawMessage(`{"guidance":"Use the tools to manage the board.","tools":[` + strings.Join(tools, ",") + `]}`)
+	return heap() - before
 }
 
 // Live heap per idle session of 3 tools (the bench's 1,000 idle sessions
@@ -152,26 +143,6 @@ func cardSkills(n int) json.RawMessage {
 // `go test ./runtime -run '^$' -bench HeapPerIdleSession -benchtime 1x`
 func BenchmarkHeapPerIdleSession(b *testing.B) {
 	const sessions = 1000
-	core, srv := newTestCore(b, holdProvider{})
-	core.opts.Limits.Sessions = sessions + 1
-	core.opts.Limits.SessionsPerConnection = sessions + 1
-	skills := cardSkills(3)
-	p := wspage.Dial(b, wsURL(srv), "")
-	heap := func() uint64 {
-		var m goruntime.MemStats
-		goruntime.GC()
-		goruntime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
-	core.persist.flush()
-	before := heap()
-	for i := 0; i < b.N; i++ {
-		for range sessions {
-			p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
-		}
-	}
-	core.persist.flush()
-	after := heap()
-	b.ReportMetric((float64(after)-float64(before))/float64(b.N*sessions), "heap-B/session")
+	grown := heapGrowth(b, sessions, 3)
+	b.ReportMetric(grown/float64(b.N*sessions), "heap-B/session")
 }

@@ -32,24 +32,33 @@ func awaitDetached(t *testing.T, s *Session, within time.Duration) {
 	}
 }
 
+// awayWhileChatting opens a page, starts a held turn, lets the page see
+// one chat event, takes the page away and emits missed chat events
+// ("m0 ", "m1 ", ...) while no page is attached. It returns what a page
+// resuming that session needs: the session, the held turn, its id and the
+// last seq the first page handled.
+func awayWhileChatting(t *testing.T, h *harness, missed int) (info wire.SessionInfo, ht *heldTurn, turnID string, last wire.Event) {
+	t.Helper()
+	p1 := h.page()
+	info, s := h.session(p1, false)
+	turnID, ht = h.send(p1, info.SessionID, "go")
+	ht.emit(provider.Event{ChatDelta: "seen "})
+	last = awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
+	p1.Close()
+	awaitDetached(t, s, 10*time.Second)
+	for i := range missed {
+		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
+	}
+	return info, ht, turnID, last
+}
+
 // A page that missed more events than its outbox holds gets every one of
 // them on resume, once and in seq order, and events emitted while the
 // replay is still being written follow it; the page is not cut off.
 func TestResumeReplaysManyMissedEventsOnceInOrder(t *testing.T) {
 	const missed, live = 2000, 300 // more than 1024, and than the default log
 	h := newHarness(t, func(o *Options) { o.EventLogSize = 2500 })
-	p1 := h.page()
-	info, s := h.session(p1, false)
-	turnID, ht := h.send(p1, info.SessionID, "go")
-	ht.emit(provider.Event{ChatDelta: "seen "})
-	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
-	p1.Close()
-	awaitDetached(t, s, 10*time.Second)
-
-	for i := range missed {
-		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
-	}
-	h.core.persist.flush() // all of them committed: the resume replays them from the log
+	info, ht, turnID, last := awayWhileChatting(t, h, missed)
 
 	p2 := h.page()
 	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})
@@ -94,17 +103,8 @@ func TestResumeReplaysManyMissedEventsOnceInOrder(t *testing.T) {
 // protection against a slow subscriber.
 func TestStuckReaderIsCutOffAfterResume(t *testing.T) {
 	h := newHarness(t, nil)
-	p1 := h.page()
-	info, s := h.session(p1, false)
-	turnID, ht := h.send(p1, info.SessionID, "go")
-	ht.emit(provider.Event{ChatDelta: "seen "})
-	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
-	p1.Close()
-	awaitDetached(t, s, 10*time.Second)
-	for i := range 1000 {
-		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
-	}
-	h.core.persist.flush()
+	info, ht, _, last := awayWhileChatting(t, h, 1000)
+	s, _ := h.core.session(info.SessionID)
 
 	// A page that asks to resume and never reads a frame.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -164,16 +164,7 @@ func mustMarshal(t *testing.T, v any) json.RawMessage {
 // the response waited for a database commit.
 func TestResumeResponsePrecedesReplayedEvents(t *testing.T) {
 	h := newHarness(t, nil)
-	p1 := h.page()
-	info, s := h.session(p1, false)
-	turnID, ht := h.send(p1, info.SessionID, "go")
-	ht.emit(provider.Event{ChatDelta: "seen "})
-	last := awaitEvent(t, p1, wire.EventChatDelta, turnID, nil)
-	p1.Close()
-	awaitDetached(t, s, 10*time.Second)
-	for i := range 50 {
-		ht.emit(provider.Event{ChatDelta: fmt.Sprintf("m%d ", i)})
-	}
+	info, _, _, last := awayWhileChatting(t, h, 50)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -1,26 +1,14 @@
 package schema
 
 import (
-	"fmt"
-	"strings"
+	"github.com/kaoruisaac/pedelec/e2e/cardtools"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// benchManifest is e2e/bench's validate-tools manifest: n tools shaped like
-// the seeds' create_card, each with its own name and description.
-func benchManifest(n int) []byte {
-	const argsSchema = `{"type":"object","properties":{"card":{"type":"object","properties":{
-"title":{"type":"string","description":"The card's title, one line.","minLength":1,"maxLength":120},
-"labels":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"maxItems":10,"uniqueItems":true},
-"priority":{"type":"integer","minimum":1,"maximum":5}},"required":["title"]}},"required":["card"]}`
-	tools := make([]string, n)
-	for i := range tools {
-		tools[i] = fmt.Sprintf(`{"name":"create_card_%d","description":"Create card %d in the active column of the board; returns the new card's id.","argsSchema":%s,"timeoutMs":10000}`, i, i, argsSchema)
-	}
-	return []byte(`{"guidance":"Use the tools to manage the board.","tools":[` + strings.Join(tools, ",") + `]}`)
-}
+// benchManifest is e2e/bench's validate-tools manifest.
+func benchManifest(n int) []byte { return cardtools.Manifest(n) }
 
 // BenchmarkParseManifest1000Tools measures what `pedelec validate-tools`
 // does with the bench's 1,000-tool manifest once the file is read.

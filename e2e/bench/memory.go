@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kaoruisaac/pedelec/e2e/cardtools"
 	"strings"
 	"time"
 
@@ -60,17 +61,7 @@ func (p *wsPage) close() { p.ws.Close(websocket.StatusNormalClosure, "") }
 
 // benchSkills are n tools shaped like the seeds' create_card: a distinct
 // name and description each, and the same argument schema.
-func benchSkills(n int) json.RawMessage {
-	const argsSchema = `{"type":"object","properties":{"card":{"type":"object","properties":{
-"title":{"type":"string","description":"The card's title, one line.","minLength":1,"maxLength":120},
-"labels":{"type":"array","items":{"type":"string","enum":["red","green","blue"]},"maxItems":10,"uniqueItems":true},
-"priority":{"type":"integer","minimum":1,"maximum":5}},"required":["title"]}},"required":["card"]}`
-	tools := make([]string, n)
-	for i := range tools {
-		tools[i] = fmt.Sprintf(`{"name":"create_card_%d","description":"Create card %d in the active column of the board; returns the new card's id.","argsSchema":%s,"timeoutMs":10000}`, i, i, argsSchema)
-	}
-	return json.RawMessage(`{"guidance":"Use the tools to manage the board.","tools":[` + strings.Join(tools, ",") + `]}`)
-}
+func benchSkills(n int) json.RawMessage { return cardtools.Manifest(n) }
 
 // rssStep is Core's RSS after some number of sessions.
 type rssStep struct {
