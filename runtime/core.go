@@ -115,9 +115,7 @@ type Core struct {
 
 	uid      int            // Core's own user: the only one the peer check lets in
 	refusals *refusalLog    // refused requests, logged once and then counted
-	memory   memoryReleaser // hands back what large manifests' parsing took (memory_release.go)
-
-	releaseTimer *time.Timer // under mu: hands ended sessions' memory back (ended.go)
+	memory   memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
 
 	mu       sync.Mutex
 	sessions map[string]*Session

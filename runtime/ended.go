@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"runtime/debug"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -44,15 +43,7 @@ func (c *Core) retire(s *Session) {
 // or every two minutes, and the scavenger then returns pages slowly), so
 // Core's RSS would stay at its peak long after the sessions are gone. One
 // forced collection per burst costs a few milliseconds.
-func (c *Core) releaseMemorySoon() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.releaseTimer != nil {
-		c.releaseTimer.Reset(releaseDelay)
-		return
-	}
-	c.releaseTimer = time.AfterFunc(releaseDelay, debug.FreeOSMemory)
-}
+func (c *Core) releaseMemorySoon() { c.memory.after(releaseDelay) }
 
 // releaseDelay is the quiet time after the last session end before memory
 // is handed back, so ending many sessions at once costs one collection.

@@ -52,6 +52,23 @@ func awayWhileChatting(t *testing.T, h *harness, missed int) (info wire.SessionI
 	return info, ht, turnID, last
 }
 
+// resumeRaw sends resume_session (request id 1) on a plain WebSocket that
+// reads nothing until the test does, so the test sees every frame as sent.
+func resumeRaw(ctx context.Context, t *testing.T, h *harness, sessionID string, lastSeq int64) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.Dial(ctx, wsURL(h.srv), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	req, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: 1, Method: wire.MethodResumeSession,
+		Params: mustMarshal(t, wire.ResumeSessionParams{SessionID: sessionID, LastSeq: &lastSeq})})
+	if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
 // A page that missed more events than its outbox holds gets every one of
 // them on resume, once and in seq order, and events emitted while the
 // replay is still being written follow it; the page is not cut off.
@@ -109,16 +126,7 @@ func TestStuckReaderIsCutOffAfterResume(t *testing.T) {
 	// A page that asks to resume and never reads a frame.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, wsURL(h.srv), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	req, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: 1, Method: wire.MethodResumeSession,
-		Params: mustMarshal(t, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})})
-	if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
-		t.Fatal(err)
-	}
+	resumeRaw(ctx, t, h, info.SessionID, last.Seq)
 	var pc *conn
 	for deadline := time.Now().Add(10 * time.Second); pc == nil; time.Sleep(5 * time.Millisecond) {
 		s.mu.Lock()
@@ -168,16 +176,7 @@ func TestResumeResponsePrecedesReplayedEvents(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, wsURL(h.srv), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	req, _ := json.Marshal(wire.Request{Type: wire.FrameRequest, ID: 1, Method: wire.MethodResumeSession,
-		Params: mustMarshal(t, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last.Seq})})
-	if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
-		t.Fatal(err)
-	}
+	ws := resumeRaw(ctx, t, h, info.SessionID, last.Seq)
 	next := last.Seq + 1
 	for i := 0; next <= last.Seq+50; i++ {
 		_, data, err := ws.Read(ctx)

@@ -139,7 +139,9 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	rec.Skills = p.Skills
 	c.persist.put(store.Op{Put: rec})
 	s.mu.Unlock()
-	c.memory.after(len(p.Skills))
+	if len(p.Skills) >= largeManifest {
+		c.memory.after(manifestReleaseDelay)
+	}
 	if s.isExternal() {
 		c.mcp.ordinal(id)
 		defer c.mcpSessionsChanged(s)
