@@ -9,11 +9,11 @@ package modelserver
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -238,16 +238,25 @@ func nextID(prefix string) string {
 }
 
 // DownURL is the URL of a loopback port that nothing listens on: a model
-// server that is down.
+// server that is down. The port stays bound (not listening) for the test,
+// so connections to it are refused and no other server can take it: a
+// port picked and let go was taken by another test's server while a CLI
+// retried it, and the CLI got that server's 405 instead of a refusal.
 func DownURL(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	return "http://" + addr
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 // Contains reports whether any request body after the first from holds s.
