@@ -85,10 +85,18 @@ func runValidateTools(o validateToolsOptions) error {
 	if o.file == "" {
 		return usageErrorf("validate-tools needs a manifest file, or - to read stdin")
 	}
-	name, data, err := readManifest(o.file, o.stdin)
+	name, data, release, err := readManifest(o.file, o.stdin)
 	if err != nil {
 		return err
 	}
+	defer release()
+	// A mapped file that shrinks under us faults on the lost pages: that
+	// is the user's error to hear about, not a crash.
+	return guardMapped(name, data, func() error { return checkManifest(o, name, data) })
+}
+
+// checkManifest checks the manifest's bytes and prints the outcome.
+func checkManifest(o validateToolsOptions, name string, data []byte) error {
 	skills, problems, err := schema.ParseManifest(data)
 	var se *schema.SyntaxError
 	if errors.As(err, &se) {
@@ -128,21 +136,28 @@ func runValidateTools(o validateToolsOptions) error {
 }
 
 // readManifest reads the file, or stdin for "-", and returns the name to
-// print in messages.
-func readManifest(file string, stdin io.Reader) (string, []byte, error) {
+// print in messages and a release to call once nothing refers to the bytes.
+func readManifest(file string, stdin io.Reader) (name string, data []byte, release func(), err error) {
 	name, r := file, stdin
 	size := int64(0) // what the file says it holds: the buffer's first size
+	release = func() {}
 	if file == "-" {
 		name = "<stdin>"
 	} else {
 		f, err := os.Open(file)
 		if err != nil {
-			return name, nil, usageErrorf("cannot read the manifest: %v", err)
+			return name, nil, release, usageErrorf("cannot read the manifest: %v", err)
 		}
 		defer f.Close()
 		r = f
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			size = min(st.Size(), maxManifestBytes)
+			if st.Size() > maxManifestBytes {
+				return name, nil, release, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
+			}
+			size = st.Size()
+			if data, unmap, ok := mapManifest(f, size); ok {
+				return name, data, unmap, nil
+			}
 		}
 	}
 	// Read into a buffer of the file's size, not one grown from 512 bytes
@@ -150,13 +165,13 @@ func readManifest(file string, stdin io.Reader) (string, []byte, error) {
 	// and fresh pages.
 	var buf bytes.Buffer
 	buf.Grow(int(size) + bytes.MinRead)
-	_, err := buf.ReadFrom(io.LimitReader(r, maxManifestBytes+1))
-	data := buf.Bytes()
+	_, err = buf.ReadFrom(io.LimitReader(r, maxManifestBytes+1))
+	data = buf.Bytes()
 	if err != nil {
-		return name, nil, usageErrorf("%s: cannot read the manifest: %v", name, err)
+		return name, nil, release, usageErrorf("%s: cannot read the manifest: %v", name, err)
 	}
 	if len(data) > maxManifestBytes {
-		return name, nil, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
+		return name, nil, release, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
 	}
-	return name, data, nil
+	return name, data, release, nil
 }
