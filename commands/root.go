@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/prompt"
@@ -23,9 +24,12 @@ const AgentAlias = prompt.CLI
 // NewApp builds the command tree. Tests call it with their own streams.
 func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:                 "pedelec",
-		Usage:                "Let a local AI agent call the tools a web page declares",
-		Version:              Version,
+		Name:    "pedelec",
+		Usage:   "Let a local AI agent call the tools a web page declares",
+		Version: Version,
+		// Any non-zero time: left zero, urfave/cli stats os.Args[0] in every
+		// process (an agent's every tool call) to fill a field nothing prints.
+		Compiled:             time.Unix(1, 0),
 		EnableBashCompletion: true,
 		Suggest:              true,
 		Reader:               stdin,
