@@ -97,7 +97,7 @@ func runValidateTools(o validateToolsOptions) error {
 
 // checkManifest checks the manifest's bytes and prints the outcome.
 func checkManifest(o validateToolsOptions, name string, data []byte) error {
-	skills, problems, err := schema.ParseManifest(data)
+	tools, problems, err := schema.CheckManifest(data)
 	var se *schema.SyntaxError
 	if errors.As(err, &se) {
 		return usageErrorf("%s:%d:%d: %s (the manifest is not JSON)", name, se.Line, se.Column, se.Msg)
@@ -124,7 +124,7 @@ func checkManifest(o validateToolsOptions, name string, data []byte) error {
 			fmt.Fprintf(o.stdout, "%s: %s\n", p.Path, p.Message)
 		}
 		if len(problems) == 0 {
-			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, schema.Plural(len(skills.Tools), "tool"))
+			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, schema.Plural(tools, "tool"))
 		} else {
 			fmt.Fprintf(o.stdout, "%s: %s (%s)\n", name, schema.Plural(len(problems), "problem"), wire.CodeInvalidInput)
 		}

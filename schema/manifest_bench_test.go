@@ -28,6 +28,22 @@ func BenchmarkParseManifest1000Tools(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkCheckManifest1000Tools is validate-tools' check: the same
+// rules, no Tool built.
+func BenchmarkCheckManifest1000Tools(b *testing.B) {
+	data := benchManifest(1000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		n, problems, err := CheckManifest(data)
+		if err != nil || len(problems) > 0 || n != 1000 {
+			b.Fatal(err, problems)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

@@ -69,6 +69,20 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 	return parseManifestTree(data)
 }
 
+// CheckManifest is ParseManifest for a caller that needs only the verdict
+// and the number of tools (validate-tools): the same rules, problems and
+// error, but no Tool is built, so no name, description or schema is copied
+// out of data. In a fresh process each copied byte is a fresh page to
+// fault in.
+func CheckManifest(data []byte) (tools int, problems []Problem, err error) {
+	c := &checker{data: data, countOnly: true}
+	if _, problems, ok := c.checkStreaming(true); ok {
+		return c.counted, problems, nil
+	}
+	s, problems, err := parseManifestTree(data)
+	return len(s.Tools), problems, err
+}
+
 // parseManifestTree is ParseManifest on the whole parsed tree.
 func parseManifestTree(data []byte) (Skills, []Problem, error) {
 	v, err := parseJSON(data)
@@ -99,6 +113,10 @@ type checker struct {
 	// plainProblems are checkStreaming's plain-JSON problems, which come
 	// before the rules' (the tree path runs plain over the whole text first).
 	plainProblems []Problem
+	// countOnly: a streaming check counts the tools instead of building
+	// them (CheckManifest); counted is how many it saw.
+	countOnly bool
+	counted   int
 }
 
 // patternError compiles a pattern once per check, however many tools
@@ -220,7 +238,7 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 		switch m.key {
 		case "name":
 			sawName = true
-			t.Name = c.name(m.val, fp, index, firstUse)
+			t.Name = c.keep(c.name(m.val, fp, index, firstUse))
 		case "description":
 			sawDescription = true
 			if m.val.kind != kindString {
@@ -228,13 +246,15 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			} else if strings.TrimSpace(m.val.s) == "" {
 				c.add(fp, "description is empty; say what the tool does, what it reads or changes, and when to prefer another tool")
 			}
-			t.Description = strings.Clone(m.val.s)
+			t.Description = c.keep(m.val.s)
 		case "timeoutMs":
 			t.TimeoutMs = c.timeout(m.val, fp)
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
-			t.ArgsSchema = c.schemaText(m.val)
+			if !c.countOnly {
+				t.ArgsSchema = c.schemaText(m.val)
+			}
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)
@@ -290,7 +310,7 @@ func (c *checker) name(v *value, p loc, index int, firstUse map[string]int) stri
 			firstUse[name] = index
 		}
 	}
-	return strings.Clone(name) // a session keeps it, not the whole input
+	return name
 }
 
 func nameRune(r rune) bool {
@@ -315,6 +335,8 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 			c.add(p, "timeoutMs must be positive; got %s (%s)", v.s, fix)
 		case f > maxSafeInteger:
 			c.add(p, "timeoutMs %s is too large; use at most %d milliseconds", v.s, int64(maxSafeInteger))
+		case c.countOnly:
+			// valid; nothing is kept
 		default:
 			ms := int64(f)
 			return &ms
@@ -330,6 +352,15 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 // many tools share costs no copy of its own. Repeated keys are the one
 // case where the text would differ from what was checked, and they are a
 // problem already, so such skills are never used.
+// keep copies a string of the input for a Tool: a session keeps it, not
+// the whole input. A count-only check keeps nothing.
+func (c *checker) keep(s string) string {
+	if c.countOnly {
+		return ""
+	}
+	return strings.Clone(s)
+}
+
 func (c *checker) schemaText(v *value) json.RawMessage {
 	c.scratch = appendCompact(c.scratch[:0], c.data[v.start:v.end])
 	return shareSchema(c.scratch)

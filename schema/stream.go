@@ -20,6 +20,12 @@ import (
 // object repeats a key (the last value counts, at the first one's place).
 // The caller then checks it with the tree, which says what is wrong.
 func checkStreaming(data []byte, bare bool) (s Skills, problems []Problem, ok bool) {
+	return (&checker{data: data}).checkStreaming(bare)
+}
+
+// checkStreaming is the function above with a checker of c.data.
+func (c *checker) checkStreaming(bare bool) (s Skills, problems []Problem, ok bool) {
+	data := c.data
 	// Nothing returned keeps a string of the text (names and descriptions
 	// are cloned, schema texts copied, messages formatted), so the parse
 	// may take its strings from data itself.
@@ -28,7 +34,6 @@ func checkStreaming(data []byte, bare bool) (s Skills, problems []Problem, ok bo
 		p.pos = 3
 	}
 	p.skipSpace()
-	c := &checker{data: data}
 	var err error
 	switch {
 	case p.pos < len(data) && data[p.pos] == '{':
@@ -132,7 +137,11 @@ func (c *checker) streamTools(p *parser, depth int, at loc) ([]Tool, error) {
 			return nil, err
 		}
 		c.plainApart(e, at.at(i))
-		out = append(out, c.tool(e, at.at(i), i, firstUse))
+		if t := c.tool(e, at.at(i), i, firstUse); c.countOnly {
+			c.counted++
+		} else {
+			out = append(out, t)
+		}
 		p.release(m) // nothing returned points into the definition's tree
 		p.skipSpace()
 		if p.pos >= len(p.data) {
