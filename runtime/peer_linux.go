@@ -15,9 +15,20 @@ import (
 const peerCheckSupported = true
 
 // socketOwner finds the uid owning the TCP socket whose local end is peer
-// and whose remote end is us, from /proc/net/tcp and /proc/net/tcp6 (the
-// client's socket is on this machine because the peer is on loopback).
+// and whose remote end is us (the client's socket is on this machine
+// because the peer is on loopback): from the kernel's socket diagnostics,
+// or, where they cannot answer (a kernel or sandbox without them, a
+// v4-mapped socket on a dual-stack listener), from /proc/net/tcp and
+// /proc/net/tcp6.
 func socketOwner(peer, us *net.TCPAddr) (int, error) {
+	if uid, err := sockDiagOwner(peer, us); err == nil {
+		return uid, nil
+	}
+	return procSocketOwner(peer, us)
+}
+
+// procSocketOwner is socketOwner from the /proc tables.
+func procSocketOwner(peer, us *net.TCPAddr) (int, error) {
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		uid, found, err := scanSocketTable(table, peer, us)
 		if err != nil {
