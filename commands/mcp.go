@@ -2,13 +2,10 @@ package commands
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,7 +37,7 @@ func runMCP(c *cli.Context) error {
 	}
 	logger := loggerFrom(c)
 	bridge := mcpserve.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
-	mirror := mcpserve.NewMirror(Version, bridge.Call, slog.New(slog.DiscardHandler))
+	mirror := mcpserve.NewMirror(Version, bridge.Call)
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	ready := make(chan struct{})
@@ -49,19 +46,9 @@ func runMCP(c *cli.Context) error {
 	case <-ready:
 	case <-time.After(5 * time.Second):
 	}
-	// Run returns when the client closes stdin: the normal way to stop.
-	if err := mirror.Server().Run(ctx, &mcp.IOTransport{Reader: readCloser{c.App.Reader}, Writer: writeCloser{c.App.Writer}}); err != nil && ctx.Err() == nil {
+	// ServeStdio returns when the client closes stdin: the normal way to stop.
+	if err := mcpserve.ServeStdio(ctx, mirror.Server(), c.App.Reader, c.App.Writer); err != nil && ctx.Err() == nil {
 		logger.Debug("mcp session ended", "err", err)
 	}
 	return nil
 }
-
-// readCloser and writeCloser give the app's streams the Close the MCP
-// transport wants; the streams belong to main, which closes nothing.
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // mcpLongPoll bounds one bridge long-poll; `pedelec mcp` asks again at once.
@@ -26,7 +24,7 @@ const mcpLongPoll = 25 * time.Second
 // browser origins that are not allowed (MCP's DNS-rebinding rule); the
 // Host check and the peer check cover them like every endpoint.
 func (c *Core) mountMCP(mux *http.ServeMux) {
-	mirror := mcpserve.NewMirror(c.opts.Version, c.CallMCPTool, slog.New(slog.DiscardHandler))
+	mirror := mcpserve.NewMirror(c.opts.Version, c.CallMCPTool)
 	mirror.Update(c.MCPSnapshot())
 	go func() {
 		snap := c.MCPSnapshot()
@@ -35,8 +33,8 @@ func (c *Core) mountMCP(mux *http.ServeMux) {
 			mirror.Update(snap)
 		}
 	}()
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mirror.Server() },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: c.opts.MaxMessageBytes})
+	streamable := mcpserve.NewStreamableHTTP(mirror.Server(), c.opts.MaxMessageBytes)
+	context.AfterFunc(c.mcp.ctx, streamable.Close) // Core stopping ends every MCP session
 
 	mux.Handle("GET "+wire.MCPToolsPath, c.mcpGuard(http.HandlerFunc(c.serveMCPTools)))
 	mux.Handle("POST "+wire.MCPCallPath, c.mcpGuard(http.HandlerFunc(c.serveMCPCall)))

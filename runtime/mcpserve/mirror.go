@@ -9,11 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"sync"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Caller runs one call in one session through Core's broker. It returns
@@ -22,7 +20,7 @@ type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessa
 
 // Mirror is an MCP server whose tools follow a snapshot of mcp sessions.
 type Mirror struct {
-	server *mcp.Server
+	server *Server
 	call   Caller
 
 	mu    sync.Mutex
@@ -40,34 +38,29 @@ type mirrored struct {
 // Instructions tell the MCP client what these tools are.
 const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
 
-// NewMirror makes an MCP server with no tools yet. logger may be nil.
-func NewMirror(version string, call Caller, logger *slog.Logger) *Mirror {
+// NewMirror makes an MCP server with no tools yet. It advertises tools
+// (and their list_changed) even while no page is open, so the client knows
+// to listen for them.
+func NewMirror(version string, call Caller) *Mirror {
 	m := &Mirror{call: call, tools: map[string]mirrored{}}
-	m.server = mcp.NewServer(&mcp.Implementation{Name: "pedelec", Title: "Pedelec: the tools of your open web pages", Version: version},
-		&mcp.ServerOptions{
-			Instructions: Instructions,
-			Logger:       logger,
-			// Advertise tools (and their list_changed) even while no page is
-			// open, so the client knows to listen for them.
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		})
+	m.server = NewServer(Implementation{Name: "pedelec", Title: "Pedelec: the tools of your open web pages", Version: version}, Instructions)
 	return m
 }
 
 // Server is the MCP server, for a transport to run.
-func (m *Mirror) Server() *mcp.Server { return m.server }
+func (m *Mirror) Server() *Server { return m.server }
 
 // Update makes the server's tools those of snap. Tools that appear, change
-// or disappear are added or removed; the SDK then sends one
+// or disappear are added or removed; the server then sends one
 // notifications/tools/list_changed to every connected client.
 func (m *Mirror) Update(snap wire.MCPSnapshot) {
-	want := map[string]*mcp.Tool{}
+	want := map[string]Tool{}
 	targets := map[string]mirrored{}
 	several := len(snap.Sessions) > 1
 	for _, s := range snap.Sessions {
 		for _, t := range s.Tools {
 			name := ToolName(s, t.Name, several)
-			tool := &mcp.Tool{
+			tool := Tool{
 				Name:        name,
 				Title:       title(s, t.Name, several),
 				Description: t.Description,
@@ -134,25 +127,24 @@ func isObjectSchema(raw json.RawMessage) bool {
 // in-band as isError results, so the model reads them and can correct
 // itself; the request's ctx ending (notifications/cancelled, the client
 // gone) cancels the pending call and aborts the handler's ctx.signal.
-func (m *Mirror) handler(sessionID, tool string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.Arguments
+func (m *Mirror) handler(sessionID, tool string) ToolFunc {
+	return func(ctx context.Context, args json.RawMessage) *CallToolResult {
 		if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 			args = json.RawMessage("{}")
 		}
 		result, err := m.call(ctx, sessionID, tool, args)
 		if err != nil {
-			return ErrorResult(wire.AsError(err)), nil
+			return ErrorResult(wire.AsError(err))
 		}
-		return Result(result), nil
+		return Result(result)
 	}
 }
 
 // Result is a handler's JSON result as MCP content: the JSON as text (what
 // every client shows the model) and, when it is an object, also as
 // structuredContent (clients validate that it is one).
-func Result(result json.RawMessage) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}}
+func Result(result json.RawMessage) *CallToolResult {
+	res := &CallToolResult{Content: []Content{TextContent(string(result))}}
 	var obj map[string]any
 	if json.Unmarshal(result, &obj) == nil && obj != nil {
 		res.StructuredContent = json.RawMessage(result)
@@ -162,11 +154,11 @@ func Result(result json.RawMessage) *mcp.CallToolResult {
 
 // ErrorResult is a Pedelec error as an isError result: the same
 // {"ok":false,"error":{code,message,details}} that `pedelec tool-call` prints.
-func ErrorResult(werr *wire.Error) *mcp.CallToolResult {
+func ErrorResult(werr *wire.Error) *CallToolResult {
 	body, _ := json.Marshal(wire.AgentResult{OK: false, Error: werr})
-	return &mcp.CallToolResult{
+	return &CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		Content:           []Content{TextContent(string(body))},
 		StructuredContent: json.RawMessage(body),
 	}
 }

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -21,14 +22,22 @@ func session(id string, ordinal int, tools ...string) wire.MCPSession {
 	return s
 }
 
-// connect runs m's server and a client over in-memory transports.
+// connect runs m's server over stdio (pipes) and the go-sdk's client
+// against it: the SDK is the conformance check of the hand-written server.
 func connect(t *testing.T, m *Mirror, changes *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	if _, err := m.Server().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- ServeStdio(ctx, m.Server(), toServer, fromServer); fromServer.Close() }()
+	t.Cleanup(func() {
+		fromClient.Close()
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	ct := &mcp.IOTransport{Reader: toClient, Writer: fromClient}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changes.Add(1) },
 	})
@@ -73,7 +82,7 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 			return nil, wire.Errorf(wire.CodeToolArgsInvalid, "x: expected an integer")
 		}
 		return json.RawMessage(`{"ok":1}`), nil
-	}, nil)
+	})
 	var changes atomic.Int32
 	cs := connect(t, m, &changes)
 	if got := names(t, cs); len(got) != 0 {
@@ -128,7 +137,7 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 }
 
 func TestResultStructuredOnlyForObjects(t *testing.T) {
-	if r := Result(json.RawMessage(`[1,2]`)); r.StructuredContent != nil || r.Content[0].(*mcp.TextContent).Text != `[1,2]` {
+	if r := Result(json.RawMessage(`[1,2]`)); r.StructuredContent != nil || r.Content[0].Text != `[1,2]` {
 		t.Fatalf("array result: %+v", r)
 	}
 	if r := Result(json.RawMessage(`{"a":1}`)); r.StructuredContent == nil {
