@@ -1,0 +1,295 @@
+package mcpserve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type httpHarness struct {
+	t   *testing.T
+	h   *StreamableHTTP
+	url string
+}
+
+func startHTTP(t *testing.T, s *Server) *httpHarness {
+	t.Helper()
+	h := NewStreamableHTTP(s, 4096)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	return &httpHarness{t: t, h: h, url: srv.URL}
+}
+
+// post sends body with the headers a conforming client sends, then those
+// in extra ("" deletes).
+func (hh *httpHarness) post(ctx context.Context, session, body string, extra map[string]string) *http.Response {
+	hh.t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hh.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set(sessionIDHeader, session)
+	}
+	for k, v := range extra {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		hh.t.Fatal(err)
+	}
+	return resp
+}
+
+// events reads the SSE messages of a response until it ends.
+func events(t *testing.T, resp *http.Response) []map[string]any {
+	t.Helper()
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("HTTP %d %s: %s", resp.StatusCode, ct, body)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(data), &m); err != nil {
+				t.Fatalf("event data %q: %v", data, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (hh *httpHarness) initialize() string {
+	hh.t.Helper()
+	resp := hh.post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	id := resp.Header.Get(sessionIDHeader)
+	if ev := events(hh.t, resp); len(ev) != 1 || ev[0]["result"].(map[string]any)["protocolVersion"] != "2025-06-18" || id == "" {
+		hh.t.Fatalf("initialize: session %q, %v", id, ev)
+	}
+	resp = hh.post(context.Background(), id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{protocolVersionHeader: "2025-06-18"})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		hh.t.Fatalf("notifications/initialized: HTTP %d, want 202", resp.StatusCode)
+	}
+	return id
+}
+
+func (hh *httpHarness) status(method, session string, header map[string]string) int {
+	hh.t.Helper()
+	req, _ := http.NewRequest(method, hh.url, nil)
+	if session != "" {
+		req.Header.Set(sessionIDHeader, session)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		hh.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func rpcError(t *testing.T, resp *http.Response) (int, *Error) {
+	t.Helper()
+	defer resp.Body.Close()
+	var r struct{ Error *Error }
+	body, _ := io.ReadAll(resp.Body)
+	if json.Unmarshal(body, &r) != nil || r.Error == nil {
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, r.Error
+}
+
+func TestHTTPSessionLifecycle(t *testing.T) {
+	s, ended := testServer()
+	hh := startHTTP(t, s)
+	ctx := context.Background()
+
+	// Before initialize: answered, and no session is left behind.
+	ev := events(t, hh.post(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil))
+	if len(ev) != 1 || errCode(t, ev[0]) != CodeInvalidRequest {
+		t.Fatalf("tools/list without a session: %v", ev)
+	}
+	if n := len(hh.h.sessions); n != 0 {
+		t.Fatalf("%d sessions kept for a request without initialize", n)
+	}
+
+	id := hh.initialize()
+	ev = events(t, hh.post(ctx, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, map[string]string{protocolVersionHeader: "2025-06-18"}))
+	if len(ev) != 1 || ev[0]["id"] != 2.0 || ev[0]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"] != `{"a":1}` {
+		t.Fatalf("tools/call: %v", ev)
+	}
+
+	if got := hh.status(http.MethodGet, "", map[string]string{"Accept": "text/event-stream"}); got != http.StatusBadRequest {
+		t.Errorf("GET without a session id: %d, want 400", got)
+	}
+	if got := hh.status(http.MethodGet, "nope", map[string]string{"Accept": "text/event-stream"}); got != http.StatusNotFound {
+		t.Errorf("GET with an unknown session id: %d, want 404", got)
+	}
+	if got := hh.status(http.MethodDelete, "", nil); got != http.StatusBadRequest {
+		t.Errorf("DELETE without a session id: %d, want 400", got)
+	}
+	if got := hh.status(http.MethodPut, id, nil); got != http.StatusMethodNotAllowed {
+		t.Errorf("PUT: %d, want 405", got)
+	}
+	resp := hh.post(ctx, "nope", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST with an unknown session id: %d, want 404", resp.StatusCode)
+	}
+
+	// DELETE ends the session and the calls it has in flight.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	blocked := make(chan []map[string]any, 1)
+	go func() {
+		blocked <- events(t, hh.post(callCtx, id, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`, nil))
+	}()
+	waitFor(t, "the call to be in flight", func() bool {
+		hh.h.mu.Lock()
+		hs := hh.h.sessions[id]
+		hh.h.mu.Unlock()
+		hs.ss.mu.Lock()
+		defer hs.ss.mu.Unlock()
+		return len(hs.ss.calls) == 1
+	})
+	if got := hh.status(http.MethodDelete, id, nil); got != http.StatusNoContent {
+		t.Fatalf("DELETE: %d, want 204", got)
+	}
+	if why := <-ended; why != errSessionClosed.Error() {
+		t.Fatalf("the call ended with %q", why)
+	}
+	<-blocked
+	resp = hh.post(ctx, id, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST after DELETE: %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestHTTPBadRequests(t *testing.T) {
+	s, _ := testServer()
+	hh := startHTTP(t, s)
+	ctx := context.Background()
+	id := hh.initialize()
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+	check := func(name string, resp *http.Response, status int, code int) {
+		t.Helper()
+		got, rerr := rpcError(t, resp)
+		if got != status || (code != 0 && (rerr == nil || rerr.Code != code)) {
+			t.Errorf("%s: HTTP %d %+v, want %d code %d", name, got, rerr, status, code)
+		}
+	}
+	check("wrong Content-Type", hh.post(ctx, id, ping, map[string]string{"Content-Type": "text/plain"}), http.StatusUnsupportedMediaType, 0)
+	check("no text/event-stream in Accept", hh.post(ctx, id, ping, map[string]string{"Accept": "application/json"}), http.StatusBadRequest, 0)
+	check("too big", hh.post(ctx, id, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 5000)+`"}}`, nil), http.StatusRequestEntityTooLarge, 0)
+	check("empty body", hh.post(ctx, id, ``, nil), http.StatusBadRequest, 0)
+	check("malformed JSON", hh.post(ctx, id, `{"jsonrpc":`, nil), http.StatusBadRequest, CodeParseError)
+	check("not JSON-RPC", hh.post(ctx, id, `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil), http.StatusBadRequest, CodeInvalidRequest)
+	check("unknown version", hh.post(ctx, id, ping, map[string]string{protocolVersionHeader: "1999-01-01"}), http.StatusBadRequest, 0)
+	check("batch in 2025-06-18", hh.post(ctx, id, `[`+ping+`]`, map[string]string{protocolVersionHeader: "2025-06-18"}), http.StatusBadRequest, 0)
+
+	// A stateless-revision client (SEP-2575) learns which versions to fall
+	// back to.
+	resp := hh.post(ctx, "", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, map[string]string{protocolVersionHeader: "2026-07-28"})
+	status, rerr := rpcError(t, resp)
+	var data unsupportedVersionData
+	if status != http.StatusBadRequest || rerr == nil || rerr.Code != CodeUnsupportedProtocolVersion || json.Unmarshal(rerr.Data, &data) != nil || data.Supported[0] != "2025-11-25" {
+		t.Errorf("2026-07-28 request: HTTP %d %+v", status, rerr)
+	}
+
+	// A batch in 2025-03-26 (no version header): answered event by event.
+	ev := events(t, hh.post(ctx, id, `[`+ping+`,{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, map[string]string{protocolVersionHeader: ""}))
+	if len(ev) != 2 {
+		t.Errorf("batch: %v", ev)
+	}
+}
+
+// The client dropping its POST cancels the call (docs/mcp.md: "the client
+// going away").
+func TestHTTPDroppedPOSTCancelsTheCall(t *testing.T) {
+	s, ended := testServer()
+	hh := startHTTP(t, s)
+	id := hh.initialize()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hh.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(sessionIDHeader, id)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, "the call to be in flight", func() bool {
+		hh.h.mu.Lock()
+		hs := hh.h.sessions[id]
+		hh.h.mu.Unlock()
+		hs.ss.mu.Lock()
+		defer hs.ss.mu.Unlock()
+		return len(hs.ss.calls) == 1
+	})
+	cancel()
+	select {
+	case why := <-ended:
+		if why != context.Canceled.Error() {
+			t.Fatalf("the call ended with %q", why)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("dropping the POST did not end the call")
+	}
+}
+
+// The go-sdk's client against this server over Streamable HTTP: initialize
+// (after its server/discover probe), tools, calls, and list_changed on the
+// GET stream.
+func TestHTTPWithTheSDKClient(t *testing.T) {
+	s, _ := testServer()
+	hh := startHTTP(t, s)
+	var changes atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changes.Add(1) },
+	})
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hh.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("negotiated %s", v)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1}})
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != `{"x":1}` {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	// The GET stream opens asynchronously; change the tools until the
+	// client has heard of it.
+	waitFor(t, "list_changed on the GET stream", func() bool {
+		s.AddTool(Tool{Name: "more", InputSchema: json.RawMessage(`{"type":"object"}`)}, nil)
+		time.Sleep(20 * time.Millisecond)
+		return changes.Load() > 0
+	})
+}
