@@ -28,6 +28,16 @@ func negotiate(clientVersion string) string {
 	return protocolVersions[0]
 }
 
+// The methods and notifications this server knows, in one place.
+const (
+	methodInitialize         = "initialize"
+	methodPing               = "ping"
+	methodToolsList          = "tools/list"
+	methodToolsCall          = "tools/call"
+	notificationCancelled    = "notifications/cancelled"
+	notificationToolsChanged = "notifications/tools/list_changed"
+)
+
 // Implementation names this server (serverInfo).
 type Implementation struct {
 	Name    string `json:"name"`

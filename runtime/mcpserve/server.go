@@ -89,7 +89,7 @@ func (s *Server) notifyListChanged() {
 		sessions = append(sessions, ss)
 	}
 	s.mu.Unlock()
-	msg := encodeNotification("notifications/tools/list_changed", nil)
+	msg := encodeNotification(notificationToolsChanged, nil)
 	for _, ss := range sessions {
 		if ss.initialized() {
 			ss.notify(msg)
@@ -235,18 +235,18 @@ func (ss *Session) handle(ctx context.Context, raw json.RawMessage) []byte {
 // call runs one request's method.
 func (ss *Session) call(ctx context.Context, m *message) (any, error) {
 	switch m.Method {
-	case "initialize":
+	case methodInitialize:
 		return ss.initialize(m.Params)
-	case "ping":
+	case methodPing:
 		return struct{}{}, nil
-	case "tools/list", "tools/call":
+	case methodToolsList, methodToolsCall:
 	default:
 		return nil, errorf(CodeMethodNotFound, "method %q not found", m.Method)
 	}
 	if !ss.initialized() {
 		return nil, errorf(CodeInvalidRequest, "method %q is invalid before initialize", m.Method)
 	}
-	if m.Method == "tools/list" {
+	if m.Method == methodToolsList {
 		var p listToolsParams
 		if err := decodeParams(m.Params, &p, false); err != nil {
 			return nil, err
@@ -290,7 +290,7 @@ func (ss *Session) initialize(params json.RawMessage) (any, error) {
 // notification handles a client notification. Unknown ones are ignored,
 // as JSON-RPC wants (nobody hears an error).
 func (ss *Session) notification(m *message) {
-	if m.Method != "notifications/cancelled" {
+	if m.Method != notificationCancelled {
 		return // notifications/initialized and the rest need nothing
 	}
 	var p cancelledParams

@@ -91,7 +91,7 @@ func concurrent(raw json.RawMessage) bool {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	return json.Unmarshal(raw, &m) == nil && len(m.ID) > 0 && m.Method != "" && m.Method != "initialize"
+	return json.Unmarshal(raw, &m) == nil && len(m.ID) > 0 && m.Method != "" && m.Method != methodInitialize
 }
 
 // handleBatch answers a batch (MCP 2025-03-26 and before): initialize and

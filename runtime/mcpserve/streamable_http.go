@@ -188,7 +188,7 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	initialize := slices.ContainsFunc(parsed, func(m *message) bool { return m.Method == "initialize" })
+	initialize := slices.ContainsFunc(parsed, func(m *message) bool { return m.Method == methodInitialize })
 	if hs == nil {
 		// A session for this POST; kept only if it initializes (a client
 		// probing with server/discover or ping leaves nothing behind).
@@ -229,7 +229,7 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 	// The calls end with the POST (the client gone, Core stopping) or the
 	// session (DELETE).
 	for i, raw := range msgs {
-		if !parsed[i].isCall() || parsed[i].Method == "initialize" {
+		if !parsed[i].isCall() || parsed[i].Method == methodInitialize {
 			send(hs.ss.handle(r.Context(), raw))
 			continue
 		}
