@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MCP's Streamable HTTP transport (revisions 2025-03-26 to 2025-11-25),
@@ -30,13 +31,23 @@ import (
 // Left out, as the go-sdk without an EventStore: resuming a stream with
 // Last-Event-ID (400). Left out, as not needed by a server that sends no
 // requests: server-to-client requests.
+//
+// A client that goes away without DELETE leaves its session behind, so
+// their number is bounded: past maxHTTPSessions, opening one ends the
+// session idle longest (no request or stream open). Its client gets 404
+// on its next request, which the spec answers by initializing again.
 type StreamableHTTP struct {
-	srv     *Server
-	maxBody int64
+	srv         *Server
+	maxBody     int64
+	maxSessions int
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 }
+
+// maxHTTPSessions bounds the MCP sessions kept over HTTP: far above the
+// MCP clients one user runs at once.
+const maxHTTPSessions = 256
 
 const (
 	sessionIDHeader       = "Mcp-Session-Id"
@@ -53,12 +64,37 @@ type httpSession struct {
 
 	mu       sync.Mutex
 	listener chan []byte // the open GET stream, nil if none
+	open     int         // requests in progress, the GET stream included
+	lastUsed time.Time   // when the last request began or ended
+}
+
+// use marks a request on the session as begun; the returned func marks
+// it ended.
+func (hs *httpSession) use() (done func()) {
+	hs.mu.Lock()
+	hs.open++
+	hs.lastUsed = time.Now()
+	hs.mu.Unlock()
+	return func() {
+		hs.mu.Lock()
+		hs.open--
+		hs.lastUsed = time.Now()
+		hs.mu.Unlock()
+	}
+}
+
+// idleSince is when the session last had a request open; ok is false
+// while one is.
+func (hs *httpSession) idleSince() (since time.Time, ok bool) {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.lastUsed, hs.open == 0
 }
 
 // NewStreamableHTTP serves s over Streamable HTTP. A POST body larger than
 // maxBody bytes (if > 0) is refused with 413.
 func NewStreamableHTTP(s *Server, maxBody int64) *StreamableHTTP {
-	return &StreamableHTTP{srv: s, maxBody: maxBody, sessions: map[string]*httpSession{}}
+	return &StreamableHTTP{srv: s, maxBody: maxBody, maxSessions: maxHTTPSessions, sessions: map[string]*httpSession{}}
 }
 
 func (h *StreamableHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -75,13 +111,38 @@ func (h *StreamableHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *StreamableHTTP) newSession() *httpSession {
-	hs := &httpSession{id: rand.Text(), done: make(chan struct{})}
+// newSession opens a session for the request at hand, marked in use until
+// that request calls done.
+func (h *StreamableHTTP) newSession() (hs *httpSession, done func()) {
+	hs = &httpSession{id: rand.Text(), done: make(chan struct{})}
+	done = hs.use() // before others can see it, so it is not the one evicted
 	hs.ss = h.srv.NewSession(hs.deliver)
 	h.mu.Lock()
+	var evict *httpSession
+	if len(h.sessions) >= h.maxSessions {
+		evict = h.idlest()
+	}
 	h.sessions[hs.id] = hs
 	h.mu.Unlock()
-	return hs
+	if evict != nil {
+		h.end(evict)
+	}
+	return hs, done
+}
+
+// idlest is the session idle longest, nil if every one is in use. h.mu
+// is held.
+func (h *StreamableHTTP) idlest() *httpSession {
+	var (
+		oldest *httpSession
+		at     time.Time
+	)
+	for _, hs := range h.sessions {
+		if since, idle := hs.idleSince(); idle && (oldest == nil || since.Before(at)) {
+			oldest, at = hs, since
+		}
+	}
+	return oldest
 }
 
 // session finds the session r names; on failure it has answered r.
@@ -161,6 +222,7 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 		if hs, ok = h.session(w, r); !ok {
 			return
 		}
+		defer hs.use()()
 	}
 	body, ok := h.readBody(w, r)
 	if !ok {
@@ -192,7 +254,9 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 	if hs == nil {
 		// A session for this POST; kept only if it initializes (a client
 		// probing with server/discover or ping leaves nothing behind).
-		hs = h.newSession()
+		var done func()
+		hs, done = h.newSession()
+		defer done()
 		defer func() {
 			if !hs.ss.initialized() {
 				h.end(hs)
@@ -279,6 +343,7 @@ func (h *StreamableHTTP) serveGET(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
 		return
 	}
+	defer hs.use()()
 	listener := make(chan []byte, 16)
 	hs.mu.Lock()
 	busy := hs.listener != nil

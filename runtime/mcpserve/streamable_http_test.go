@@ -293,3 +293,55 @@ func TestHTTPWithTheSDKClient(t *testing.T) {
 		return changes.Load() > 0
 	})
 }
+
+// Sessions a client left without DELETE are bounded: past the limit, a new
+// one ends the session idle longest, never one with a request or stream
+// open, and the evicted client gets 404 (the spec's cue to initialize
+// again).
+func TestHTTPSessionsBounded(t *testing.T) {
+	s, _ := testServer()
+	hh := startHTTP(t, s)
+	hh.h.maxSessions = 2
+	ctx := context.Background()
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	v := map[string]string{protocolVersionHeader: "2025-06-18"}
+	pingStatus := func(id string) int {
+		resp := hh.post(ctx, id, ping, v)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	a := hh.initialize()
+	b := hh.initialize()
+	// b holds its notification stream open: in use, so never evicted.
+	streamCtx, closeStream := context.WithCancel(ctx)
+	defer closeStream()
+	req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, hh.url, nil)
+	req.Header.Set(sessionIDHeader, b)
+	req.Header.Set("Accept", "text/event-stream")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	time.Sleep(10 * time.Millisecond) // b's stream is older than a's last use
+	if got := pingStatus(a); got != http.StatusOK {
+		t.Fatalf("ping a: HTTP %d", got)
+	}
+
+	c := hh.initialize() // over the limit: a is the only idle one
+	if got := pingStatus(a); got != http.StatusNotFound {
+		t.Errorf("evicted a: HTTP %d, want 404", got)
+	}
+	for name, id := range map[string]string{"b (streaming)": b, "c (new)": c} {
+		if got := pingStatus(id); got != http.StatusOK {
+			t.Errorf("%s: HTTP %d, want 200", name, got)
+		}
+	}
+	hh.h.mu.Lock()
+	n := len(hh.h.sessions)
+	hh.h.mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d sessions kept, want 2", n)
+	}
+}
