@@ -158,7 +158,7 @@ func measureCalls(ctx context.Context, cfg config, r *report, pedelec, hello, di
 		return fmt.Errorf("agent is in session %s, the page made %s", agent.threadID, pg.sessionID)
 	}
 
-	if err := measureProcessCall(ctx, cfg, r, pedelec, hello, agent); err != nil {
+	if err := measureProcessCall(ctx, cfg, r, pedelec, hello, core, agent); err != nil {
 		return err
 	}
 	if err := measureConnection(ctx, cfg, r, core, pg, agent); err != nil {
@@ -242,11 +242,12 @@ func measureValidate(cfg config, r *report, pedelec, hello, dir string, env []st
 
 // measureProcessCall: the agent's way, a fresh `pedelec tool-call` process
 // per call, against hello-world started the same way, interleaved.
-func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hello string, agent agentEnv) error {
+func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hello string, core *coreProc, agent agentEnv) error {
 	logf("tool-call process round trip vs hello-world")
 	env := agent.environ()
 	var tc, hw, tcCPU, hwCPU []time.Duration
 	var tcFaults, hwFaults []float64
+	coreCPU0, _ := procCPU(core.cmd.Process.Pid)
 	for i := range cfg.n(200, 40) {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -259,6 +260,7 @@ func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hel
 		d, cpu, faults, _, _ = timeRunCPU(hello, nil, env)
 		hw, hwCPU, hwFaults = append(hw, d), append(hwCPU, cpu), append(hwFaults, float64(faults))
 	}
+	coreCPU1, _ := procCPU(core.cmd.Process.Pid)
 	tcp, hwp := ms(percentile(tc, 50)), ms(percentile(hw, 50))
 	r.add(figure{name: "tool-call process round trip p50", value: tcp, unit: "ms", target: math.NaN(),
 		how: fmt.Sprintf("fresh process per call, %d calls; p90 %.2f ms", len(tc), ms(percentile(tc, 90)))})
@@ -269,6 +271,8 @@ func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hel
 		how: fmt.Sprintf("user+system time of the tool-call process (hello-world: %.2f ms); steadier than wall time on a loaded machine", ms(percentile(hwCPU, 50)))})
 	r.add(figure{name: "tool-call process page faults p50", value: median(tcFaults), unit: "faults", target: math.NaN(),
 		how: fmt.Sprintf("minor faults (getrusage) of the tool-call process (hello-world: %.0f); hardly moved by load, and most of a process's start-up cost on this VM", median(hwFaults))})
+	r.add(figure{name: "Core CPU per tool-call process", value: ms(coreCPU1-coreCPU0) / float64(len(tc)), unit: "ms", target: math.NaN(),
+		how: "utime+stime of serve over the process calls ÷ calls: a new connection each (its peer check included)"})
 	return nil
 }
 
