@@ -38,24 +38,47 @@ import "os"
 func main() { os.Stdout.WriteString("{\"ok\":true,\"result\":{}}\n") }
 `
 
+// httpFloorSource links net/http (as every binary that serves HTTP does)
+// and otherwise does what hello-world does: the init any one-binary
+// pedelec pays at the least, whatever it removes of its own.
+const httpFloorSource = `package main
+
+import (
+	"net/http"
+	"os"
+)
+
+func main() {
+	if len(os.Args) > 9 { // never: keeps the server code linked
+		http.ListenAndServe("127.0.0.1:0", http.NewServeMux())
+	}
+	os.Stdout.WriteString("{\"ok\":true,\"result\":{}}\n")
+}
+`
+
+// buildProgram builds a one-file program from source into dir/name-bin.
+func buildProgram(dir, name, source string) (string, error) {
+	src := filepath.Join(dir, name)
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(source), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module "+name+"\n\ngo 1.21\n"), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, name+"-bin")
+	return bin, goBuild(src, bin, ".")
+}
+
 // buildBinaries builds pedelec and the hello-world baseline into dir.
 func buildBinaries(dir string) (pedelec, hello string, err error) {
 	pedelec = filepath.Join(dir, "pedelec")
 	if err := goBuild(repoRoot(), pedelec, "."); err != nil {
 		return "", "", err
 	}
-	src := filepath.Join(dir, "hello")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(helloSource), 0o644); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.21\n"), 0o644); err != nil {
-		return "", "", err
-	}
-	hello = filepath.Join(dir, "hello-bin")
-	if err := goBuild(src, hello, "."); err != nil {
+	if hello, err = buildProgram(dir, "hello", helloSource); err != nil {
 		return "", "", err
 	}
 	return pedelec, hello, nil

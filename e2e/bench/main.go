@@ -200,6 +200,24 @@ func measureStartup(ctx context.Context, cfg config, r *report, pedelec, hello, 
 			how: fmt.Sprintf("sum over the %d packages of each one's least init time in those runs: what init costs with the machine's load mostly filtered out", len(perPackage))})
 	}
 
+	// The floor: a program that links only net/http, in the same runs.
+	if floor, err := buildProgram(dir, "httpfloor", httpFloorSource); err != nil {
+		return err
+	} else {
+		perPackage := map[string]float64{}
+		for range cfg.n(9, 3) {
+			if _, _, err := initTrace(floor, nil, env, perPackage); err != nil {
+				return err
+			}
+		}
+		sum := 0.0
+		for _, v := range perPackage {
+			sum += v
+		}
+		r.add(figure{name: "init: a program linking only net/http, per-package least", value: sum, unit: "ms", target: math.NaN(),
+			how: "the same sum for hello-world plus net/http: what any binary that also serves HTTP pays before main"})
+	}
+
 	logf("pedelec serve: exec → first /healthz answered")
 	var ready []float64
 	for range cfg.n(9, 3) {
