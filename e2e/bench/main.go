@@ -26,6 +26,9 @@ type config struct {
 	chromium string
 	timeout  time.Duration
 	only     string // one part: startup, calls or memory, or validate-tools (a part of startup); "" for all
+	// pageProfile, if set, is where the page's JavaScript CPU profile of
+	// the first one-connection run goes (Chromium's .cpuprofile format).
+	pageProfile string
 }
 
 // part says whether the run measures part (startup, calls, memory).
@@ -39,6 +42,7 @@ func main() {
 	flag.StringVar(&cfg.chromium, "chromium", envOr("PEDELEC_CHROMIUM", "/usr/bin/chromium"), "Chromium executable")
 	flag.DurationVar(&cfg.timeout, "timeout", 15*time.Minute, "give up after this long")
 	flag.StringVar(&cfg.only, "only", "", "measure one part: startup (init, serve start, validate-tools), calls (process and connection figures with Chromium), memory, or just validate-tools (seconds); implies -out ''")
+	flag.StringVar(&cfg.pageProfile, "page-profile", "", "write a JavaScript CPU profile of the page during the first one-connection run to this .cpuprofile file (that run's figures then include the profiler's cost); summarize it with scripts/cpuprofile-top.py or open it in Chrome DevTools")
 	flag.Parse()
 	if cfg.only != "" {
 		cfg.out = "" // a partial run must not replace the full report
@@ -307,9 +311,21 @@ func measureConnection(ctx context.Context, cfg config, r *report, core *corePro
 		if err != nil {
 			return err
 		}
+		profiling := cfg.pageProfile != "" && run == 0
+		if profiling {
+			if err := pg.startProfile(); err != nil {
+				return err
+			}
+		}
 		lat, total, err := sequential(agent, argsOfSize(16), n)
 		if err != nil {
 			return err
+		}
+		if profiling {
+			if err := pg.stopProfile(cfg.pageProfile); err != nil {
+				return err
+			}
+			logf("page JavaScript profile written to %s", cfg.pageProfile)
 		}
 		cpu1, _ := procCPU(core.cmd.Process.Pid)
 		rend1, other1 := sumCPU(pg.rendererPIDs()), sumCPU(pg.otherPIDs())

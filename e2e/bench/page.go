@@ -9,7 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 )
 
@@ -87,6 +93,18 @@ func openPage(chromium, coreURL, dir string) (*page, error) {
 		p.cancel()
 		return nil, fmt.Errorf("page script returned %s", raw)
 	}
+	// chromedp turns on DevTools domains a user's page does not have: with
+	// Network on, the renderer copies every WebSocket message into an
+	// event for the bench, which counted as the SDK's CPU. Only Runtime
+	// (to evaluate) and Performance (the metrics) stay on.
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	for _, disable := range []cdp.Command[cdp.Empty, cdp.Empty]{network.Disable, log.Disable, css.Disable, dom.Disable} {
+		if _, err := chromedp.Call(ctx, disable, cdp.Empty{}); err != nil {
+			p.cancel()
+			return nil, fmt.Errorf("%s: %w", disable.Method, err)
+		}
+	}
 	return p, nil
 }
 
@@ -146,6 +164,38 @@ func sumCPU(pids []int) time.Duration {
 		}
 	}
 	return total
+}
+
+// startProfile starts V8's sampling profiler in the page, every 100 µs.
+func (p *page) startProfile() error {
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 100}); err != nil {
+		return err
+	}
+	_, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+	return err
+}
+
+// stopProfile stops it and writes the profile to file.
+func (p *page) stopProfile(file string) error {
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(res.Profile)
+	if err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, profiler.Disable, cdp.Empty{}); err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }
 
 func (p *page) close() { p.cancel() }
