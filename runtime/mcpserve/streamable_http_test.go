@@ -90,6 +90,19 @@ func (hh *httpHarness) initialize() string {
 	return id
 }
 
+// waitCallInFlight waits until session id has one call running.
+func (hh *httpHarness) waitCallInFlight(id string) {
+	hh.t.Helper()
+	waitFor(hh.t, "the call to be in flight", func() bool {
+		hh.h.mu.Lock()
+		hs := hh.h.sessions[id]
+		hh.h.mu.Unlock()
+		hs.ss.mu.Lock()
+		defer hs.ss.mu.Unlock()
+		return len(hs.ss.calls) == 1
+	})
+}
+
 func (hh *httpHarness) status(method, session string, header map[string]string) int {
 	hh.t.Helper()
 	req, _ := http.NewRequest(method, hh.url, nil)
@@ -163,14 +176,7 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 	go func() {
 		blocked <- events(t, hh.post(callCtx, id, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`, nil))
 	}()
-	waitFor(t, "the call to be in flight", func() bool {
-		hh.h.mu.Lock()
-		hs := hh.h.sessions[id]
-		hh.h.mu.Unlock()
-		hs.ss.mu.Lock()
-		defer hs.ss.mu.Unlock()
-		return len(hs.ss.calls) == 1
-	})
+	hh.waitCallInFlight(id)
 	if got := hh.status(http.MethodDelete, id, nil); got != http.StatusNoContent {
 		t.Fatalf("DELETE: %d, want 204", got)
 	}
@@ -240,14 +246,7 @@ func TestHTTPDroppedPOSTCancelsTheCall(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	waitFor(t, "the call to be in flight", func() bool {
-		hh.h.mu.Lock()
-		hs := hh.h.sessions[id]
-		hh.h.mu.Unlock()
-		hs.ss.mu.Lock()
-		defer hs.ss.mu.Unlock()
-		return len(hs.ss.calls) == 1
-	})
+	hh.waitCallInFlight(id)
 	cancel()
 	select {
 	case why := <-ended:
