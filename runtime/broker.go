@@ -132,24 +132,14 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		outcome: make(chan callOutcome, 1),
 	}
 	s.calls.add(call)
-	// This goroutine writes the frames to the page itself (conn_outbox.go).
-	pc := s.conn
-	if pc != nil {
-		pc.hold()
-	}
 	// Status first, so the page hears waiting_tool_result from Core before
 	// the call it runs a handler for.
 	s.refreshStatusLocked()
 	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
 	s.mu.Unlock()
-	if pc != nil {
-		pc.flush()
-	}
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 
-	// From the deadline, not from now: the write above may have waited for
-	// a slow page's socket.
-	timer := time.NewTimer(time.Until(call.deadline))
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case out := <-call.outcome:

@@ -28,19 +28,8 @@ type conn struct {
 	ws     *websocket.Conn
 	origin string
 	log    *log.Logger
-	batch  *writeBatch     // nil in tests that build a conn by hand
-	ctx    context.Context // serve's: writes end with the connection
-
-	// The outbox (conn_outbox.go): frames queued for the page, whether a
-	// goroutine is writing them, how many promised to flush, and the
-	// writer goroutine's wake-up. frames is the writer's slice of them.
-	outMu   sync.Mutex
-	queue   []outFrame
-	writing bool
-	holds   int
-	kick    chan struct{}
-	frames  [][]byte
-
+	out    chan outFrame
+	batch  *writeBatch // nil in tests that build a conn by hand
 	// batched: the page asked for batched messages (conn_frames.go); msg
 	// is the writer's buffer for them.
 	batched bool
@@ -56,7 +45,7 @@ type conn struct {
 func newConn(core *Core, ws *websocket.Conn, origin string) *conn {
 	return &conn{
 		core: core, ws: ws, origin: origin, log: core.log.With("origin", origin),
-		ctx: context.Background(), kick: make(chan struct{}, 1), closed: make(chan struct{}), sessions: map[*Session]struct{}{},
+		out: make(chan outFrame, outboxSize), closed: make(chan struct{}), sessions: map[*Session]struct{}{},
 	}
 }
 
@@ -87,6 +76,18 @@ func (c *conn) sendRaw(data []byte) {
 	c.enqueue(outFrame{data: data})
 }
 
+// enqueue queues one frame or replay without blocking; a page that leaves
+// outboxSize of them unread is cut off.
+func (c *conn) enqueue(f outFrame) {
+	select {
+	case <-c.closed:
+	case c.out <- f:
+	default:
+		c.log.Warn("page is not reading its events; closing the connection")
+		c.close(websocket.StatusPolicyViolation, "too many unread events")
+	}
+}
+
 func (c *conn) close(code websocket.StatusCode, reason string) {
 	c.once.Do(func() {
 		close(c.closed)
@@ -101,7 +102,6 @@ func (c *conn) close(code websocket.StatusCode, reason string) {
 func (c *conn) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.ctx = ctx
 	go c.writeLoop(ctx)
 	go c.pingLoop(ctx)
 	stopIdle := c.closeIfSessionless()
@@ -140,23 +140,67 @@ func (c *conn) serve(ctx context.Context) {
 	}
 }
 
+func (c *conn) writeLoop(ctx context.Context) {
+	for {
+		select {
+		case <-c.closed:
+			return
+		case <-ctx.Done():
+			return
+		case data := <-c.out:
+			if err := c.writeQueued(ctx, data); err != nil {
+				c.close(websocket.StatusInternalError, "write failed")
+				return
+			}
+		}
+	}
+}
+
+// writeQueued writes f and every frame queued behind it, as one socket
+// write when the connection batches (conn_batch.go). A replay is streamed
+// from the session's log in place, so what was queued behind it follows it.
+func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
+	if f.replay != nil {
+		return c.writeReplay(ctx, f.replay)
+	}
+	// At most maxBatch frames, so a steady stream still leaves promptly.
+	const maxBatch = 64
+	frames := [][]byte{f.data}
+	var next *replay
+	for len(frames) < maxBatch && c.batch != nil && next == nil {
+		select {
+		case f := <-c.out:
+			if f.replay != nil {
+				next = f.replay
+			} else {
+				frames = append(frames, f.data)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if err := c.writeFrames(ctx, frames); err != nil || next == nil {
+		return err
+	}
+	return c.writeReplay(ctx, next)
+}
+
 // writeFrames writes frames, held as one socket write when the connection
 // batches, within writeTimeout; as one message each, or as arrays when the
 // page asked for batched messages.
 func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 	c.core.persist.sync() // what the page is about to see survives a crash
-	if c.batch == nil {
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-		defer cancel()
-		return c.writeMessages(wctx, frames)
+	if c.batch != nil {
+		c.batch.hold()
 	}
-	// Held, the library only copies the frames into the batch; the one
-	// socket write is release's, under its own deadline, so no timer is
-	// set per write.
-	c.batch.hold()
-	err := c.writeMessages(ctx, frames)
-	if rerr := c.batch.release(writeTimeout); err == nil {
-		err = rerr
+	wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+	defer cancel()
+	err := c.writeMessages(wctx, frames)
+	if c.batch != nil {
+		if rerr := c.batch.release(writeTimeout); err == nil {
+			err = rerr
+		}
 	}
 	return err
 }

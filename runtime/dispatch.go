@@ -55,12 +55,6 @@ func (c *conn) handleRequest(ctx context.Context, data []byte, index int) {
 			WithDetails(map[string]any{"method": req.Method, "known": knownMethods()}), index))
 		return
 	}
-	if req.Method == wire.MethodSubmitToolResult {
-		// A result's settle, status change and response leave from here,
-		// in one write, without waking the writer (conn_outbox.go).
-		c.hold()
-		defer c.flush()
-	}
 	result, then, err := h(ctx, c, req.Params)
 	c.respond(req.ID, result, err)
 	if err == nil && then != nil {

@@ -47,17 +47,22 @@ func FuzzHandleFrame(f *testing.F) {
 // response carries a code.
 func drainAnswers(t *testing.T, c *conn) {
 	t.Helper()
-	for _, f := range c.takeQueued() {
-		if f.replay != nil {
-			continue // a replay is read from a session log by the writer
-		}
-		frame := f.data
-		var resp wire.Response
-		if err := json.Unmarshal(frame, &resp); err != nil {
-			t.Fatalf("frame is not JSON: %s", frame)
-		}
-		if resp.Type == wire.FrameResponse && !resp.OK && (resp.Error == nil || resp.Error.Code == "") {
-			t.Fatalf("failed response without a code: %s", frame)
+	for {
+		select {
+		case f := <-c.out:
+			if f.replay != nil {
+				continue // a replay is read from a session log by the writer
+			}
+			frame := f.data
+			var resp wire.Response
+			if err := json.Unmarshal(frame, &resp); err != nil {
+				t.Fatalf("frame is not JSON: %s", frame)
+			}
+			if resp.Type == wire.FrameResponse && !resp.OK && (resp.Error == nil || resp.Error.Code == "") {
+				t.Fatalf("failed response without a code: %s", frame)
+			}
+		default:
+			return
 		}
 	}
 }
