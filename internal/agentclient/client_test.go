@@ -83,3 +83,16 @@ func TestToolCallUnreachableAndCancelled(t *testing.T) {
 type env map[string]string
 
 func (e env) get(k string) string { return e[k] }
+
+// A call cancelled while it connects says it was cancelled, as one
+// cancelled while it waits does (under load the dial can take the whole
+// wait).
+func TestToolCallCancelledWhileConnecting(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := &Client{BaseURL: "http://127.0.0.1:9", Secret: "s"}
+	res := c.ToolCall(ctx, "t1", "slow", json.RawMessage(`{}`))
+	if res.OK || res.Error.Code != wire.CodeCoreUnreachable || !strings.Contains(res.Error.Message, "context canceled") {
+		t.Fatalf("cancelled before connecting: %+v", res.Error)
+	}
+}

@@ -29,7 +29,7 @@ func oneShot(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
 	if err != nil {
-		return nil, err
+		return nil, ctxErr(ctx, err) // cancelled while connecting: say so, as below
 	}
 	// Core owns the call's deadline; a cancelled context (the agent's
 	// Ctrl-C) ends the wait.
