@@ -34,8 +34,10 @@ func (c *conn) helloFrame() []byte {
 // writeMessages writes frames as WebSocket messages: one each, or, on a
 // batch-capable connection, as few arrays as the limits allow.
 func (c *conn) writeMessages(ctx context.Context, frames [][]byte) error {
+	c.core.pageFrames.Add(int64(len(frames)))
 	if !c.batched {
 		for _, data := range frames {
+			c.core.pageMessages.Add(1)
 			if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
 				return err
 			}
@@ -44,6 +46,7 @@ func (c *conn) writeMessages(ctx context.Context, frames [][]byte) error {
 	}
 	for len(frames) > 0 {
 		msg, n := c.packBatch(frames)
+		c.core.pageMessages.Add(1)
 		if err := c.ws.Write(ctx, websocket.MessageText, msg); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -122,6 +123,10 @@ type Core struct {
 	closing  bool
 	turns    sync.WaitGroup // running turn goroutines
 	persist  *persister     // the state database's writer
+
+	// pageMessages and pageFrames count what Core has written to pages:
+	// WebSocket messages, and the frames in them (DebugPath; issue 15).
+	pageMessages, pageFrames atomic.Int64
 
 	mcp     *mcpHub      // the sessions external MCP clients reach (mcp_hub.go)
 	token   string       // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)

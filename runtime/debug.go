@@ -33,6 +33,10 @@ type DebugCounts struct {
 	LoggedEvents     int `json:"loggedEvents"`
 	ProviderProcs    int `json:"providerProcesses"` // live processes carrying a session's PEDELEC_THREAD_ID
 	WorkDirs         int `json:"workDirs"`
+	// What Core has written to pages since it started: WebSocket messages
+	// and the frames in them (a batched message carries several).
+	PageMessages int64 `json:"pageMessages"`
+	PageFrames   int64 `json:"pageFrames"`
 }
 
 func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +53,7 @@ func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
 
 // Counts takes the numbers DebugPath reports.
 func (c *Core) Counts() DebugCounts {
-	n := DebugCounts{Goroutines: goruntime.NumGoroutine()}
+	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load()}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		n.OpenFiles = len(fds)
 	}

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime"
 )
 
 type config struct {
@@ -302,10 +304,14 @@ func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hel
 // Core's and Chromium's CPU; then 8 callers.
 func measureConnection(ctx context.Context, cfg config, r *report, core *coreProc, pg *page, agent agentEnv) error {
 	n := cfg.n(2000, 300)
-	var p50s, p99s, rates, coreCPU, rendCPU, otherCPU, tasks, scripts []float64
+	var p50s, p99s, rates, coreCPU, rendCPU, otherCPU, tasks, scripts, msgs, frames []float64
 	for run := range cfg.runs {
 		logf("one connection: %d sequential calls (run %d/%d)", n, run+1, cfg.runs)
 		cpu0, _ := procCPU(core.cmd.Process.Pid)
+		msgs0, frames0, err := core.pageWrites()
+		if err != nil {
+			return err
+		}
 		rend0, other0 := sumCPU(pg.rendererPIDs()), sumCPU(pg.otherPIDs())
 		task0, script0, err := pg.metrics()
 		if err != nil {
@@ -328,6 +334,10 @@ func measureConnection(ctx context.Context, cfg config, r *report, core *corePro
 			logf("page JavaScript profile written to %s", cfg.pageProfile)
 		}
 		cpu1, _ := procCPU(core.cmd.Process.Pid)
+		msgs1, frames1, err := core.pageWrites()
+		if err != nil {
+			return err
+		}
 		rend1, other1 := sumCPU(pg.rendererPIDs()), sumCPU(pg.otherPIDs())
 		task1, script1, err := pg.metrics()
 		if err != nil {
@@ -342,6 +352,8 @@ func measureConnection(ctx context.Context, cfg config, r *report, core *corePro
 		otherCPU = append(otherCPU, ms(other1-other0)/calls)
 		tasks = append(tasks, (task1-task0)*1000/calls)
 		scripts = append(scripts, (script1-script0)*1000/calls)
+		msgs = append(msgs, float64(msgs1-msgs0)/calls)
+		frames = append(frames, float64(frames1-frames0)/calls)
 	}
 	how := fmt.Sprintf("%d calls × %d runs, median of runs", n, cfg.runs)
 	r.add(figure{name: "one connection p50", value: median(p50s), unit: "ms", target: 1, how: how})
@@ -355,6 +367,8 @@ func measureConnection(ctx context.Context, cfg config, r *report, core *corePro
 		how: fmt.Sprintf("Performance.getMetrics TaskDuration ÷ calls (ScriptDuration %.3f ms)", median(scripts))})
 	r.add(figure{name: "rest of Chromium CPU per call", value: median(otherCPU), unit: "ms", target: math.NaN(),
 		how: "browser + network service + GPU processes: the WebSocket bytes' way"})
+	r.add(figure{name: "messages Core sends the page per call", value: median(msgs), unit: "msgs", target: math.NaN(),
+		how: fmt.Sprintf("Core's own count (%s) over the one-connection runs ÷ calls; %.2f frames in them", runtime.DebugPath, median(frames))})
 
 	var eight []float64
 	d := time.Duration(cfg.n(5, 2)) * time.Second

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // timeRun runs one process to completion and returns its wall time, from
@@ -111,6 +115,27 @@ type coreProc struct {
 	url      string
 	stateDir string
 	logs     *bytes.Buffer
+}
+
+// pageWrites reads from Core's debug endpoint how many WebSocket messages,
+// and frames in them, it has written to pages.
+func (p *coreProc) pageWrites() (messages, frames int64, err error) {
+	token, err := os.ReadFile(filepath.Join(p.stateDir, wire.CoreTokenFile))
+	if err != nil {
+		return 0, 0, err
+	}
+	req, _ := http.NewRequest(http.MethodGet, p.url+runtime.DebugPath, nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	var c runtime.DebugCounts
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		return 0, 0, fmt.Errorf("debug counts: HTTP %d: %w", resp.StatusCode, err)
+	}
+	return c.PageMessages, c.PageFrames, nil
 }
 
 // serveEnv is the environment serve runs with: no user config file, a
