@@ -56,7 +56,9 @@ func (c *conn) handleRequest(ctx context.Context, data []byte, index int) {
 		return
 	}
 	result, then, err := h(ctx, c, req.Params)
-	c.respond(req.ID, result, err)
+	// A tool result's acknowledgement only tells the SDK it arrived: it
+	// may travel with the frames that follow the call (conn_lazy.go).
+	c.respondLazy(req.ID, result, err, err == nil && req.Method == wire.MethodSubmitToolResult)
 	if err == nil && then != nil {
 		then()
 	}
