@@ -34,7 +34,6 @@ type conn struct {
 	// is the writer's buffer for them.
 	batched bool
 	msg     []byte
-	lazy    *time.Timer // the writer's wait for frames after lazy ones
 	closed  chan struct{}
 	once    sync.Once
 
@@ -167,31 +166,17 @@ func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
 	// At most maxBatch frames, so a steady stream still leaves promptly.
 	const maxBatch = 64
 	frames := [][]byte{f.data}
-	lazy := f.lazy && c.batched
-	var deadline time.Time
 	var next *replay
-	take := func(f outFrame) {
-		if f.replay != nil {
-			next = f.replay
-			return
-		}
-		frames = append(frames, f.data)
-		lazy = lazy && f.lazy
-	}
 	for len(frames) < maxBatch && c.batch != nil && next == nil {
 		select {
 		case f := <-c.out:
-			take(f)
+			if f.replay != nil {
+				next = f.replay
+			} else {
+				frames = append(frames, f.data)
+			}
 			continue
 		default:
-		}
-		if lazy {
-			if deadline.IsZero() { // held from now, however many lazy frames join
-				deadline = time.Now().Add(lazyHold)
-			}
-			if c.waitLazy(ctx, deadline, take) {
-				continue
-			}
 		}
 		break
 	}
@@ -222,10 +207,7 @@ func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
 
 // respond answers request id. Events go to the page's outbox as they are
 // emitted, so those a request caused come before its answer.
-func (c *conn) respond(id int64, result any, err error) { c.respondLazy(id, result, err, false) }
-
-// respondLazy is respond, the answer lazy when lazy is set.
-func (c *conn) respondLazy(id int64, result any, err error, lazy bool) {
+func (c *conn) respond(id int64, result any, err error) {
 	resp := wire.Response{Type: wire.FrameResponse, ID: id, OK: err == nil, Error: wire.AsError(err), Result: result}
 	if err == nil && result == nil {
 		resp.Result = struct{}{}
@@ -235,5 +217,5 @@ func (c *conn) respondLazy(id int64, result any, err error, lazy bool) {
 		c.log.Error("encode response", "err", merr)
 		return
 	}
-	c.enqueue(outFrame{data: data, lazy: lazy})
+	c.sendRaw(data)
 }

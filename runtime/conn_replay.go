@@ -20,12 +20,10 @@ import (
 // announced by events_truncated, as for a page that was away too long.
 
 // outFrame is one entry of a connection's outbox: an encoded frame, or a
-// replay of a session's logged events. A lazy frame may wait a moment for
-// the frames that usually follow it (conn_lazy.go).
+// replay of a session's logged events.
 type outFrame struct {
 	data   []byte
 	replay *replay
-	lazy   bool
 }
 
 // replay is the events of one session with next < seq <= upTo, still to be

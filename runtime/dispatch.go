@@ -56,9 +56,7 @@ func (c *conn) handleRequest(ctx context.Context, data []byte, index int) {
 		return
 	}
 	result, then, err := h(ctx, c, req.Params)
-	// A tool result's acknowledgement only tells the SDK it arrived: it
-	// may travel with the frames that follow the call (conn_lazy.go).
-	c.respondLazy(req.ID, result, err, err == nil && req.Method == wire.MethodSubmitToolResult)
+	c.respond(req.ID, result, err)
 	if err == nil && then != nil {
 		then()
 	}

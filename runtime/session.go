@@ -180,23 +180,7 @@ func (s *Session) emitLocked(event, turnID string, data any) {
 		s.log.Error("encode event", "event", event, "err", err)
 		return
 	}
-	s.logEventLocked(frame, lazyEvent(event, data))
-}
-
-// lazyEvent says whether an event may wait for the frames that follow it
-// (conn_lazy.go): what every tool call causes and the page only takes
-// note of, the turn's moves between running and waiting_tool_result and
-// the settling of a call the page itself answered. Everything a page acts
-// on (a tool_call, a call settled by a timeout or a cancel, a turn's end,
-// text, errors) goes at once and takes the waiting ones along.
-func lazyEvent(event string, data any) bool {
-	switch d := data.(type) {
-	case wire.StatusChangedData:
-		return event == wire.EventStatusChanged && (d.Status == wire.StatusRunning || d.Status == wire.StatusWaitingToolResult)
-	case wire.ToolCallSettledData:
-		return event == wire.EventToolCallSettled && d.Outcome == wire.OutcomeResult
-	}
-	return false
+	s.logEventLocked(frame)
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when

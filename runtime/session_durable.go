@@ -53,7 +53,7 @@ func (s *Session) saveLocked() {
 
 // logEventLocked keeps one event in the bounded log, in memory and (soon,
 // see persister) on disk, and sends it to the attached page.
-func (s *Session) logEventLocked(frame []byte, lazy bool) {
+func (s *Session) logEventLocked(frame []byte) {
 	if s.frozen {
 		return
 	}
@@ -65,7 +65,7 @@ func (s *Session) logEventLocked(frame []byte, lazy bool) {
 	// Sent, it would carry a seq the restarted Core hands out again, and
 	// the page would drop the real end of the turn as seen already.
 	if s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim}) && s.conn != nil {
-		s.conn.enqueue(outFrame{data: frame, lazy: lazy})
+		s.conn.sendRaw(frame)
 	}
 }
 
