@@ -52,6 +52,12 @@ func (m *message) isCall() bool { return m.Method != "" && len(m.ID) > 0 }
 
 func (m *message) isNotification() bool { return m.Method != "" && len(m.ID) == 0 }
 
+// concurrent reports whether a transport may run m beside the messages
+// after it: calls other than initialize. initialize and notifications run
+// in order, so a notifications/cancelled finds the call it cancels and a
+// call after initialize sees the session initialized.
+func (m *message) concurrent() bool { return m.isCall() && m.Method != methodInitialize }
+
 // idKey is the id as a map key: its JSON text, so 1 and "1" stay distinct,
 // as JSON-RPC wants.
 func (m *message) idKey() string { return string(m.ID) }

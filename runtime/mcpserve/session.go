@@ -62,11 +62,11 @@ func (ss *Session) Version() string {
 	return ss.version
 }
 
-// handle answers one message; it returns the response to send, or nil
-// (notifications, responses, calls the client cancelled). Calls may run
-// concurrently; the transport decides.
-func (ss *Session) handle(ctx context.Context, raw json.RawMessage) []byte {
-	m, perr := parseMessage(raw)
+// handle answers one message, as parseMessage read it (perr its error): the
+// transport parses each message once, to decide whether it may run beside
+// the next ones. It returns the response to send, or nil (notifications,
+// responses, calls the client cancelled).
+func (ss *Session) handle(ctx context.Context, m *message, perr *Error) []byte {
 	if perr != nil {
 		return encodeResponse(m.ID, nil, perr)
 	}

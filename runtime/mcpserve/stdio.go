@@ -69,8 +69,9 @@ func (ss *Session) serveLine(ctx context.Context, line []byte, out *lineWriter, 
 		}()
 		return
 	}
-	if !concurrent(msgs[0]) {
-		if answer := ss.handle(ctx, msgs[0]); answer != nil {
+	m, perr := parseMessage(msgs[0])
+	if perr != nil || !m.concurrent() { // a malformed message is answered at once
+		if answer := ss.handle(ctx, m, perr); answer != nil {
 			out.write(answer)
 		}
 		return
@@ -78,20 +79,10 @@ func (ss *Session) serveLine(ctx context.Context, line []byte, out *lineWriter, 
 	running.Add(1)
 	go func() {
 		defer running.Done()
-		if answer := ss.handle(ctx, msgs[0]); answer != nil {
+		if answer := ss.handle(ctx, m, nil); answer != nil {
 			out.write(answer)
 		}
 	}()
-}
-
-// concurrent reports whether a message may run beside the next ones: calls
-// other than initialize (a malformed message is answered at once).
-func concurrent(raw json.RawMessage) bool {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	return json.Unmarshal(raw, &m) == nil && len(m.ID) > 0 && m.Method != "" && m.Method != methodInitialize
 }
 
 // handleBatch answers a batch (MCP 2025-03-26 and before): initialize and
@@ -101,14 +92,15 @@ func (ss *Session) handleBatch(ctx context.Context, msgs []json.RawMessage) []js
 	answers := make([]json.RawMessage, len(msgs))
 	var wg sync.WaitGroup
 	for i, raw := range msgs {
-		if !concurrent(raw) {
-			answers[i] = ss.handle(ctx, raw)
+		m, perr := parseMessage(raw)
+		if perr != nil || !m.concurrent() {
+			answers[i] = ss.handle(ctx, m, perr)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = ss.handle(ctx, raw)
+			answers[i] = ss.handle(ctx, m, nil)
 		}()
 	}
 	wg.Wait()

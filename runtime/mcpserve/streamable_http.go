@@ -264,8 +264,8 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 		}()
 	}
 	if !slices.ContainsFunc(parsed, (*message).isCall) {
-		for _, raw := range msgs {
-			hs.ss.handle(r.Context(), raw)
+		for _, m := range parsed {
+			hs.ss.handle(r.Context(), m, nil)
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -292,15 +292,15 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	// The calls end with the POST (the client gone, Core stopping) or the
 	// session (DELETE).
-	for i, raw := range msgs {
-		if !parsed[i].isCall() || parsed[i].Method == methodInitialize {
-			send(hs.ss.handle(r.Context(), raw))
+	for _, m := range parsed {
+		if !m.concurrent() {
+			send(hs.ss.handle(r.Context(), m, nil))
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			send(hs.ss.handle(r.Context(), raw))
+			send(hs.ss.handle(r.Context(), m, nil))
 		}()
 	}
 	wg.Wait()
