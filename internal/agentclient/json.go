@@ -43,9 +43,8 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
-	out.Write(b)
-	json.HTMLEscape(&out, compact.Bytes())
+	out := bytes.NewBuffer(b) // appends to b, as the name says
+	json.HTMLEscape(out, compact.Bytes())
 	return out.Bytes(), nil
 }
 

@@ -47,8 +47,9 @@ const (
 type Journal struct {
 	base string // the database's path; segments are base + ".journal.<n>"
 
-	mu  sync.Mutex // buf
-	buf []byte
+	mu      sync.Mutex // buf, scratch
+	buf     []byte
+	scratch []byte // where an op is encoded before it is framed into buf
 
 	fileMu sync.Mutex // f, seg: one writer of the file at a time
 	f      *os.File
@@ -58,12 +59,17 @@ type Journal struct {
 
 // Append encodes op into the journal's buffer; Write puts it in the file.
 func (j *Journal) Append(op Op) error {
-	payload, err := encodeOp(op)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	// Encoded into a buffer kept from op to op: every event of every
+	// session passes here, and a fresh payload each time was garbage.
+	payload, err := appendOp(j.scratch[:0], op)
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	if cap(payload) <= 64<<10 {
+		j.scratch = payload // not a large manifest's buffer
+	}
 	j.buf = binary.AppendUvarint(j.buf, uint64(len(payload)))
 	j.buf = binary.LittleEndian.AppendUint32(j.buf, crc32.Checksum(payload, castagnoli()))
 	j.buf = append(j.buf, payload...)
@@ -241,8 +247,8 @@ func decodeOps(data []byte) []Op {
 	return ops
 }
 
-func encodeOp(op Op) ([]byte, error) {
-	var b []byte
+// appendOp appends op's payload to b.
+func appendOp(b []byte, op Op) ([]byte, error) {
 	if op.Put != nil {
 		rec, err := json.Marshal(op.Put)
 		if err != nil {
