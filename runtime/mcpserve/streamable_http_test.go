@@ -327,6 +327,15 @@ func TestHTTPSessionsBounded(t *testing.T) {
 	if got := pingStatus(a); got != http.StatusOK {
 		t.Fatalf("ping a: HTTP %d", got)
 	}
+	// The client has the ping's answer (an SSE event, flushed) before the
+	// server's handler has returned and marked a idle.
+	waitFor(t, "a to be idle", func() bool {
+		hh.h.mu.Lock()
+		hs := hh.h.sessions[a]
+		hh.h.mu.Unlock()
+		_, idle := hs.idleSince()
+		return idle
+	})
 
 	c := hh.initialize() // over the limit: a is the only idle one
 	if got := pingStatus(a); got != http.StatusNotFound {
