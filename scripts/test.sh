@@ -7,68 +7,136 @@
 # SDK's checks (types, unit tests, dist matches source) and go test -race
 # ./... (the in-process tier and the end-to-end tier: unit, golden, fuzz
 # seeds, the real binary built with -race, Chromium, the agent CLIs).
-set -euo pipefail
+#
+# It says what it is doing as it goes: each tier's start, a line a minute
+# while the long ones run, and each tier's end with its time. A passing
+# tier prints a few lines; a failing one prints its whole log. The last line
+# is the verdict: "all passed …" or "FAILED: " and the tiers that failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 export PEDELEC_TEST_CACHE="${PEDELEC_TEST_CACHE:-$HOME/.cache/pedelec-test}"
-step() { printf '\n==> %s\n' "$*"; }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+started=$SECONDS
+failed=()
+passed=()
+
+now() { date -u +%H:%M:%S; }
+took() { local s=$(( $1 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-step "chromium"
-if ! command -v chromium >/dev/null 2>&1; then
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
-chromium --version
+# finish NAME RC LOG START SUMMARY: reports a tier's end. SUMMARY is a
+# command that prints the short form of a passing tier's log.
+finish() {
+  local name=$1 rc=$2 log=$3 start=$4 summary=$5
+  if [ "$rc" = 0 ]; then
+    printf '<== [%s] %s: passed in %s\n' "$(now)" "$name" "$(took $((SECONDS - start)))"
+    $summary "$log" | sed 's/^/    /'
+    passed+=("$name")
+  else
+    printf '<== [%s] %s: FAILED (exit %s) in %s; its log:\n' "$(now)" "$name" "$rc" "$(took $((SECONDS - start)))"
+    cat "$log"
+    failed+=("$name")
+  fi
+}
 
-step "provider CLIs into $PEDELEC_TEST_CACHE/npm"
-mkdir -p "$PEDELEC_TEST_CACHE/npm"
-cp e2e/npm/package.json "$PEDELEC_TEST_CACHE/npm/package.json"
-(cd "$PEDELEC_TEST_CACHE/npm" && npm install --no-audit --no-fund --loglevel=error)
-"$PEDELEC_TEST_CACHE/npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" --version
-"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/claude" --version
-"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/gemini" --version
-"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/opencode" --version
-"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/copilot" --version
-"$PEDELEC_TEST_CACHE/npm/node_modules/.bin/mcp-inspector" --version
+# Summaries of passing tiers.
+tail3() { tail -n 3 "$1"; }
+go_ok() { grep -E '^(ok|---|SKIPPED|FAIL)|SKIPPED:' "$1" | grep -v 'no test files' | cut -c1-160; }
+# join SEP ITEMS...: the items with SEP between them.
+join() { local sep=$1 out=""; shift; for x in "$@"; do out+="${out:+$sep}$x"; done; printf '%s' "$out"; }
 
-step "SDK packages"
-npm ci --prefix sdk --no-audit --no-fund --loglevel=error
+# run NAME SUMMARY CMD...: one tier in the foreground.
+run() {
+  local name=$1 summary=$2; shift 2
+  local log="$logs/$name" start=$SECONDS
+  printf '\n==> [%s] %s\n' "$(now)" "$name"
+  "$@" >"$log" 2>&1
+  finish "$name" $? "$log" "$start" "$summary"
+}
 
-step "gofmt, go vet, staticcheck, go mod tidy"
-unformatted=$(gofmt -l $(git ls-files '*.go'))
-if [ -n "$unformatted" ]; then
-  echo "gofmt would change:"; echo "$unformatted"; exit 1
-fi
-go vet ./...
-go tool staticcheck ./...
-go mod tidy -diff
+setup_chromium() {
+  if ! command -v chromium >/dev/null 2>&1; then
+    as_root apt-get update -qq &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || return 1
+  fi
+  chromium --version
+}
 
-# Three jobs run side by side, because the slow ones mostly wait: the SDK's
+setup_clis() {
+  local npm="$PEDELEC_TEST_CACHE/npm" bin="$PEDELEC_TEST_CACHE/npm/node_modules/.bin"
+  mkdir -p "$npm" && cp e2e/npm/package.json "$npm/package.json" &&
+    (cd "$npm" && npm install --no-audit --no-fund --loglevel=error) || return 1
+  "$npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" --version &&
+    "$bin/claude" --version && "$bin/gemini" --version && "$bin/opencode" --version &&
+    "$bin/copilot" --version && "$bin/mcp-inspector" --version
+}
+
+setup_sdk() { npm ci --prefix sdk --no-audit --no-fund --loglevel=error && echo "sdk/node_modules ready"; }
+
+lint() {
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go'))
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change:"; echo "$unformatted"; return 1
+  fi
+  echo "gofmt: clean"
+  go vet ./... && echo "go vet: clean" &&
+    go tool staticcheck ./... && echo "staticcheck: clean" &&
+    go mod tidy -diff && echo "go mod tidy: clean"
+}
+
+run "setup: chromium" tail3 setup_chromium
+run "setup: agent CLIs into $PEDELEC_TEST_CACHE/npm" tail3 setup_clis
+run "setup: SDK packages" tail3 setup_sdk
+run "gofmt, go vet, staticcheck, go mod tidy" go_ok lint
+
+# Three tiers run side by side, because the slow ones mostly wait: the SDK's
 # checks (one core for a few seconds); the agent-CLI tests (each CLI turn
 # waits on a scripted model server and on node start-up); everything else
 # (the in-process tier, the core and browser end-to-end tests). Every test
-# runs in exactly one job: the CLI job takes the tests whose names say
-# Gemini, Opencode, Copilot, Claude or Codex, the other job skips them.
-step "SDK checks, the agent-CLI tests and all other tests (go test -race), in parallel"
+# runs in exactly one tier: the CLI tier takes the tests whose names say
+# Gemini, Opencode, Copilot, Claude or Codex, the other tier skips them.
 cli_tests='Gemini|Opencode|Copilot|Claude|Codex'
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-npm --prefix sdk test >"$logs/sdk" 2>&1 &
-sdk_pid=$!
-PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -run "$cli_tests" ./e2e ./runtime/provider >"$logs/cli" 2>&1 &
-cli_pid=$!
-core_rc=0
-PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -skip "$cli_tests" ./... || core_rc=$?
-cli_rc=0
-wait "$cli_pid" || cli_rc=$?
-sdk_rc=0
-wait "$sdk_pid" || sdk_rc=$?
-echo "--- agent-CLI tests (exit $cli_rc):"
-cat "$logs/cli"
-echo "--- SDK checks (exit $sdk_rc):"
-cat "$logs/sdk"
-if [ "$core_rc" != 0 ] || [ "$cli_rc" != 0 ] || [ "$sdk_rc" != 0 ]; then
-  echo "FAILED: go test exit $core_rc, agent-CLI tests exit $cli_rc, SDK checks exit $sdk_rc"
+declare -A pid start summary
+names=("SDK checks" "agent-CLI tests" "core, browser and in-process tests")
+printf '\n==> [%s] in parallel: %s\n' "$(now)" "$(join '; ' "${names[@]}")"
+npm --prefix sdk test >"$logs/${names[0]}" 2>&1 &
+pid[${names[0]}]=$!; summary[${names[0]}]=tail3
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -run "$cli_tests" ./e2e ./runtime/provider >"$logs/${names[1]}" 2>&1 &
+pid[${names[1]}]=$!; summary[${names[1]}]=go_ok
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -skip "$cli_tests" ./... >"$logs/${names[2]}" 2>&1 &
+pid[${names[2]}]=$!; summary[${names[2]}]=go_ok
+for n in "${names[@]}"; do start[$n]=$SECONDS; done
+
+# A line a minute while tiers run, then each tier's end as it comes.
+left=("${names[@]}")
+ticks=0
+while [ ${#left[@]} -gt 0 ]; do
+  still=()
+  for n in "${left[@]}"; do
+    if kill -0 "${pid[$n]}" 2>/dev/null; then
+      still+=("$n")
+    else
+      wait "${pid[$n]}"; rc=$?
+      finish "$n" "$rc" "$logs/$n" "${start[$n]}" "${summary[$n]}"
+    fi
+  done
+  left=("${still[@]+"${still[@]}"}")
+  if [ ${#left[@]} -gt 0 ]; then
+    sleep 1; ticks=$((ticks + 1))
+    if [ $((ticks % 60)) = 0 ]; then
+      printf '    [%s] still running: %s\n' "$(now)" "$(join '; ' "${left[@]}")"
+    fi
+  fi
+done
+
+echo
+total=$(took $((SECONDS - started)))
+echo "tiers: ${#passed[@]} passed, ${#failed[@]} failed"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED in $total: $(join '; ' "${failed[@]}")"
   exit 1
 fi
+echo "all passed in $total: ${#passed[@]} tiers"
