@@ -14,7 +14,10 @@ import (
 )
 
 // Session is one page's conversation with one provider. Its fields after mu
-// change only under mu; methods that need mu held end in Locked.
+// change only under mu; methods that need mu held end in Locked. mu comes
+// after Core.mu and before conn.mu, mcpHub.mu and persister.mu (the lock
+// order is written above Core): under it, never ask anything of Core that
+// takes Core.mu, nor call a provider.
 type Session struct {
 	core      *Core
 	id        string
