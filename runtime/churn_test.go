@@ -316,9 +316,14 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	baseline := goruntime.NumGoroutine()
 
-	stop := make(chan struct{})
+	stop, stopWatch := make(chan struct{}), make(chan struct{})
 	wedged := make(chan string, 1)
-	go churnWatchdog(srv.URL, core.token, stop, wedged)
+	watching := make(chan struct{})
+	go func() { churnWatchdog(srv.URL, core.token, stopWatch, wedged); close(watching) }()
+	failWedged := func(report string) {
+		isWedged.Store(true)
+		t.Fatalf("Core wedged under churn: %s", report)
+	}
 	pool := &churnPool{}
 	var workers sync.WaitGroup
 	for range 12 {
@@ -357,8 +362,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 
 	select {
 	case report := <-wedged:
-		isWedged.Store(true)
-		t.Fatalf("Core wedged under churn: %s", report)
+		failWedged(report)
 	case <-time.After(churn):
 	}
 	close(stop)
@@ -367,8 +371,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 	select {
 	case <-finished:
 	case report := <-wedged:
-		isWedged.Store(true)
-		t.Fatalf("Core wedged under churn: %s", report)
+		failWedged(report)
 	case <-time.After(3 * churnWedgeAfter):
 		isWedged.Store(true)
 		t.Fatalf("the churn's pages did not finish; goroutines:\n%s", goroutineStacks(2))
@@ -380,12 +383,30 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 	}
 
 	// The pages are gone; sessions they left end within the resume window.
+	// The watchdog still runs: Core may wedge on these ends too.
 	deadline := time.Now().Add(10 * time.Second)
-	for core.SessionCount() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions still live after every page left", core.SessionCount())
+	for live := core.opts.Limits.Sessions; live > 0; time.Sleep(20 * time.Millisecond) {
+		select {
+		case report := <-wedged:
+			failWedged(report)
+		default:
 		}
-		time.Sleep(20 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions still live after every page left", live)
+		}
+		counted := make(chan int, 1)
+		go func() { counted <- core.SessionCount() }()
+		select {
+		case live = <-counted:
+		case report := <-wedged:
+			failWedged(report)
+		}
+	}
+	close(stopWatch)
+	select {
+	case <-watching:
+	case report := <-wedged:
+		failWedged(report)
 	}
 	if leaked := awaitGoroutines(baseline, 10*time.Second); leaked != "" {
 		t.Fatalf("goroutines leaked by the churn: %s", leaked)
