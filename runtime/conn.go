@@ -37,6 +37,8 @@ type conn struct {
 	closed  chan struct{}
 	once    sync.Once
 
+	// mu guards only these two; nothing else is taken while it is held,
+	// and Core.mu or a Session.mu may be held when it is taken (core.go).
 	mu         sync.Mutex
 	sessions   map[*Session]struct{}
 	hadSession bool // a session was created or resumed here: the socket is in use

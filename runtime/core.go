@@ -109,6 +109,25 @@ func (o *Options) setDefaults() {
 }
 
 // Core owns every session of one `pedelec serve`.
+//
+// Locks. Core's mutexes have one order; a goroutine holding one may take
+// only those after it, never one before:
+//
+//	Core.mu → Session.mu → conn.mu, mcpHub.mu, persister.mu → store.Journal's
+//
+// memoryReleaser.mu, refusalLog.mu, assetTickets.mu and writeBatch.mu are
+// leaves: nothing else is taken while one is held. A provider may hold
+// its own lock while it calls emit (which takes Session.mu), so Core never
+// calls a provider while it holds Session.mu (exportProviderState runs
+// without it). mcpserve's locks are never held while it calls Core, nor
+// Core's while Core calls it. What a session needs of Core under its own
+// lock takes no Core lock: closing is atomic, opts and coreURL do not
+// change once serving. Code that ends, retires or detaches a session
+// (End, retire, mcpSessionsChanged, Session.detached) takes each lock in
+// turn, never one inside another against the order. Issue 20: detached
+// and a turn's end asked Core.isClosing under Session.mu while
+// createSession and /healthz held Core.mu and waited for a Session.mu,
+// and Core hung for good; churn_test.go keeps it from coming back.
 type Core struct {
 	opts    Options
 	log     *log.Logger
@@ -120,9 +139,11 @@ type Core struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	closing  bool
-	turns    sync.WaitGroup // running turn goroutines
-	persist  *persister     // the state database's writer
+	// closing is set once, under mu, by Shutdown; read anywhere, with or
+	// without mu: sessions ask under their own lock (see Locks above).
+	closing atomic.Bool
+	turns   sync.WaitGroup // running turn goroutines
+	persist *persister     // the state database's writer
 
 	// pageMessages and pageFrames count what Core has written to pages:
 	// WebSocket messages, and the frames in them (DebugPath; issue 15).
@@ -150,11 +171,8 @@ func NewCore(opts Options) (*Core, error) {
 	return c, nil
 }
 
-func (c *Core) isClosing() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closing
-}
+// isClosing takes no lock, so a session may ask under its own.
+func (c *Core) isClosing() bool { return c.closing.Load() }
 
 // session finds a live or recently ended session.
 func (c *Core) session(id string) (*Session, error) {
@@ -198,14 +216,15 @@ func (c *Core) forget(id string, after time.Duration) {
 // directories stay for those sessions. It waits for the turns to finish,
 // or for ctx.
 func (c *Core) Shutdown(ctx context.Context) {
+	// Under mu, so no session is created after the list below is taken.
 	c.mu.Lock()
-	c.closing = true
-	c.mcp.cancel() // MCP event streams and long-polls end
+	c.closing.Store(true)
 	all := make([]*Session, 0, len(c.sessions))
 	for _, s := range c.sessions {
 		all = append(all, s)
 	}
 	c.mu.Unlock()
+	c.mcp.cancel() // MCP event streams and long-polls end
 	for _, s := range all {
 		s.mu.Lock()
 		if s.turn != nil && !s.ended {

@@ -19,6 +19,8 @@ type mcpHub struct {
 	ctx    context.Context // done when Core shuts down
 	cancel context.CancelFunc
 
+	// mu is taken after Core.mu (createSession numbers a session under
+	// it) and holds nothing else (core.go: the lock order).
 	mu       sync.Mutex
 	version  int64
 	changed  chan struct{} // closed and replaced on every change

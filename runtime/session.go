@@ -14,7 +14,10 @@ import (
 )
 
 // Session is one page's conversation with one provider. Its fields after mu
-// change only under mu; methods that need mu held end in Locked.
+// change only under mu; methods that need mu held end in Locked. mu comes
+// after Core.mu and before conn.mu, mcpHub.mu and persister.mu (the lock
+// order is written above Core): under it, never ask anything of Core that
+// takes Core.mu, nor call a provider.
 type Session struct {
 	core      *Core
 	id        string
@@ -105,49 +108,62 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 		autoEnd = *p.AutoEndOnDisconnect
 	}
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closing {
-		return nil, wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
-	}
-	if err := c.checkConnectionLimit(pc); err != nil {
-		return nil, err
-	}
-	if err := c.checkSessionLimitLocked(); err != nil {
-		return nil, err
-	}
-	id := newID("s_")
-	dirs, derr := makeWorkDirs(c.opts.StateDir, id, c.opts.Executable)
-	if derr != nil {
-		return nil, wire.Errorf(wire.CodeInternal, "create session work directory: %w", derr)
-	}
 	s := &Session{
-		core: c, id: id, secret: newID("k_"), origin: pc.origin,
+		core: c, secret: newID("k_"), origin: pc.origin,
 		provider: prov, model: model, skills: skills, createdAt: time.Now(),
-		tools: tools, autoEnd: autoEnd, dirs: dirs,
-		log:    newFieldLog(c.log, "session", id),
+		tools: tools, autoEnd: autoEnd,
 		status: wire.StatusIdle, conn: pc,
 		events: eventLog{max: c.opts.EventLogSize},
 		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
-	c.sessions[id] = s
-	pc.attach(s)
+	c.mu.Lock()
+	err = c.addSessionLocked(s, p.Skills)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Skills) >= largeManifest {
+		c.memory.after(manifestReleaseDelay)
+	}
+	c.mcpSessionsChanged(s)
+	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
+	return s, nil
+}
+
+// addSessionLocked gives s its id and work directory and makes it one of
+// Core's sessions, attached to its page, unless Core is stopping or at a
+// limit. The limits are checked under c.mu so that concurrent creates
+// cannot pass them together.
+func (c *Core) addSessionLocked(s *Session, rawSkills json.RawMessage) error {
+	if c.isClosing() {
+		return wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
+	}
+	if err := c.checkConnectionLimit(s.conn); err != nil {
+		return err
+	}
+	if err := c.checkSessionLimitLocked(); err != nil {
+		return err
+	}
+	s.id = newID("s_")
+	s.log = newFieldLog(c.log, "session", s.id)
+	dirs, err := makeWorkDirs(c.opts.StateDir, s.id, c.opts.Executable)
+	if err != nil {
+		return wire.Errorf(wire.CodeInternal, "create session work directory: %w", err)
+	}
+	s.dirs = dirs
+	c.sessions[s.id] = s
+	s.conn.attach(s)
 	s.mu.Lock()
 	// The tools go to the database once, with the first record, and are
 	// not kept here as text: the parsed registry is what calls use.
 	rec := s.recordLocked()
-	rec.Skills = p.Skills
+	rec.Skills = rawSkills
 	c.persist.put(store.Op{Put: rec})
 	s.mu.Unlock()
-	if len(p.Skills) >= largeManifest {
-		c.memory.after(manifestReleaseDelay)
-	}
 	if s.isExternal() {
-		c.mcp.ordinal(id)
-		defer c.mcpSessionsChanged(s)
+		c.mcp.ordinal(s.id) // before any snapshot can list it
 	}
-	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
-	return s, nil
+	return nil
 }
 
 // info is the session's SessionInfo.

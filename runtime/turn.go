@@ -23,6 +23,15 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	if s.ended {
 		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
 	}
+	if s.core.isClosing() {
+		// Shutdown sets closing before it cuts off each session's turn
+		// under s.mu, so a turn that passes here is cut off and recorded
+		// with the others. One started later would outlive Core's record
+		// of it: the page would wait forever for a done that neither this
+		// Core nor the restarted one reports (issue 20's soak).
+		return nil, nil, wire.Errorf(wire.CodeTurnInterrupted, "Core is shutting down; send the message again once it is back (the page reconnects by itself)").
+			WithDetails(map[string]any{"reason": "shutdown"})
+	}
 	if !warmup && s.isExternal() {
 		return nil, nil, wire.Errorf(wire.CodeSendTextNotSupported, "session %s's agent is an external MCP client (provider %q): it takes no messages from the page; ask it in your MCP client, which calls the page's tools itself", s.id, s.provider.Name()).
 			WithDetails(map[string]any{"provider": s.provider.Name()})

@@ -140,6 +140,7 @@ type page struct {
 	calls     map[string]string
 	chat      map[string]*strings.Builder // turnId → chat
 	done      map[string]wire.DoneData
+	seen      map[string]int // turnId → events of the turn handled, for a hung turn's report
 	nextReq   int64
 	waiting   map[int64]waiter
 	ended     bool
@@ -156,7 +157,7 @@ type waiter struct {
 }
 
 func newPage(c *core) *page {
-	return &page{core: c, handled: map[string]int{}, settled: map[string]int{}, calls: map[string]string{}, chat: map[string]*strings.Builder{}, done: map[string]wire.DoneData{}, waiting: map[int64]waiter{}}
+	return &page{core: c, handled: map[string]int{}, settled: map[string]int{}, calls: map[string]string{}, chat: map[string]*strings.Builder{}, done: map[string]wire.DoneData{}, seen: map[string]int{}, waiting: map[int64]waiter{}}
 }
 
 func (p *page) dial() error {
@@ -255,6 +256,9 @@ func (p *page) event(ev wire.Event, data json.RawMessage) {
 		return // the seq gate: seen already
 	}
 	p.seq = ev.Seq
+	if ev.TurnID != "" {
+		p.seen[ev.TurnID]++
+	}
 	switch ev.Event {
 	case wire.EventChatDelta:
 		var d wire.ChatDeltaData
@@ -552,9 +556,9 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 		}
 		raw, err := p.call(wire.MethodSendText, wire.SendTextParams{SessionID: p.id, Text: strings.Join(lines, "\n")})
 		if err != nil {
-			if err.Code == wire.CodeSessionBusy {
-				time.Sleep(200 * time.Millisecond)
-			}
+			// Busy, Core stopping (TURN_INTERRUPTED) or unreachable: as a
+			// user would, wait a moment before sending again.
+			time.Sleep(time.Duration(100+rand.IntN(200)) * time.Millisecond)
 			continue // not started: nothing issued
 		}
 		var started wire.TurnStarted
@@ -576,8 +580,10 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 		if !got {
 			atomic.AddInt64(&t.hung, int64(len(ids)))
 			p.mu.Lock()
-			fmt.Printf("hung: %s turn %s never ended (connected %v, last seq %d, resumes %d, last resume error %q)\n",
-				p.id, started.TurnID, p.ws != nil, p.seq, p.resumes, p.resumeErr)
+			// No event of the turn at all: Core never recorded it (issue 20:
+			// a turn started while Core was stopping).
+			fmt.Printf("hung: %s turn %s never ended (connected %v, last seq %d, events of the turn %d, resumes %d, last resume error %q)\n",
+				p.id, started.TurnID, p.ws != nil, p.seq, p.seen[started.TurnID], p.resumes, p.resumeErr)
 			p.mu.Unlock()
 			return
 		}
