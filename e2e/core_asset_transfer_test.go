@@ -247,6 +247,10 @@ func TestAssetTransferRules(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// And a hard link to Core's token (issue 20: it was served).
+		if err := os.Link(filepath.Join(a.srv.StateDir, "core-token"), filepath.Join(a.assetsDir(), "token")); err != nil {
+			t.Fatal(err)
+		}
 		cases := map[string]string{
 			"/../../../etc/passwd":           wire.CodeAssetPathInvalid,
 			"/%2e%2e/%2e%2e/etc/passwd":      wire.CodeAssetPathInvalid,
@@ -257,6 +261,9 @@ func TestAssetTransferRules(t *testing.T) {
 			"//etc/passwd":                   wire.CodeAssetPathInvalid,
 			"C:\\Windows\\win.ini":           wire.CodeAssetPathInvalid,
 			"/passwd":                        wire.CodeAssetPathInvalid, // the agent's symlink to /etc/passwd
+			"/token":                         wire.CodeAssetPathInvalid, // a hard link to core-token
+			"/a\nb":                          wire.CodeAssetPathInvalid,
+			"/evil\u202etxt.exe":             wire.CodeAssetPathInvalid,
 			"/etc/passwd":                    wire.CodeAssetPathInvalid, // through the agent's symlinked directory
 			"/etc/hostname":                  wire.CodeAssetPathInvalid,
 			"/.pedelec-upload-1":             wire.CodeAssetPathInvalid,
@@ -290,7 +297,7 @@ func TestAssetTransferRules(t *testing.T) {
 		var list wire.ListAssetsResult
 		json.Unmarshal(a.p.MustCall(wire.MethodListAssets, map[string]any{"sessionId": a.sid}), &list)
 		for _, x := range list.Assets {
-			if strings.Contains(x.Path, "passwd") || strings.HasPrefix(x.Path, "/etc") || x.Path == "/dir" {
+			if strings.Contains(x.Path, "passwd") || strings.HasPrefix(x.Path, "/etc") || x.Path == "/dir" || x.Path == "/token" {
 				t.Errorf("listed %s", x.Path)
 			}
 		}
