@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -29,9 +30,13 @@ and the session's environment. Each line is one command:
    mkdir <path>         make a directory and its parents
    symlink <to> <path>  make a symlink at path pointing to 'to'
    rm <path>            remove a file or directory tree
-   ls <dir>             list a directory's entry names on one line
+   ls <dir>             list a directory's entry names on one line (default .)
    history              reply with the earlier messages of this thread
    anything else        echoed back
+
+The file commands act only inside the working directory: paths are relative
+and have no '..' segment, a link's target too, and nothing is reached through
+a symlink that leads out; a refused command answers '<verb> refused: ...'.
 
 Lines that start with '&' run at the same time as the '&' lines next to them,
 for testing concurrent calls. Each command's output is written to stdout as a
@@ -49,10 +54,17 @@ func runScriptAgent(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Everything the agent touches on disk is inside its working directory,
+	// the session's work directory Core started it in.
+	work, err := os.OpenRoot(".")
+	if err != nil {
+		return err
+	}
+	defer work.Close()
 	out := json.NewEncoder(c.App.Writer)
 	thread := scriptThread(c.String("thread"))
-	earlier := thread.messages()
-	defer thread.add(string(data))
+	earlier := thread.messages(work)
+	defer thread.add(work, string(data))
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimSpace(lines[i])
@@ -64,7 +76,7 @@ func runScriptAgent(c *cli.Context) error {
 			continue
 		}
 		if !strings.HasPrefix(line, "&") {
-			out.Encode(provider.ScriptEvent{Chat: runScriptLine(line) + "\n"})
+			out.Encode(provider.ScriptEvent{Chat: runScriptLine(work, line) + "\n"})
 			continue
 		}
 		// A group of concurrent lines: start all, report in line order.
@@ -77,7 +89,7 @@ func runScriptAgent(c *cli.Context) error {
 		var wg sync.WaitGroup
 		for j, l := range group {
 			wg.Add(1)
-			go func() { defer wg.Done(); results[j] = runScriptLine(l) }()
+			go func() { defer wg.Done(); results[j] = runScriptLine(work, l) }()
 		}
 		wg.Wait()
 		for _, r := range results {
@@ -88,7 +100,7 @@ func runScriptAgent(c *cli.Context) error {
 }
 
 // runScriptLine executes one line and returns what the agent saw.
-func runScriptLine(line string) string {
+func runScriptLine(work *os.Root, line string) string {
 	verb, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch verb {
@@ -107,7 +119,7 @@ func runScriptLine(line string) string {
 	case "spec":
 		return runAgentCommand("tool-spec", rest)
 	case "write", "mkdir", "symlink", "rm", "ls":
-		return runFileVerb(verb, rest)
+		return runFileVerb(work, verb, rest)
 	default:
 		return line
 	}

@@ -34,9 +34,12 @@ func (t scriptThread) file() string {
 }
 
 // messages are the earlier turns' messages, oldest first, each on one line.
-func (t scriptThread) messages() []string {
-	data, err := os.ReadFile(t.file())
-	if t.file() == "" || err != nil {
+func (t scriptThread) messages(work *os.Root) []string {
+	if t.file() == "" {
+		return nil
+	}
+	data, err := work.ReadFile(t.file())
+	if err != nil {
 		return nil
 	}
 	var out []string
@@ -49,11 +52,11 @@ func (t scriptThread) messages() []string {
 	return out
 }
 
-func (t scriptThread) add(message string) {
+func (t scriptThread) add(work *os.Root, message string) {
 	if t.file() == "" {
 		return
 	}
-	f, err := os.OpenFile(t.file(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := work.OpenFile(t.file(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return
 	}

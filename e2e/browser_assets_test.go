@@ -116,16 +116,23 @@ return { chat: turn.text, report, listed, type: f.type };
 	})
 
 	t.Run("every asset refusal the page can meet", func(t *testing.T) {
-		// A file just over the read limit (sparse), and an agent's symlinks.
+		// A file just over the read limit (sparse), and symlinks out.
 		f, err := os.Create(filepath.Join(assetsDir, "huge.bin"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.Truncate(100<<20 + 1)
 		f.Close()
+		// Links out, planted as a real agent's shell could (the script
+		// agent refuses to make them).
+		for link, to := range map[string]string{"passwd": "/etc/passwd", "etc": "/etc"} {
+			if err := os.Symlink(to, filepath.Join(assetsDir, link)); err != nil {
+				t.Fatal(err)
+			}
+		}
 		var got map[string]string
 		b.js(t, &got, `
-await s.sendText("symlink /etc/passwd assets/passwd\nsymlink /etc assets/etc\nmkdir assets/folder");
+await s.sendText("mkdir assets/folder");
 // Invalid UTF-8 needs real bytes: upload them.
 await s.uploadAsset(new File([new Uint8Array([0x61, 0xff, 0xfe])], "latin1.txt"));
 await s.uploadAsset(new File(["{\"a\": 1,}"], "broken.json"));

@@ -239,7 +239,18 @@ func TestAssetTransferRules(t *testing.T) {
 	})
 
 	t.Run("paths are checked by Core whatever the page sent", func(t *testing.T) {
-		a.agent("symlink /etc/passwd assets/passwd\nsymlink /etc assets/etc\nmkdir assets/dir\nwrite assets/dir/inner.txt inner")
+		a.agent("mkdir assets/dir\nwrite assets/dir/inner.txt inner")
+		// Links out, planted as a real agent's shell could (the script
+		// agent refuses to make them).
+		for link, to := range map[string]string{"passwd": "/etc/passwd", "etc": "/etc"} {
+			if err := os.Symlink(to, filepath.Join(a.assetsDir(), link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// And a hard link to Core's token (issue 20: it was served).
+		if err := os.Link(filepath.Join(a.srv.StateDir, "core-token"), filepath.Join(a.assetsDir(), "token")); err != nil {
+			t.Fatal(err)
+		}
 		cases := map[string]string{
 			"/../../../etc/passwd":           wire.CodeAssetPathInvalid,
 			"/%2e%2e/%2e%2e/etc/passwd":      wire.CodeAssetPathInvalid,
@@ -250,6 +261,9 @@ func TestAssetTransferRules(t *testing.T) {
 			"//etc/passwd":                   wire.CodeAssetPathInvalid,
 			"C:\\Windows\\win.ini":           wire.CodeAssetPathInvalid,
 			"/passwd":                        wire.CodeAssetPathInvalid, // the agent's symlink to /etc/passwd
+			"/token":                         wire.CodeAssetPathInvalid, // a hard link to core-token
+			"/a\nb":                          wire.CodeAssetPathInvalid,
+			"/evil\u202etxt.exe":             wire.CodeAssetPathInvalid,
 			"/etc/passwd":                    wire.CodeAssetPathInvalid, // through the agent's symlinked directory
 			"/etc/hostname":                  wire.CodeAssetPathInvalid,
 			"/.pedelec-upload-1":             wire.CodeAssetPathInvalid,
@@ -283,7 +297,7 @@ func TestAssetTransferRules(t *testing.T) {
 		var list wire.ListAssetsResult
 		json.Unmarshal(a.p.MustCall(wire.MethodListAssets, map[string]any{"sessionId": a.sid}), &list)
 		for _, x := range list.Assets {
-			if strings.Contains(x.Path, "passwd") || strings.HasPrefix(x.Path, "/etc") || x.Path == "/dir" {
+			if strings.Contains(x.Path, "passwd") || strings.HasPrefix(x.Path, "/etc") || x.Path == "/dir" || x.Path == "/token" {
 				t.Errorf("listed %s", x.Path)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -25,15 +26,17 @@ import (
 //   - a path is checked as text first (assetSegments): it starts with "/",
 //     uses "/", and has no empty, ".", ".." (also percent-encoded) or
 //     ".pedelec-" segment;
+//   - it holds no control or bidirectional formatting character
+//     (unsafeRune), so a name shows what it is;
 //   - it is then walked one segment at a time from the session directory
 //     through an os.Root (which refuses to leave the directory whatever the
 //     file system holds), Lstat-ing each segment and refusing symlinks, and
 //     checking that what was opened is the very file that was Lstat-ed, so
 //     a symlink swapped in between cannot redirect the walk either.
 //
-// The agent runs as the same user and can plant symlinks anywhere in its
-// work directory; these rules are what stops the page from reading
-// /etc/passwd through one.
+// The agent runs as the same user and can plant symlinks and hard links
+// anywhere in its work directory; these rules (and checkSingleLink) are
+// what stops the page from reading /etc/passwd through one.
 
 // MaxAssetBytes is the limit of one upload and of one read: 100 MiB.
 const MaxAssetBytes int64 = 100 << 20
@@ -72,8 +75,10 @@ func assetSegments(p string) ([]string, error) {
 		return nil, invalid("it must start with / (the assets directory is its root)")
 	case strings.ContainsRune(p, '\\'):
 		return nil, invalid("it contains a backslash; separate segments with /")
-	case strings.ContainsRune(p, 0):
-		return nil, invalid("it contains a NUL byte")
+	}
+	if at, r, kind := unsafeRune(p); at >= 0 {
+		return nil, wire.Errorf(wire.CodeAssetPathInvalid, "asset path %q is invalid: it contains %U at byte %d (%s); names may not hold control or bidirectional formatting characters", p, r, at, kind).
+			WithDetails(map[string]any{"path": p, "character": fmt.Sprintf("%U", r), "offset": at})
 	}
 	segs := strings.Split(p[1:], "/")
 	for _, s := range segs {
@@ -92,6 +97,23 @@ func assetSegments(p string) ([]string, error) {
 		}
 	}
 	return segs, nil
+}
+
+// unsafeRune finds the first character a name must not hold, its byte
+// offset and what it is; at is -1 when there is none. Control characters
+// (a newline splits a log line or a listing) and bidirectional formatting
+// characters (U+202E makes "evil\u202etxt.exe" display as "evilexe.txt")
+// make a name show something other than what it is.
+func unsafeRune(p string) (at int, r rune, kind string) {
+	for i, r := range p {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			return i, r, "a control character"
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+			return i, r, "a bidirectional formatting character"
+		}
+	}
+	return -1, 0, ""
 }
 
 // assetFS is one session's view of its assets directory.
@@ -206,6 +228,10 @@ func (a assetFS) open(pub string) (*openedAsset, error) {
 		f.Close()
 		return nil, assetErr(wire.CodeAssetNotFile, pub, "asset %s changed while it was opened; it is no longer the regular file it was", pub)
 	}
+	if err := checkSingleLink(pub, now); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return &openedAsset{File: f, info: assetInfo(pub, now), mime: assetMIME(name)}, nil
 }
 
@@ -227,6 +253,19 @@ func checkRegular(pub string, fi fs.FileInfo) error {
 		return assetErr(wire.CodeAssetNotFile, pub, "asset %s is a directory, not a file", pub)
 	case !fi.Mode().IsRegular():
 		return assetErr(wire.CodeAssetNotFile, pub, "asset %s is not a regular file (%s)", pub, fi.Mode().Type())
+	}
+	return nil
+}
+
+// checkSingleLink refuses a file with more than one name. Like a symlink,
+// a hard link planted in assets/ can name a file outside it (core-token,
+// /etc/shadow), and unlike one it looks like a plain file: only its link
+// count tells. It is checked on the opened file, so what is read is what
+// was checked. An upload to its name is allowed: the rename replaces the
+// link and never writes through it.
+func checkSingleLink(pub string, fi fs.FileInfo) error {
+	if n := linkCount(fi); n > 1 {
+		return assetErr(wire.CodeAssetPathInvalid, pub, "asset %s is a hard link (the file has %d names); hard links are never followed, since one can name a file outside assets/", pub, n)
 	}
 	return nil
 }
@@ -320,7 +359,7 @@ func atLeast(n, size int64) string {
 
 // list returns every regular file at every level, newest first, then by
 // name (then path, so the order is total). Symlinks are neither listed nor
-// followed; ".pedelec-" entries and everything under them are skipped.
+// followed, nor are files with more than one hard link; ".pedelec-" entries and everything under them are skipped.
 func (a assetFS) list() ([]SandboxAsset, error) {
 	root, err := a.openAssetsRoot(true)
 	if err != nil {
@@ -378,7 +417,7 @@ func listDir(dir *os.Root, prefix string, out *[]SandboxAsset) error {
 			}
 		case e.Type().IsRegular():
 			fi, err := e.Info()
-			if err != nil || !fi.Mode().IsRegular() {
+			if err != nil || !fi.Mode().IsRegular() || linkCount(fi) > 1 {
 				continue
 			}
 			if len(*out) >= maxListedAssets {

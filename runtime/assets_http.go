@@ -269,6 +269,24 @@ func (b *assetTickets) redeem(upload bool, sessionID, token, origin string) (*as
 	return t, nil
 }
 
+// spend uses up a ticket presented by a request refused before redeem (an
+// origin Core does not allow): a ticket is spent by its first
+// presentation, and the upload slot it held is freed at once rather than
+// kept busy for the ticket's lifetime.
+func (b *assetTickets) spend(token string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t, ok := b.tickets[token]
+	if !ok {
+		return
+	}
+	delete(b.tickets, token)
+	b.used[token] = time.Now()
+	if slot := b.uploading[t.sessionID]; t.upload && slot != nil && slot.token == token {
+		delete(b.uploading, t.sessionID)
+	}
+}
+
 // uploadDone frees the session's upload slot if token still holds it.
 func (b *assetTickets) uploadDone(sessionID, token string) {
 	b.mu.Lock()
@@ -377,6 +395,7 @@ func (c *Core) transferSession(r *http.Request, origin string, upload bool) (*as
 func (c *Core) serveAssetUpload(w http.ResponseWriter, r *http.Request) {
 	origin, ok := c.assetCORS(w, r)
 	if !ok {
+		c.tickets.spend(r.PathValue("ticket"))
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -445,6 +464,7 @@ func (e *endingReader) Read(p []byte) (int, error) {
 func (c *Core) serveAssetRead(w http.ResponseWriter, r *http.Request) {
 	origin, ok := c.assetCORS(w, r)
 	if !ok {
+		c.tickets.spend(r.PathValue("ticket"))
 		return
 	}
 	t, s, werr := c.transferSession(r, origin, false)

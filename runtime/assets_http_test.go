@@ -126,3 +126,23 @@ func TestAssetUploadStopsWhenSessionEnds(t *testing.T) {
 		t.Fatalf("left behind: %v", m)
 	}
 }
+
+// Issue 20: a PUT refused for its Origin kept the session's upload slot
+// busy for the ticket's lifetime. A refused upload now frees it (and spends
+// the ticket: whoever presented it from elsewhere had it leaked).
+func TestAssetUploadRefusedForOriginFreesSlot(t *testing.T) {
+	h := newHarness(t, nil)
+	p := h.page()
+	info, _ := h.session(p, true)
+	var tk wire.AssetTicket
+	json.Unmarshal(p.MustCall(wire.MethodAssetUploadTicket, map[string]any{"sessionId": info.SessionID, "path": "/a.txt", "sizeBytes": 1}), &tk)
+	if code, _, err := transferReq(t, h, "PUT", tk.URL, strings.NewReader("x"), 1, map[string]string{"Origin": "http://evil.example"}); code != http.StatusForbidden || err == nil || err.Code != wire.CodeOriginNotAllowed {
+		t.Fatalf("upload from a disallowed origin: %d %v", code, err)
+	}
+	if _, werr := p.Call(wire.MethodAssetUploadTicket, map[string]any{"sessionId": info.SessionID, "path": "/b.txt", "sizeBytes": 1}); werr != nil {
+		t.Fatalf("the next upload ticket: %v", werr)
+	}
+	if _, _, err := transferReq(t, h, "PUT", tk.URL, strings.NewReader("x"), 1, map[string]string{"Origin": h.srv.URL}); err == nil || err.Code != wire.CodeAssetUploadUnauthorized {
+		t.Fatalf("the refused ticket presented again: %v", err)
+	}
+}

@@ -169,3 +169,75 @@ func TestAssetListOrder(t *testing.T) {
 		t.Fatalf("order %v", got)
 	}
 }
+
+// Issue 20: a hard link planted in assets/ was served to the page (it read
+// core-token and /etc/shadow that way). A regular file with more than one
+// link is refused like a symlink: not read, not listed.
+func TestAssetHardLinkRefused(t *testing.T) {
+	a, dir := newAssetFS(t)
+	secret := filepath.Join(a.sessionDir, "core-token")
+	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(secret, filepath.Join(dir, "token.txt")); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "plain.txt"), []byte("x"), 0o644)
+	_, err := a.open("/token.txt")
+	if codeOf(err) != wire.CodeAssetPathInvalid || !strings.Contains(err.Error(), "hard link") {
+		t.Fatalf("read of a hard link: %v", err)
+	}
+	list, err := a.list()
+	if err != nil || len(list) != 1 || list[0].Path != "/plain.txt" {
+		t.Fatalf("listed %+v, %v", list, err)
+	}
+	// An upload to its name replaces the link, never writes through it.
+	if _, err := a.write("/token.txt", 3, strings.NewReader("new")); err != nil {
+		t.Fatalf("upload over a hard link: %v", err)
+	}
+	if data, _ := os.ReadFile(secret); string(data) != "token" {
+		t.Fatalf("the upload wrote through the link: %q", data)
+	}
+	if f, err := a.open("/token.txt"); err != nil {
+		t.Fatalf("the replaced file: %v", err)
+	} else {
+		f.Close()
+	}
+}
+
+// Issue 20: newlines, control and bidi-override characters were accepted
+// in asset names. Each is refused, naming the character and its position.
+func TestAssetPathRefusesControlAndBidi(t *testing.T) {
+	for p, want := range map[string]string{
+		"/a\nb.txt":              `U+000A at byte 2`,
+		"/a\rb":                  `U+000D at byte 2`,
+		"/\tx":                   `U+0009 at byte 1`,
+		"/x\x1b[31m":             `U+001B at byte 2`,
+		"/x\x7f":                 `U+007F at byte 2`,
+		"/x\u0085":               `U+0085 at byte 2`,
+		"/x\u009f":               `U+009F at byte 2`,
+		"/dir/evil\u202etxt.exe": `U+202E at byte 9`,
+		"/\u202a":                `U+202A at byte 1`,
+		"/\u2066x":               `U+2066 at byte 1`,
+		"/\u2069":                `U+2069 at byte 1`,
+		"/\u200e":                `U+200E at byte 1`,
+		"/\u200f":                `U+200F at byte 1`,
+		"/\u061c":                `U+061C at byte 1`,
+		"/a\x00b":                `U+0000 at byte 2`,
+	} {
+		_, err := assetSegments(p)
+		if codeOf(err) != wire.CodeAssetPathInvalid || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want ASSET_PATH_INVALID naming %s", p, err, want)
+			continue
+		}
+		d := wire.AsError(err).Details.(map[string]any)
+		if d["path"] != p || d["offset"] == nil || d["character"] == nil {
+			t.Errorf("%q: details %v", p, d)
+		}
+	}
+	for _, p := range []string{"/ü.txt", "/日本語/ファイル.txt", "/a b", "/\u200d", "/emoji-😀.png"} {
+		if _, err := assetSegments(p); err != nil {
+			t.Errorf("%q refused: %v", p, err)
+		}
+	}
+}

@@ -2,7 +2,18 @@
 
 package runtime
 
-import "syscall"
+import (
+	"io/fs"
+	"syscall"
+)
 
 // openNonBlock keeps an open of a FIFO from blocking.
 const openNonBlock = syscall.O_NONBLOCK
+
+// linkCount is the number of names (hard links) of the file fi describes.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

@@ -113,6 +113,9 @@ func (c Config) check(name string, data []byte) []error {
 	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {
 		fail("default_provider", "%q is not a provider (known: %s)", c.DefaultProvider, strings.Join(known, ", "))
 	}
+	if c.Providers[c.DefaultProvider].TurnedOff() {
+		fail("default_provider", "%q is turned off by [providers.%s] enabled = false", c.DefaultProvider, c.DefaultProvider)
+	}
 	names := make([]string, 0, len(c.Providers))
 	for n := range c.Providers {
 		names = append(names, n)
@@ -144,9 +147,11 @@ func (c Config) check(name string, data []byte) []error {
 	return errs
 }
 
-// Registry builds the providers Core offers from these settings.
+// Registry builds the providers Core offers from these settings. A
+// provider turned off (enabled = false) is listed as unavailable with the
+// reason, so a page asking for it learns where it was turned off.
 func (c Config) Registry() *provider.Registry {
-	return provider.NewRegistry(c.DefaultProvider, provider.WithOriginalProviders(
+	ps := provider.WithOriginalProviders(
 		provider.NewCodex(c.Providers["codex"]),
 		provider.NewClaude(c.Providers["claude"]),
 		provider.NewGemini(c.Providers["gemini"]),
@@ -157,7 +162,21 @@ func (c Config) Registry() *provider.Registry {
 		provider.NewScript(c.Providers["script"]),
 		provider.NewMCP(),
 		provider.Cursor, provider.Antigravity, provider.Qwen,
-	)...)
+	)
+	for i, p := range ps {
+		if c.Providers[p.Name()].TurnedOff() {
+			ps[i] = provider.Off(p.Name(), c.offReason(p.Name()))
+		}
+	}
+	return provider.NewRegistry(c.DefaultProvider, ps...)
+}
+
+func (c Config) offReason(name string) string {
+	where := "the settings file"
+	if c.File != "" {
+		where = c.File
+	}
+	return fmt.Sprintf("turned off: [providers.%s] enabled = false in %s", name, where)
 }
 
 // goTypeDetail is go-toml's mention of Pedelec's Go types, which says

@@ -159,3 +159,33 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("openai settings not passed on: %+v", info)
 	}
 }
+
+// Issue 20: the script provider (and any other) can be turned off; it is
+// then listed as unavailable with where it was turned off.
+func TestProviderTurnedOff(t *testing.T) {
+	path := write(t, "[providers.script]\nenabled = false\n[providers.openai]\nenabled = true\nbase_url = \"http://127.0.0.1:9/v1\"\n")
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Registry()
+	p, ok := r.Get("script")
+	if !ok {
+		t.Fatal("script is no longer listed")
+	}
+	info := p.Check(context.Background())
+	if info.Available || !strings.Contains(info.Reason, "[providers.script] enabled = false in "+path) {
+		t.Errorf("script turned off: %+v", info)
+	}
+	if err := p.RunTurn(context.Background(), &provider.Turn{}, func(provider.Event) {}); err == nil || !strings.Contains(err.Error(), "turned off") {
+		t.Errorf("a turn of a provider turned off: %v", err)
+	}
+	if p, _ := r.Get("openai"); strings.Contains(p.Check(context.Background()).Reason, "turned off") {
+		t.Errorf("enabled = true turned openai off: %+v", p.Check(context.Background()))
+	}
+
+	_, err = Parse("c.toml", []byte("default_provider = \"script\"\n[providers.script]\nenabled = false\n"))
+	if err == nil || !strings.Contains(err.Error(), "c.toml:1: default_provider: \"script\" is turned off") {
+		t.Errorf("a default provider turned off: %v", err)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // JSON-RPC 2.0 error codes (https://www.jsonrpc.org/specification#error_object)
@@ -18,7 +21,58 @@ const (
 	// protocol revision this server does not speak (SEP-2575); its data
 	// lists the versions it does, so a client can fall back to initialize.
 	CodeUnsupportedProtocolVersion = -32022
+	// CodeMessageTooLarge answers a stdio line longer than MaxMessageBytes
+	// (id null: the line was not read); data {limit, size}.
+	CodeMessageTooLarge = -32001
+	// CodeAnswerTooLarge answers a call of a batch whose answers already
+	// add up to maxBatchAnswerBytes; data {limit, size}. The call ran; the
+	// client may send it again alone.
+	CodeAnswerTooLarge = -32002
 )
+
+// MaxMessageBytes bounds one stdio line, as Core's default
+// --max-message-bytes bounds a page's frame and a POST to /mcp.
+const MaxMessageBytes = 1 << 20
+
+// MaxBatchMessages bounds the messages of one JSON-RPC batch, as a page's
+// WebSocket batches are bounded (wire.MaxBatchFrames): each call of a
+// batch runs at once, so the count bounds the work one payload starts.
+const MaxBatchMessages = wire.MaxBatchFrames
+
+// maxBatchAnswerBytes bounds what one batch's answers add up to past the
+// first answer: 1,000 tools/list in 55 KB of batch made 535 MB of answer.
+// 4 MiB holds several full pages of tools; a client that needs more sends
+// its calls apart.
+const maxBatchAnswerBytes = 4 << 20
+
+func errorWithData(code int, data map[string]any, format string, args ...any) *Error {
+	e := errorf(code, format, args...)
+	e.Data, _ = json.Marshal(data)
+	return e
+}
+
+// batchBudget holds one batch's answers to maxBatchAnswerBytes. The first
+// answer always passes, so a batch of one behaves as the message alone.
+type batchBudget struct {
+	mu   sync.Mutex
+	used int
+}
+
+// fit returns answer, or in its place the CodeAnswerTooLarge error for the
+// call with id when the batch's answers are already past the budget.
+func (b *batchBudget) fit(id json.RawMessage, answer []byte) []byte {
+	if answer == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+len(answer) > maxBatchAnswerBytes {
+		answer = encodeResponse(id, nil, errorWithData(CodeAnswerTooLarge, map[string]any{"limit": maxBatchAnswerBytes, "size": len(answer)},
+			"the answer (%d bytes) would take this batch's answers past %d bytes; send this request alone", len(answer), maxBatchAnswerBytes))
+	}
+	b.used += len(answer)
+	return answer
+}
 
 // Error is a JSON-RPC error object. It is also a Go error, so a method
 // handler returns it as is.
@@ -126,6 +180,10 @@ func splitPayload(data []byte) (msgs []json.RawMessage, batch bool, err *Error) 
 		}
 		if len(msgs) == 0 {
 			return nil, true, errorf(CodeInvalidRequest, "an empty batch")
+		}
+		if len(msgs) > MaxBatchMessages {
+			return nil, true, errorWithData(CodeInvalidRequest, map[string]any{"limit": MaxBatchMessages, "messages": len(msgs)},
+				"a batch of %d messages; at most %d per batch", len(msgs), MaxBatchMessages)
 		}
 		return msgs, true, nil
 	}

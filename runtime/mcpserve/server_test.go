@@ -26,6 +26,7 @@ func startStdio(t *testing.T, s *Server) *rawClient {
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	c := &rawClient{t: t, in: fromClient, out: bufio.NewScanner(toClient), done: make(chan error, 1)}
+	c.out.Buffer(nil, 64<<20) // a batch's answers are one line
 	go func() { c.done <- ServeStdio(context.Background(), s, toServer, fromServer); fromServer.Close() }()
 	t.Cleanup(func() {
 		fromClient.Close()

@@ -30,10 +30,14 @@ func ServeStdio(ctx context.Context, s *Server, r io.Reader, w io.Writer) error 
 		running.Wait()
 	}()
 
-	in := bufio.NewReader(r)
+	in := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		line, size, err := readLine(in, MaxMessageBytes)
+		switch {
+		case size > MaxMessageBytes:
+			out.write(encodeResponse(nil, nil, errorWithData(CodeMessageTooLarge, map[string]any{"limit": MaxMessageBytes, "size": size},
+				"the message is %d bytes; a line may be at most %d bytes", size, MaxMessageBytes)))
+		case len(bytes.TrimSpace(line)) > 0:
 			ss.serveLine(ctx, line, out, &running)
 		}
 		if errors.Is(err, io.EOF) {
@@ -44,6 +48,28 @@ func ServeStdio(ctx context.Context, s *Server, r io.Reader, w io.Writer) error 
 		}
 		if ctx.Err() != nil {
 			return nil
+		}
+	}
+}
+
+// readLine reads one line and returns it, and its size without the
+// newline. A line longer than max is read to its end but not kept (line is
+// nil), so a client cannot make the server hold more than max bytes.
+func readLine(in *bufio.Reader, max int) (line []byte, size int, err error) {
+	for {
+		frag, err := in.ReadSlice('\n')
+		n := len(frag)
+		if n > 0 && frag[n-1] == '\n' {
+			n--
+		}
+		size += n
+		if size <= max {
+			line = append(line, frag...)
+		} else {
+			line = nil
+		}
+		if err != bufio.ErrBufferFull {
+			return line, size, err
 		}
 	}
 }
@@ -87,20 +113,23 @@ func (ss *Session) serveLine(ctx context.Context, line []byte, out *lineWriter, 
 
 // handleBatch answers a batch (MCP 2025-03-26 and before): initialize and
 // notifications in order, the other calls concurrently; the answers come
-// back together, as JSON-RPC wants.
+// back together, as JSON-RPC wants, at most maxBatchAnswerBytes of them.
 func (ss *Session) handleBatch(ctx context.Context, msgs []json.RawMessage) []json.RawMessage {
 	answers := make([]json.RawMessage, len(msgs))
-	var wg sync.WaitGroup
+	var (
+		wg     sync.WaitGroup
+		budget batchBudget
+	)
 	for i, raw := range msgs {
 		m, perr := parseMessage(raw)
 		if perr != nil || !m.concurrent() {
-			answers[i] = ss.handle(ctx, m, perr)
+			answers[i] = budget.fit(m.ID, ss.handle(ctx, m, perr))
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = ss.handle(ctx, m, nil)
+			answers[i] = budget.fit(m.ID, ss.handle(ctx, m, nil))
 		}()
 	}
 	wg.Wait()

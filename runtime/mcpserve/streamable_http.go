@@ -279,10 +279,12 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		budget batchBudget
 	)
-	send := func(answer []byte) {
+	send := func(id json.RawMessage, answer []byte) {
+		answer = budget.fit(id, answer)
 		if answer == nil {
 			return
 		}
@@ -294,13 +296,13 @@ func (h *StreamableHTTP) servePOST(w http.ResponseWriter, r *http.Request) {
 	// session (DELETE).
 	for _, m := range parsed {
 		if !m.concurrent() {
-			send(hs.ss.handle(r.Context(), m, nil))
+			send(m.ID, hs.ss.handle(r.Context(), m, nil))
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			send(hs.ss.handle(r.Context(), m, nil))
+			send(m.ID, hs.ss.handle(r.Context(), m, nil))
 		}()
 	}
 	wg.Wait()

@@ -63,6 +63,7 @@ func events(t *testing.T, resp *http.Response) []map[string]any {
 	}
 	var out []map[string]any
 	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			var m map[string]any

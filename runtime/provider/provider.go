@@ -91,4 +91,10 @@ type Settings struct {
 	// BaseURL and APIKey configure model endpoints (openai provider).
 	BaseURL string `json:"baseURL,omitempty" toml:"base_url"`
 	APIKey  string `json:"apiKey,omitempty" toml:"api_key"`
+	// Enabled = false turns the provider off: it is listed as unavailable,
+	// with the reason, and no session may use it. Absent means on.
+	Enabled *bool `json:"enabled,omitempty" toml:"enabled"`
 }
+
+// TurnedOff reports whether the settings turn their provider off.
+func (s Settings) TurnedOff() bool { return s.Enabled != nil && !*s.Enabled }

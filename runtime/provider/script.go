@@ -28,7 +28,7 @@ func (p *script) Name() string { return "script" }
 func (p *script) Check(context.Context) wire.ProviderInfo {
 	return wire.ProviderInfo{
 		Name: "script", Available: true, Version: "built-in", DefaultModel: p.settings.DefaultModel,
-		Description: "Deterministic: each line of a message is `call <tool> <json>`, `spec <tool>` or `say <text>`; other lines are echoed.",
+		Description: "Deterministic: each line of a message is `call <tool> <json>`, `spec <tool>`, `say <text>` or a file command (`write`, `mkdir`, `symlink`, `rm`, `ls`) confined to the session's work directory; other lines are echoed. Turn it off with [providers.script] enabled = false.",
 	}
 }
 

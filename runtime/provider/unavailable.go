@@ -22,6 +22,12 @@ func (u unavailable) RunTurn(context.Context, *Turn, func(Event)) error {
 	return fmt.Errorf("%s: %w", u.name, wire.Errorf(wire.CodeProviderUnavailable, "%s", u.reason))
 }
 
+// Off is the provider name turned off by the user's settings: listed as
+// unavailable with reason, refused to every session.
+func Off(name, reason string) Provider {
+	return unavailable{name: name, description: "turned off", reason: reason}
+}
+
 var (
 	// Cursor and Antigravity: their agent CLIs do not install from npm, so
 	// there is no adapter Pedelec could test. Both are MCP clients.
