@@ -1122,6 +1122,16 @@ function assetPathError(path) {
   if (!path.startsWith("/")) return invalid2("it must start with / (the assets directory is its root)");
   if (path.includes("\\")) return invalid2("it contains a backslash; separate segments with /");
   if (path.includes("\0")) return invalid2("it contains a NUL character");
+  const unsafe = unsafeChar(path);
+  if (unsafe) {
+    const { at, code, kind } = unsafe;
+    const hex = code.toString(16).toUpperCase().padStart(4, "0");
+    return new PedelecError(
+      "ASSET_PATH_INVALID",
+      `asset path ${shown(path)} is invalid: it contains U+${hex} at byte ${at} (${kind}); names may not hold control or bidirectional formatting characters`,
+      { path, character: `U+${hex}`, offset: at }
+    );
+  }
   for (const seg of path.slice(1).split("/")) {
     const decoded = seg.toLowerCase().replaceAll("%2e", ".");
     if (seg === "") return invalid2("it has an empty segment (a double or trailing /)");
@@ -1130,6 +1140,23 @@ function assetPathError(path) {
     if (seg.startsWith(".pedelec-")) return invalid2("segments starting with .pedelec- are reserved for Pedelec");
   }
   return null;
+}
+function unsafeChar(path) {
+  let at = 0;
+  for (const ch of path) {
+    const code = ch.codePointAt(0);
+    if (code < 32 || code === 127 || code >= 128 && code <= 159) return { at, code, kind: "a control character" };
+    if (code >= 8234 && code <= 8238 || code >= 8294 && code <= 8297 || code === 8206 || code === 8207 || code === 1564) {
+      return { at, code, kind: "a bidirectional formatting character" };
+    }
+    at += new TextEncoder().encode(ch).length;
+  }
+  return null;
+}
+function shown(path) {
+  return JSON.stringify(path).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/g, (c) => {
+    return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+  });
 }
 function checkLive(s) {
   if (s.ended()) throw new PedelecError("SESSION_ENDED", `Session ${s.sessionId} has ended; its assets are gone`);

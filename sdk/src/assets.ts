@@ -38,6 +38,16 @@ export function assetPathError(path: unknown): PedelecError | null {
   if (!path.startsWith("/")) return invalid("it must start with / (the assets directory is its root)");
   if (path.includes("\\")) return invalid("it contains a backslash; separate segments with /");
   if (path.includes("\0")) return invalid("it contains a NUL character");
+  const unsafe = unsafeChar(path);
+  if (unsafe) {
+    const { at, code, kind } = unsafe;
+    const hex = code.toString(16).toUpperCase().padStart(4, "0");
+    return new PedelecError(
+      "ASSET_PATH_INVALID",
+      `asset path ${shown(path)} is invalid: it contains U+${hex} at byte ${at} (${kind}); names may not hold control or bidirectional formatting characters`,
+      { path, character: `U+${hex}`, offset: at },
+    );
+  }
   for (const seg of path.slice(1).split("/")) {
     const decoded = seg.toLowerCase().replaceAll("%2e", ".");
     if (seg === "") return invalid("it has an empty segment (a double or trailing /)");
@@ -46,6 +56,32 @@ export function assetPathError(path: unknown): PedelecError | null {
     if (seg.startsWith(".pedelec-")) return invalid("segments starting with .pedelec- are reserved for Pedelec");
   }
   return null;
+}
+
+/**
+ * The first character an asset name must not hold, as Core finds it
+ * (runtime/assets.go unsafeRune): control characters split log lines and
+ * listings, bidirectional formatting characters make a name display as
+ * something else. `at` is the UTF-8 byte offset, as Core reports it.
+ */
+function unsafeChar(path: string): { at: number; code: number; kind: string } | null {
+  let at = 0;
+  for (const ch of path) {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f)) return { at, code, kind: "a control character" };
+    if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c) {
+      return { at, code, kind: "a bidirectional formatting character" };
+    }
+    at += new TextEncoder().encode(ch).length;
+  }
+  return null;
+}
+
+/** path quoted with its unsafe characters escaped, so the message shows what the name is. */
+function shown(path: string): string {
+  return JSON.stringify(path).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/g, (c) => {
+    return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+  });
 }
 
 function checkLive(s: AssetSession): void {

@@ -17,6 +17,25 @@ test("asset paths follow Core's rules", () => {
   }
 });
 
+test("asset names with control or bidi characters are refused as Core refuses them", () => {
+  for (const [p, at, ch] of [
+    ["/evil\u202etxt.exe", 5, "U+202E"],
+    ["/é\u2066x", 3, "U+2066"],
+    ["/a\nb", 2, "U+000A"],
+    ["/a\u0085", 2, "U+0085"],
+    ["/x\u061c", 2, "U+061C"],
+    ["/x\u007f", 2, "U+007F"],
+  ] as const) {
+    const err = assetPathError(p);
+    assert.equal(err?.code, "ASSET_PATH_INVALID", JSON.stringify(p));
+    const details = err?.details as { offset?: number; character?: string } | undefined;
+    assert.deepEqual([details?.offset, details?.character], [at, ch], JSON.stringify(p));
+    assert.ok(err!.message.includes(`contains ${ch} at byte ${at}`), err!.message);
+    assert.ok(!/[\u0080-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]/.test(err!.message), "the message shows the character escaped");
+  }
+  assert.equal(assetPathError("/résumé-日本.txt"), null);
+});
+
 test("bad paths, sizes and types fail before any request", async () => {
   const { core, session } = await setup();
   const code = (p: Promise<unknown>) => p.then(() => "resolved", (e: PedelecError) => e.code);
