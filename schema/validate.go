@@ -297,6 +297,9 @@ func hashKey(v *value) string {
 		return "s" + v.s
 	case kindNumber:
 		f, _ := v.number()
+		if f == 0 {
+			f = 0 // -0 equals 0 but prints as -0
+		}
 		return fmt.Sprint("n", f)
 	case kindBool:
 		return fmt.Sprint("b", v.b)

@@ -44,6 +44,10 @@ func TestValidatorAgreesWithJSONSchema(t *testing.T) {
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true,"items":{"type":"object","properties":{"k":{"type":"integer"}}}}}}`, long(`{"k":24.0,"v":[24,"x"]}`)},
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[1,"1",true,null,[1],{"a":1},1.0]}`},
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[[1,2],[2,1],{"a":1,"b":2},{"b":2,"a":1}]}`},
+		// -0 equals 0, in long arrays (bucketed by value) as in short ones.
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[0,1,-0]}`},
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,-0]}`},
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,[0.0],[-0e5]]}`},
 		{`{"type":"object","properties":{"list":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"boolean"}}}}`, `{"list":[true]}`},
 		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}`, `{"v":3}`},
 		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"number"},{"type":"integer"}]}}}`, `{"v":3}`},
