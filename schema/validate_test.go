@@ -116,3 +116,25 @@ func TestFirstDuplicate(t *testing.T) {
 		}
 	}
 }
+
+// TestIsOfType holds the one type test, used by the subset's enum check
+// and by the validator, to the oracle's, for every type JSON Schema names
+// (null included, though the subset refuses it) and every kind of value.
+func TestIsOfType(t *testing.T) {
+	values := []string{`null`, `true`, `1`, `1.0`, `1e2`, `-0`, `1.5`, `"s"`, `[]`, `{}`}
+	for _, typ := range []string{"string", "number", "integer", "boolean", "array", "object", "null"} {
+		for _, text := range values {
+			v, err := parseJSON([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := libraryVerdict(t, `{"type":"`+typ+`"}`, text) == nil
+			if got := isOfType(v, typ); got != want {
+				t.Errorf("isOfType(%s, %s) = %v, the library says %v", text, typ, got, want)
+			}
+		}
+	}
+	if v, _ := parseJSON([]byte(`1`)); isOfType(v, "float") {
+		t.Error("a type JSON Schema does not name matched a value")
+	}
+}
