@@ -53,6 +53,12 @@ func TestTranslatePattern(t *testing.T) {
 		`\\u0041`:          `\\u0041`,
 		`[a-z]+`:           `[a-z]+`,
 		`\d\u00e9\\\u0041`: `\d\x{00e9}\\\x{0041}`,
+		`\uD83D\uDE00`:     `\x{1f600}`,
+		`\uD83D\uD83D`:     `\x{D83D}\x{D83D}`,
+		`\uDE00\uD83D`:     `\x{DE00}\x{D83D}`,
+		`\u{D83D}\uDE00`:   `\x{D83D}\x{DE00}`,
+		`\uD83D\u{DE00}`:   `\x{D83D}\x{DE00}`,
+		`\uD83D`:           `\x{D83D}`,
 	} {
 		if got := translatePattern(in); got != want {
 			t.Errorf("translatePattern(%q) = %q, want %q", in, got, want)

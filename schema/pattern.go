@@ -3,8 +3,10 @@ package schema
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 )
 
 // JSON Schema patterns are ECMA-262 regular expressions; Go's regexp is RE2.
@@ -48,7 +50,9 @@ func compilePattern(pattern string) (*regexp.Regexp, error) {
 }
 
 // translatePattern rewrites ECMA escapes that RE2 spells differently. An
-// escaped backslash (\\u0041 is a backslash then "u0041") is left alone.
+// escaped backslash (\\u0041 is a backslash then "u0041") is left alone. A
+// surrogate pair of escapes (\uD83D\uDE00) is the one character it encodes:
+// RE2 would read two surrogates, which no string holds.
 func translatePattern(pattern string) string {
 	if !strings.Contains(pattern, `\u`) {
 		return pattern
@@ -66,12 +70,32 @@ func translatePattern(pattern string) string {
 			} else {
 				hex = pattern[i+loc[4] : i+loc[5]]
 			}
-			b.WriteString(`\x{` + hex + `}`)
 			i += loc[1] - 1
+			if low, n := lowSurrogateAfter(hex, pattern[i+1:]); loc[2] >= 0 && n > 0 {
+				hex = strconv.FormatInt(int64(low), 16)
+				i += n
+			}
+			b.WriteString(`\x{` + hex + `}`)
 			continue
 		}
 		b.WriteString(pattern[i : i+2])
 		i++
 	}
 	return b.String()
+}
+
+// lowSurrogateAfter reads, when high is a high surrogate's hex and rest
+// starts with a low surrogate's \uXXXX, the character the pair encodes and
+// the length of that escape. Only \uXXXX escapes pair up, as in ECMA-262:
+// \u{D83D} is a lone surrogate.
+func lowSurrogateAfter(high, rest string) (rune, int) {
+	h, err := strconv.ParseUint(high, 16, 32)
+	if err != nil || h < 0xD800 || h >= 0xDC00 || len(rest) < 6 || rest[:2] != `\u` {
+		return 0, 0
+	}
+	l, err := strconv.ParseUint(rest[2:6], 16, 32)
+	if err != nil || l < 0xDC00 || l > 0xDFFF {
+		return 0, 0
+	}
+	return utf16.DecodeRune(rune(h), rune(l)), 6
 }

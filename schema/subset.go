@@ -274,22 +274,25 @@ func (c *checker) enum(typ string, v *value, p loc) {
 		return
 	}
 	for i, e := range v.arr {
-		if !matchesType(typ, e) {
+		if !isOfType(e, typ) {
 			c.add(p.at(i), "enum values must be of the schema's type %s; got %s", typ, e.describe())
 		}
 	}
 }
 
-// matchesType tells whether a JSON value is of a schema type. An integer is
-// a number without a fraction (1.0 counts, as in JSON Schema and JavaScript).
-func matchesType(typ string, v *value) bool {
+// isOfType is JSON Schema's type test, the one the subset's enum check and
+// the validator share. An integer is a number without a fraction (1.0 and
+// 1e2 count, as in JSON Schema and JavaScript). A type JSON Schema does not
+// name matches nothing; "null" is JSON Schema's, though the subset refuses
+// it as a type.
+func isOfType(v *value, typ string) bool {
 	switch typ {
 	case "string":
 		return v.kind == kindString
 	case "number":
 		return v.kind == kindNumber
 	case "integer":
-		f, ok := v.number()
+		f, ok := v.number() // false for anything but a number
 		return ok && f == math.Trunc(f)
 	case "boolean":
 		return v.kind == kindBool
@@ -297,6 +300,8 @@ func matchesType(typ string, v *value) bool {
 		return v.kind == kindArray
 	case "object":
 		return v.kind == kindObject
+	case "null":
+		return v.kind == kindNull
 	}
 	return false
 }

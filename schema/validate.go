@@ -34,7 +34,7 @@ func (vd validator) check(n, inst *value, p path, out *[]Violation) {
 	add := func(expected, got, message string) {
 		*out = append(*out, Violation{Path: p.String(), Expected: expected, Got: got, Message: message})
 	}
-	if t, ok := n.get("type"); ok && t.kind == kindString && !hasType(inst, t.s) {
+	if t, ok := n.get("type"); ok && t.kind == kindString && !isOfType(inst, t.s) {
 		exp := describe(n, 0)
 		msg := "must be " + exp + "; got " + typed(inst)
 		if p == "" && inst.kind == kindString {
@@ -197,29 +197,6 @@ func (vd validator) oneOf(n, options, inst *value, p path, out *[]Violation) {
 	}
 }
 
-// hasType is JSON Schema's type test; an integer is a number without a
-// fraction (2.0 is one).
-func hasType(v *value, t string) bool {
-	switch t {
-	case "string":
-		return v.kind == kindString
-	case "number":
-		return v.kind == kindNumber
-	case "integer":
-		f, ok := v.number()
-		return v.kind == kindNumber && ok && f == math.Trunc(f)
-	case "boolean":
-		return v.kind == kindBool
-	case "array":
-		return v.kind == kindArray
-	case "object":
-		return v.kind == kindObject
-	case "null":
-		return v.kind == kindNull
-	}
-	return true
-}
-
 // equalJSON is JSON equality: numbers by value, objects regardless of
 // member order.
 func equalJSON(a, b *value) bool {
@@ -297,6 +274,9 @@ func hashKey(v *value) string {
 		return "s" + v.s
 	case kindNumber:
 		f, _ := v.number()
+		if f == 0 {
+			f = 0 // -0 equals 0 but prints as -0
+		}
 		return fmt.Sprint("n", f)
 	case kindBool:
 		return fmt.Sprint("b", v.b)

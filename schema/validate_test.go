@@ -44,6 +44,10 @@ func TestValidatorAgreesWithJSONSchema(t *testing.T) {
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true,"items":{"type":"object","properties":{"k":{"type":"integer"}}}}}}`, long(`{"k":24.0,"v":[24,"x"]}`)},
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[1,"1",true,null,[1],{"a":1},1.0]}`},
 		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[[1,2],[2,1],{"a":1,"b":2},{"b":2,"a":1}]}`},
+		// -0 equals 0, in long arrays (bucketed by value) as in short ones.
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[0,1,-0]}`},
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,-0]}`},
+		{`{"type":"object","properties":{"list":{"type":"array","uniqueItems":true}}}`, `{"list":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,[0.0],[-0e5]]}`},
 		{`{"type":"object","properties":{"list":{"type":"array","minItems":2,"maxItems":2,"items":{"type":"boolean"}}}}`, `{"list":[true]}`},
 		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}`, `{"v":3}`},
 		{`{"type":"object","properties":{"v":{"oneOf":[{"type":"number"},{"type":"integer"}]}}}`, `{"v":3}`},
@@ -110,5 +114,27 @@ func TestFirstDuplicate(t *testing.T) {
 		if dup != tc.dup || (dup && (i != tc.i || j != tc.j)) {
 			t.Errorf("%s: got %d, %d, %v; want %d, %d, %v", tc.arr, i, j, dup, tc.i, tc.j, tc.dup)
 		}
+	}
+}
+
+// TestIsOfType holds the one type test, used by the subset's enum check
+// and by the validator, to the oracle's, for every type JSON Schema names
+// (null included, though the subset refuses it) and every kind of value.
+func TestIsOfType(t *testing.T) {
+	values := []string{`null`, `true`, `1`, `1.0`, `1e2`, `-0`, `1.5`, `"s"`, `[]`, `{}`}
+	for _, typ := range []string{"string", "number", "integer", "boolean", "array", "object", "null"} {
+		for _, text := range values {
+			v, err := parseJSON([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := libraryVerdict(t, `{"type":"`+typ+`"}`, text) == nil
+			if got := isOfType(v, typ); got != want {
+				t.Errorf("isOfType(%s, %s) = %v, the library says %v", text, typ, got, want)
+			}
+		}
+	}
+	if v, _ := parseJSON([]byte(`1`)); isOfType(v, "float") {
+		t.Error("a type JSON Schema does not name matched a value")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -107,7 +108,11 @@ func Parse(name string, data []byte) (Config, error) {
 func (c Config) check(name string, data []byte) []error {
 	var errs []error
 	fail := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s: %s", name, lineOf(data, key), key, fmt.Sprintf(format, args...)))
+		where := name
+		if line := lineOf(data, key); line > 0 {
+			where = fmt.Sprintf("%s:%d", name, line)
+		}
+		errs = append(errs, fmt.Errorf("%s: %s: %s", where, key, fmt.Sprintf(format, args...)))
 	}
 	known := Known()
 	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {
@@ -123,7 +128,7 @@ func (c Config) check(name string, data []byte) []error {
 	sort.Strings(names)
 	for _, n := range names {
 		s := c.Providers[n]
-		key := "providers." + n
+		key := dottedKey("providers", n)
 		if !slices.Contains(known, n) {
 			fail(key, "%q is not a provider (known: %s)", n, strings.Join(known, ", "))
 			continue
@@ -192,7 +197,7 @@ func decodeError(name string, err error) error {
 		errs := make([]error, 0, len(strict.Errors))
 		for _, e := range strict.Errors {
 			row, _ := e.Position()
-			errs = append(errs, fmt.Errorf("%s:%d: %s: unknown key (see docs/providers.md, \"Configuration\")", name, row, strings.Join(e.Key(), ".")))
+			errs = append(errs, fmt.Errorf("%s:%d: %s: unknown key (see docs/providers.md, \"Configuration\")", name, row, dottedKey(e.Key()...)))
 		}
 		return errors.Join(errs...)
 	}
@@ -201,7 +206,7 @@ func decodeError(name string, err error) error {
 		row, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
 		msg = goTypeDetail().ReplaceAllString(msg, "into $1")
-		if key := strings.Join(de.Key(), "."); key != "" {
+		if key := dottedKey(de.Key()...); key != "" {
 			return fmt.Errorf("%s:%d: %s: %s", name, row, key, msg)
 		}
 		return fmt.Errorf("%s:%d:%d: %s", name, row, col, msg)
@@ -210,27 +215,54 @@ func decodeError(name string, err error) error {
 }
 
 // lineOf finds the line that defines a dotted key: a table header
-// ([providers.codex]), a dotted key (providers.codex.x = ...), or a bare key
-// inside its table. 0 when it cannot tell.
+// ([providers.codex], [ providers."codex" ]), a dotted key
+// (providers.codex.x = ...), or a bare key inside its table. 0 when it
+// cannot tell (an inline table, say).
 func lineOf(data []byte, key string) int {
+	key = bareKey(key)
 	parts := strings.Split(key, ".")
 	last := parts[len(parts)-1]
 	table := strings.Join(parts[:len(parts)-1], ".")
 	inTable := table == ""
 	for i, raw := range strings.Split(string(data), "\n") {
 		line := strings.TrimSpace(raw)
-		switch {
-		case strings.HasPrefix(line, "["):
-			header := strings.Trim(line, "[] \t")
+		if strings.HasPrefix(line, "[") {
+			header, _, _ := strings.Cut(strings.TrimLeft(line, "["), "]")
+			header = bareKey(header)
 			if header == key || strings.HasPrefix(header, key+".") {
 				return i + 1
 			}
 			inTable = header == table
-		case strings.HasPrefix(line, key+" ") || strings.HasPrefix(line, key+"=") || strings.HasPrefix(line, key+"."):
-			return i + 1
-		case inTable && (strings.HasPrefix(line, last+" ") || strings.HasPrefix(line, last+"=") || strings.HasPrefix(line, last+".")):
+			continue
+		}
+		lhs, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		lhs = bareKey(lhs)
+		if lhs == key || strings.HasPrefix(lhs, key+".") || (inTable && (lhs == last || strings.HasPrefix(lhs, last+"."))) {
 			return i + 1
 		}
 	}
 	return 0
 }
+
+// dottedKey names a key in a message as TOML would write it: a part that
+// is not a bare key (a newline, a dot, a blank) is quoted, so a problem
+// stays on one line and names what the file says.
+func dottedKey(parts ...string) string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p
+		if p == "" || strings.TrimLeft(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
+			out[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// bareKey spells a TOML key as the dotted names of messages do: without
+// quotes, or blanks around the dots.
+func bareKey(s string) string { return keySpelling.Replace(s) }
+
+var keySpelling = strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "")

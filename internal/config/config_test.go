@@ -91,6 +91,13 @@ func TestLoadErrorsNameTheLineAndKey(t *testing.T) {
 		{"unknown default", "\ndefault_provider = \"cursor\"\n", []string{":2:", "default_provider", `"cursor"`}, nil},
 		{"bad base url", "[providers.openai]\ndefault_model = \"m\"\nbase_url = \"127.0.0.1:11434\"\n", []string{":3:", "providers.openai.base_url", "not an http(s) URL"}, nil},
 		{"bad env name", "[providers.codex]\nenv = { \"A=B\" = \"x\" }\n", []string{":2:", "providers.codex.env"}, nil},
+		// Found by FuzzParse: a quoted table name, and a key lineOf cannot
+		// place, gave line 0.
+		{"quoted unknown provider", "[providers.codex]\n[ providers . \"gpt\" ]\n", []string{":2:", "providers.gpt", `"gpt" is not a provider`}, []string{":0:"}},
+		// A name with a newline is quoted, so each problem stays one line.
+		{"provider name with a newline", "[providers.\"a\\nb\"]\n", []string{":1:", `providers."a\nb": "a\nb" is not a provider`}, []string{"\n"}},
+		{"unknown key with a newline", "[providers.codex]\n\"a\\nb\" = 1\n", []string{":2:", `providers.codex."a\nb": unknown key`}, []string{"\n"}},
+		{"inline unknown provider", "providers = { gpt = {} }\n", []string{": providers.gpt: ", `"gpt" is not a provider`}, []string{":0:"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -202,6 +202,13 @@ func (s *claudeStream) outcome(run cliRun, resumeID string) error {
 	}
 	if msg == "" {
 		msg = r.Subtype
+		switch {
+		case msg != "":
+		case run.exitCode != 0:
+			msg = fmt.Sprintf("exited with status %d", run.exitCode)
+		default:
+			msg = "the turn failed without saying why"
+		}
 		if tail := stderrTail(run.stderr, 5); tail != "" {
 			msg += ": " + tail
 		}

@@ -113,6 +113,15 @@ func TestClaudeOutcomeWithoutResult(t *testing.T) {
 	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "claude: hi")
 }
 
+// An error result with no words (no result, errors or subtype) and no
+// stderr still says what happened. Found by FuzzClaudeStream.
+func TestClaudeOutcomeOfAnErrorResultWithoutWords(t *testing.T) {
+	var s claudeStream
+	s.handle([]byte(`{"type":"result","is_error":true}`), func(Event) {})
+	wantProviderError(t, s.outcome(cliRun{}, ""), "claude: the turn failed without saying why")
+	wantProviderError(t, s.outcome(cliRun{exitCode: 1, stderr: "boom\n"}, ""), "claude: exited with status 1: boom")
+}
+
 func TestClaudeArgs(t *testing.T) {
 	c := NewClaude(Settings{Args: []string{"--max-turns", "5"}}).(*cliAgent)
 	got := strings.Join(c.args(&Turn{ResumeID: "s1", Model: "opus"}), " ")

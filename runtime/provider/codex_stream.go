@@ -61,11 +61,11 @@ func (s *codexStream) handle(line []byte, emit func(Event)) {
 			emit(Event{ChatDelta: text})
 		case "error":
 			// An error item is a warning (unknown model metadata, ...), not fatal.
-			emit(Event{Warning: "codex: " + ev.Item.Message})
+			emit(Event{Warning: "codex: " + errorWords(ev.Item.Message)})
 		}
 	case "error":
 		s.lastError = codexMessage(ev.Message)
-		emit(Event{Warning: "codex: " + s.lastError})
+		emit(Event{Warning: "codex: " + errorWords(s.lastError)})
 	case "turn.failed":
 		s.failed = "turn failed"
 		if ev.Error != nil && ev.Error.Message != "" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,4 +224,19 @@ func TestCodexStreamKeepsLinesWithChangedFieldTypes(t *testing.T) {
 	var s codexStream
 	s.handle([]byte(`{"type":"turn.failed","thread_id":42,"error":{"message":"quota exceeded"}}`), func(Event) {})
 	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "codex: quota exceeded")
+}
+
+// An error without a message is still reported, as one. Found by
+// FuzzCodexStream.
+func TestCodexStreamErrorWithoutMessage(t *testing.T) {
+	var s codexStream
+	var warnings []string
+	for _, l := range []string{`{"type":"error"}`, `{"type":"item.completed","item":{"type":"error","message":" "}}`} {
+		s.handle([]byte(l), func(ev Event) { warnings = append(warnings, ev.Warning) })
+	}
+	want := []string{"codex: an error without a message", "codex: an error without a message"}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings = %q, want %q", warnings, want)
+	}
+	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "codex exited with status 1")
 }

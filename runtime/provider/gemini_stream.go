@@ -74,7 +74,7 @@ func (s *geminiStream) handle(line []byte, emit func(Event)) {
 		if ev.Severity == "error" {
 			s.lastError = msg
 		}
-		emit(Event{Warning: "gemini: " + msg})
+		emit(Event{Warning: "gemini: " + errorWords(msg)})
 	case "result":
 		s.result = ev.Status
 		if ev.Status != "success" {

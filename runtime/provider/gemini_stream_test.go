@@ -131,3 +131,15 @@ type replayStream interface {
 	handle(line []byte, emit func(Event))
 	outcome(run cliRun, resumeID string) error
 }
+
+// An error without a message is still reported, as one. Found by
+// FuzzGeminiStream.
+func TestGeminiStreamErrorWithoutMessage(t *testing.T) {
+	var s geminiStream
+	var warnings []string
+	s.handle([]byte(`{"type":"error","severity":"error"}`), func(ev Event) { warnings = append(warnings, ev.Warning) })
+	if want := "gemini: an error without a message"; len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings = %q, want %q", warnings, want)
+	}
+	wantProviderError(t, s.outcome(cliRun{exitCode: 1}, ""), "gemini exited with status 1")
+}
