@@ -159,6 +159,62 @@ func TestRestartMidTurn(t *testing.T) {
 	}
 }
 
+// Every call pending at kill -9 settles after the restart, each once, and
+// a late result for each is refused as interrupted. Issue 20: of three,
+// the restarted Core knew one; the other two never settled, and their
+// results got reason "unknown".
+func TestKillWithThreeCallsPending(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, false)
+	turn := p.SendText(info.SessionID, "& call update_counter {\"delta\": 1}\n& call update_counter {\"delta\": 2}\n& call update_counter {\"delta\": 3}")
+	var ids []string
+	p.AwaitEvent(20*time.Second, "three tool calls", func(e wire.Event) bool {
+		if e.Event == wire.EventToolCall {
+			var d wire.ToolCallData
+			json.Unmarshal(e.Data.(json.RawMessage), &d)
+			ids = append(ids, d.ToolRequestID)
+		}
+		return len(ids) == 3
+	})
+	last := lastSeqOf(p, info.SessionID)
+	srv.Kill()
+	srv.Restart(t)
+
+	p2 := wspage.Dial(t, srv.WSURL, "")
+	resumeAfter(t, p2, info.SessionID, last)
+	if d := p2.AwaitDone(turn, 10*time.Second); d.OK || d.Error == nil || d.Error.Code != wire.CodeTurnInterrupted {
+		t.Fatalf("done of the cut-off turn = %+v", d)
+	}
+	outcomes := map[string][]wire.SettleOutcome{}
+	for _, e := range p2.Events() {
+		if e.Event == wire.EventToolCallSettled {
+			var d wire.ToolCallSettledData
+			json.Unmarshal(e.Data.(json.RawMessage), &d)
+			outcomes[d.ToolRequestID] = append(outcomes[d.ToolRequestID], d.Outcome)
+		}
+	}
+	for _, id := range ids {
+		if got := outcomes[id]; len(got) != 1 || got[0] != wire.OutcomeInterrupted {
+			t.Errorf("call %s settled %v after the restart, want [interrupted]", id, got)
+		}
+		_, err := p2.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: id, Result: json.RawMessage(`{"value":1}`)})
+		if details, _ := errDetails(err); err == nil || err.Code != wire.CodeToolRequestNotPending || details["reason"] != string(wire.OutcomeInterrupted) {
+			t.Errorf("a late result for %s: %+v", id, err)
+		}
+	}
+	contiguous(t, p2, info.SessionID, last)
+}
+
+// errDetails is a wire error's details as a JSON object.
+func errDetails(err *wire.Error) (map[string]any, bool) {
+	if err == nil {
+		return nil, false
+	}
+	d, ok := err.Details.(map[string]any)
+	return d, ok
+}
+
 // A page that loses its connection mid-turn and resumes with the last seq
 // it handled gets every event it missed, chat included, once and in order.
 func TestResumeReplaysMissedEvents(t *testing.T) {

@@ -159,6 +159,21 @@ func (j *Journal) Close() error {
 	return err
 }
 
+// abandon closes the segment without writing what is pending (Abandon).
+func (j *Journal) abandon() error {
+	j.fileMu.Lock()
+	defer j.fileMu.Unlock()
+	j.mu.Lock()
+	j.buf = nil
+	j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
 // Current is the segment being appended to.
 func (j *Journal) Current() uint64 {
 	j.fileMu.Lock()

@@ -82,6 +82,13 @@ func (d *DB) Close() error {
 	return errors.Join(d.journal.Close(), d.bolt.Close())
 }
 
+// Abandon closes the files as a killed process leaves them: what was
+// appended to the journal but not yet written is lost, the rest stays for
+// the next Open. Crash tests use it to stop a Core mid-flight in-process.
+func (d *DB) Abandon() error {
+	return errors.Join(d.journal.abandon(), d.bolt.Close())
+}
+
 // Record is what Core keeps of one session between runs. The agent secret
 // is not kept: a restored session gets a new one, and the processes that
 // knew the old one are gone.

@@ -1,0 +1,116 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// crashImage stops c's persistence as kill -9 would, at this instant: the
+// writer commits nothing more, what the journal had not handed to the
+// kernel is lost, and later ops go nowhere. It copies what is on disk then
+// (the database and the journal's segments) to a new state directory,
+// for a Core to start on as after the crash; c itself runs on in memory.
+func crashImage(t *testing.T, c *Core) string {
+	t.Helper()
+	p := c.persist
+	p.mu.Lock()
+	p.closed = true
+	p.queue = nil
+	p.mu.Unlock()
+	close(p.wake)
+	<-p.done
+	if err := p.db.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	image := t.TempDir()
+	entries, err := os.ReadDir(c.opts.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), dbFile) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.opts.StateDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(image, e.Name()), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return image
+}
+
+// Every call the page was given survives a crash of Core: after the
+// restart each one still pending settles interrupted, once, and a late
+// result for it is refused with that reason; a call answered before the
+// crash is not settled again. Issue 20: with three calls pending at
+// kill -9, only the first was in the database (the record was written
+// when the status changed, not when a call was added), and the other two
+// never settled.
+func TestCrashSettlesEveryPendingCall(t *testing.T) {
+	for _, answered := range []int{0, 1} {
+		t.Run(fmt.Sprintf("%d answered", answered), func(t *testing.T) { crashWithThreeCalls(t, answered) })
+	}
+}
+
+func crashWithThreeCalls(t *testing.T, answered int) {
+	turns := make(chan *heldTurn, 4)
+	held := func(o *Options) { o.Providers = provider.NewRegistry("", heldProvider{turns: turns}) }
+	c1, srv1, _ := runCore(t, t.TempDir(), "", held)
+	p := wspage.Dial(t, wsURL(srv1), srv1.URL)
+	keep := false
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
+	turn := p.SendText(info.SessionID, "three calls")
+	ht := <-turns
+	for i := range 3 {
+		callAsync(ht, "echo", fmt.Sprintf(`{"x":%d}`, i))
+	}
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, toolCall(t, p, "echo", i+1).ToolRequestID)
+	}
+	for _, id := range ids[:answered] {
+		p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: id, Result: json.RawMessage(`1`)})
+		settled(t, p, id)
+	}
+	var last int64
+	for _, e := range p.Events() {
+		last = max(last, e.Seq)
+	}
+	image := crashImage(t, c1)
+	srv1.Close() // its port, for the page's origin after the restart
+
+	_, srv2, _ := runCore(t, image, srv1.Listener.Addr().String(), held)
+	p2 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last})
+	awaitEvent(t, p2, wire.EventDone, turn, nil)
+	for _, id := range ids[answered:] {
+		if d := settled(t, p2, id); d.Outcome != wire.OutcomeInterrupted {
+			t.Errorf("call %s settled %s after the crash, want interrupted", id, d.Outcome)
+		}
+		_, werr := p2.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: id, Result: json.RawMessage(`1`)})
+		we := wantCode(t, werr, wire.CodeToolRequestNotPending)
+		if details, _ := we.Details.(map[string]any); details["reason"] != string(wire.OutcomeInterrupted) {
+			t.Errorf("a late result for %s: %+v, want reason interrupted", id, we)
+		}
+	}
+	n := 0
+	for _, e := range p2.Events() {
+		if e.Event == wire.EventToolCallSettled {
+			n++
+		}
+	}
+	if want := len(ids) - answered; n != want {
+		t.Errorf("%d tool_call_settled events after the restart, want one per call still pending (%d)", n, want)
+	}
+}
