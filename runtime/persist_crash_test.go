@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -112,5 +114,62 @@ func crashWithThreeCalls(t *testing.T, answered int) {
 	}
 	if want := len(ids) - answered; n != want {
 		t.Errorf("%d tool_call_settled events after the restart, want one per call still pending (%d)", n, want)
+	}
+}
+
+// A crash can fall between a call's tool_call_settled event and the
+// record without the call, both journaled, the event first (a page may
+// have seen it): the restart trusts the event, and does not settle the
+// call a second time as interrupted.
+func TestRestoreTrustsASettledEventOverTheRecord(t *testing.T) {
+	state := t.TempDir()
+	_, srv1, stop1 := runCore(t, state, "", nil)
+	p := wspage.Dial(t, wsURL(srv1), srv1.URL)
+	keep := false
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
+	stop1()
+	p.Close()
+
+	db, err := store.Open(filepath.Join(state, dbFile), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := db.Sessions()
+	if err != nil || len(records) != 1 {
+		t.Fatalf("records = %+v, %v", records, err)
+	}
+	rec := records[0]
+	rec.Skills = nil
+	rec.Status = string(wire.StatusWaitingToolResult)
+	rec.Turn = &store.TurnRecord{ID: "t_1", StartedAt: rec.CreatedAt}
+	rec.Pending = []store.PendingRecord{{ID: "tr_answered", Tool: "echo", TurnID: "t_1"}, {ID: "tr_pending", Tool: "echo", TurnID: "t_1"}}
+	frame := func(seq int64, event string, data any) store.Event {
+		return store.Event{Seq: seq, Frame: mustMarshal(t, wire.Event{Type: wire.FrameEvent, Event: event, SessionID: rec.ID, Seq: seq, TurnID: "t_1", Data: data})}
+	}
+	last := rec.Seq + 1
+	err = db.Apply([]store.Op{{Put: &rec}, {SessionID: rec.ID, Events: []store.Event{
+		frame(last, wire.EventToolCallSettled, wire.ToolCallSettledData{ToolRequestID: "tr_answered", Tool: "echo", Outcome: wire.OutcomeResult}),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	_, srv2, _ := runCore(t, state, srv1.Listener.Addr().String(), nil)
+	p2 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &last})
+	awaitEvent(t, p2, wire.EventDone, "t_1", nil)
+	for _, e := range p2.Events() {
+		if e.Event == wire.EventToolCallSettled && strings.Contains(string(e.Data.(json.RawMessage)), "tr_answered") {
+			t.Errorf("the answered call settled again after the restart: %s", e.Data)
+		}
+	}
+	if d := settled(t, p2, "tr_pending"); d.Outcome != wire.OutcomeInterrupted {
+		t.Errorf("the pending call settled %s, want interrupted", d.Outcome)
+	}
+	_, werr := p2.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: "tr_answered", Result: json.RawMessage(`1`)})
+	we := wantCode(t, werr, wire.CodeToolRequestNotPending)
+	if details, _ := we.Details.(map[string]any); details["reason"] != string(wire.OutcomeResult) {
+		t.Errorf("a second result for the answered call: %+v, want reason result", we)
 	}
 }

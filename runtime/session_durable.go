@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -140,7 +141,14 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	// Nothing that was running runs any more: its process, or the MCP
 	// client's request, died with the old Core. Each call the page was
 	// given is settled interrupted, once.
+	settledInLog := settledCalls(events)
 	for _, p := range r.Pending {
+		if how, ok := settledInLog[p.ID]; ok {
+			// Its settling was journaled before the record that no longer
+			// lists it, and the crash fell between the two.
+			s.calls.settled.add(p.ID, how)
+			continue
+		}
 		turnID := p.TurnID
 		if turnID == "" && r.Turn != nil && !s.isExternal() {
 			turnID = r.Turn.ID // a record written before calls carried their turn
@@ -162,4 +170,24 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	s.saveLocked()
 	s.mu.Unlock()
 	return s, nil
+}
+
+// settledCalls is how the calls with a tool_call_settled event in events
+// settled, by id.
+func settledCalls(events []store.Event) map[string]wire.SettleOutcome {
+	out := map[string]wire.SettleOutcome{}
+	marker := []byte(`"` + wire.EventToolCallSettled + `"`)
+	for _, ev := range events {
+		if !bytes.Contains(ev.Frame, marker) {
+			continue
+		}
+		var frame struct {
+			Event string                   `json:"event"`
+			Data  wire.ToolCallSettledData `json:"data"`
+		}
+		if json.Unmarshal(ev.Frame, &frame) == nil && frame.Event == wire.EventToolCallSettled {
+			out[frame.Data.ToolRequestID] = frame.Data.Outcome
+		}
+	}
+	return out
 }
