@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/internal/store"
@@ -135,8 +136,8 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 		}
 	}
 	s.mu.Lock()
-	if s.status == "" || s.status == wire.StatusEnded {
-		s.status = wire.StatusIdle
+	if s.status == wire.StatusEnded || !slices.Contains(wire.Statuses, s.status) {
+		s.status = wire.StatusIdle // no status the state machine could move on from
 	}
 	// Nothing that was running runs any more: its process, or the MCP
 	// client's request, died with the old Core. Each call the page was
