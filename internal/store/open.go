@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -217,12 +218,15 @@ func (d *DB) prepare() error {
 // file set aside, and not later as a panic. It returns the ids of records
 // that do not decode and how many do.
 func (d *DB) scan() (bad []string, good int, err error) {
+	var sum byte
+	defer func() { runtime.KeepAlive(sum) }()
 	err = guard("reading it", func() error {
 		return d.bolt.View(func(tx *bolt.Tx) error {
 			err := tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
 				if v == nil {
 					return nil // a nested bucket: never written by Core, never read
 				}
+				touch(v, &sum)
 				if _, err := decodeRecord(k, v); err != nil {
 					bad = append(bad, string(k))
 				} else {
@@ -234,7 +238,7 @@ func (d *DB) scan() (bad []string, good int, err error) {
 				return err
 			}
 			for _, name := range [][]byte{skillsBucket, eventsBucket} {
-				if err := touchAll(tx.Bucket(name)); err != nil {
+				if err := touchAll(tx.Bucket(name), &sum); err != nil {
 					return err
 				}
 			}
@@ -244,16 +248,29 @@ func (d *DB) scan() (bad []string, good int, err error) {
 	return bad, good, err
 }
 
-// touchAll reads every key and value under b.
-func touchAll(b *bolt.Bucket) error {
+// touchAll reads every key and every page of every value under b.
+func touchAll(b *bolt.Bucket, sum *byte) error {
 	return b.ForEach(func(k, v []byte) error {
 		if v == nil {
 			if nested := b.Bucket(k); nested != nil {
-				return touchAll(nested)
+				return touchAll(nested, sum)
 			}
 		}
+		touch(v, sum)
 		return nil
 	})
+}
+
+// touch reads a byte of each page v spans: a value's bytes are in the
+// map, not yet read, and a page of them past the end of a truncated file
+// faults only when read. The sum keeps the reads from being optimised away.
+func touch(v []byte, sum *byte) {
+	for i := 0; i < len(v); i += 4096 {
+		*sum ^= v[i]
+	}
+	if len(v) > 0 {
+		*sum ^= v[len(v)-1]
+	}
 }
 
 // setAsideRecords moves records that do not decode into the setAside
