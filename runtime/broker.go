@@ -142,6 +142,10 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	// The caller learns how the call settled only once the journal has it
+	// (written by the page's connection, if it got there first): a crash
+	// cannot then settle it again, differently, after the restart.
+	defer s.core.persist.sync()
 	select {
 	case out := <-call.outcome:
 		return out.result, out.err

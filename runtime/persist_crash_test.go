@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,21 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
+
+// heldWake is, for a persister whose commits a test holds, the channel its
+// writer still waits on.
+var heldWake sync.Map // *persister → chan struct{}
+
+// holdCommits stops c's persister from committing, and so from handing
+// the journal to the kernel when it starts a new segment: only a page
+// connection's or an agent's answer's sync writes it. crashImage ends it.
+func holdCommits(c *Core) {
+	p := c.persist
+	p.mu.Lock()
+	heldWake.Store(p, p.wake)
+	p.wake = make(chan struct{}, 1)
+	p.mu.Unlock()
+}
 
 // crashImage stops c's persistence as kill -9 would, at this instant: the
 // writer commits nothing more, what the journal had not handed to the
@@ -28,6 +44,9 @@ func crashImage(t *testing.T, c *Core) string {
 	p.queue = nil
 	p.mu.Unlock()
 	close(p.wake)
+	if wake, held := heldWake.LoadAndDelete(p); held {
+		close(wake.(chan struct{}))
+	}
 	<-p.done
 	if err := p.db.Abandon(); err != nil {
 		t.Fatal(err)
@@ -171,5 +190,43 @@ func TestRestoreTrustsASettledEventOverTheRecord(t *testing.T) {
 	we := wantCode(t, werr, wire.CodeToolRequestNotPending)
 	if details, _ := we.Details.(map[string]any); details["reason"] != string(wire.OutcomeResult) {
 		t.Errorf("a second result for the answered call: %+v, want reason result", we)
+	}
+}
+
+// The agent learns how a call settled only once the journal has it: a
+// call that timed out while no page was attached, then a crash, is not
+// forgotten after the restart, and a late result gets reason timeout.
+// (Only a page connection wrote the journal, and the writer's commits
+// every 50 ms: an agent told "timeout" could meet a restarted Core that
+// had never heard of the call.)
+func TestCrashAfterTheAgentSawTheOutcome(t *testing.T) {
+	turns := make(chan *heldTurn, 4)
+	held := func(o *Options) { o.Providers = provider.NewRegistry("", heldProvider{turns: turns}) }
+	c1, srv1, _ := runCore(t, t.TempDir(), "", held)
+	p := wspage.Dial(t, wsURL(srv1), srv1.URL)
+	keep := false
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
+	p.SendText(info.SessionID, "a slow call")
+	ht := <-turns
+	s, err := c1.session(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	awaitDetached(t, s, 5*time.Second)
+	holdCommits(c1)
+	_, callErr := ht.call("slow", `{}`)
+	we := wantCode(t, callErr, wire.CodeToolTimeout)
+	id, _ := we.Details.(map[string]any)["toolRequestId"].(string)
+	image := crashImage(t, c1)
+	srv1.Close()
+
+	_, srv2, _ := runCore(t, image, srv1.Listener.Addr().String(), held)
+	p2 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID})
+	_, werr := p2.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: id, Result: json.RawMessage(`1`)})
+	we = wantCode(t, werr, wire.CodeToolRequestNotPending)
+	if details, _ := we.Details.(map[string]any); details["reason"] != string(wire.OutcomeTimeout) {
+		t.Errorf("a late result for the call the agent saw time out: %+v, want reason timeout", we)
 	}
 }

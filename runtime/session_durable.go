@@ -142,12 +142,17 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	// Nothing that was running runs any more: its process, or the MCP
 	// client's request, died with the old Core. Each call the page was
 	// given is settled interrupted, once.
-	settledInLog := settledCalls(events)
+	// How calls settled, as the log tells, so a late result after the
+	// restart gets its reason.
+	settledInLog := map[string]bool{}
+	for _, c := range settledCalls(events) {
+		s.calls.settled.add(c.id, c.how)
+		settledInLog[c.id] = true
+	}
 	for _, p := range r.Pending {
-		if how, ok := settledInLog[p.ID]; ok {
+		if settledInLog[p.ID] {
 			// Its settling was journaled before the record that no longer
 			// lists it, and the crash fell between the two.
-			s.calls.settled.add(p.ID, how)
 			continue
 		}
 		turnID := p.TurnID
@@ -173,10 +178,15 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	return s, nil
 }
 
-// settledCalls is how the calls with a tool_call_settled event in events
-// settled, by id.
-func settledCalls(events []store.Event) map[string]wire.SettleOutcome {
-	out := map[string]wire.SettleOutcome{}
+// settledCall is one tool_call_settled of the event log.
+type settledCall struct {
+	id  string
+	how wire.SettleOutcome
+}
+
+// settledCalls lists the tool_call_settled events in events, oldest first.
+func settledCalls(events []store.Event) []settledCall {
+	var out []settledCall
 	marker := []byte(`"` + wire.EventToolCallSettled + `"`)
 	for _, ev := range events {
 		if !bytes.Contains(ev.Frame, marker) {
@@ -187,7 +197,7 @@ func settledCalls(events []store.Event) map[string]wire.SettleOutcome {
 			Data  wire.ToolCallSettledData `json:"data"`
 		}
 		if json.Unmarshal(ev.Frame, &frame) == nil && frame.Event == wire.EventToolCallSettled {
-			out[frame.Data.ToolRequestID] = frame.Data.Outcome
+			out = append(out, settledCall{frame.Data.ToolRequestID, frame.Data.Outcome})
 		}
 	}
 	return out
