@@ -133,14 +133,19 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	s.calls.add(call)
 	// Status first, so the page hears waiting_tool_result from Core before
-	// the call it runs a handler for.
-	s.refreshStatusLocked()
+	// the call it runs a handler for. The record, with the call in its
+	// pending list, goes to the journal before the tool_call event does.
+	s.refreshStatusAndSaveLocked()
 	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	// The caller learns how the call settled only once the journal has it
+	// (written by the page's connection, if it got there first): a crash
+	// cannot then settle it again, differently, after the restart.
+	defer s.core.persist.sync()
 	select {
 	case out := <-call.outcome:
 		return out.result, out.err
@@ -172,7 +177,22 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how wire.Sett
 	}
 	call.outcome <- out
 	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
+	s.refreshStatusAndSaveLocked()
+}
+
+// refreshStatusAndSaveLocked is refreshStatusLocked for a change to the
+// pending calls: the record is saved even when the status stays the same.
+// A restart settles exactly the calls the record lists, so a call added
+// while others wait must be in it before the page or the agent hears of
+// it, and a settled one must leave it, or a restart settles it twice.
+// (The record was written only on a status change: of three calls
+// pending at kill -9, the restart knew one. Issue 20.)
+func (s *Session) refreshStatusAndSaveLocked() {
+	before := s.status
 	s.refreshStatusLocked()
+	if s.status == before {
+		s.saveLocked() // a status change saved it already
+	}
 }
 
 // failPendingLocked settles every pending call with err.
@@ -216,6 +236,8 @@ func notPendingMessage(reason string) string {
 		return "the session ended before the result arrived"
 	case wire.OutcomeCancelled:
 		return "the agent stopped waiting for this call"
+	case wire.OutcomeInterrupted:
+		return "Core stopped (a restart or a crash) while the call was pending"
 	}
 	return "no such call is pending in this session"
 }

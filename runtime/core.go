@@ -7,7 +7,6 @@ package runtime
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,7 +159,7 @@ func NewCore(opts Options) (*Core, error) {
 	if opts.StateDir == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "state dir is required")
 	}
-	if err := os.MkdirAll(filepath.Join(opts.StateDir, "sessions"), 0o700); err != nil {
+	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
 	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, uid: os.Getuid(),

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -32,6 +34,7 @@ func (c *Core) recover() error {
 		return err
 	}
 	c.persist = newPersister(db, c.log)
+	logRecovery(c.log, db.Recovered)
 	records, err := db.Sessions()
 	if err != nil {
 		return fmt.Errorf("read sessions from the state database: %w", err)
@@ -45,6 +48,18 @@ func (c *Core) recover() error {
 	}
 	// Leftovers first, so no old agent process races the restored session.
 	dirs, _ := os.ReadDir(filepath.Join(c.opts.StateDir, "sessions"))
+	dirs = slices.DeleteFunc(dirs, func(d os.DirEntry) bool {
+		if d.IsDir() {
+			return false
+		}
+		// Not a work directory Core made (a link, say): removed itself,
+		// never followed, before a restored session could build in it.
+		path := filepath.Join(c.opts.StateDir, "sessions", d.Name())
+		if err := os.Remove(path); err != nil {
+			c.log.Warn("remove what is not a work directory from the state directory", "path", path, "err", err)
+		}
+		return true
+	})
 	for _, d := range dirs {
 		known[d.Name()] = known[d.Name()] || strings.HasPrefix(d.Name(), "s_")
 	}
@@ -111,4 +126,26 @@ func (s *Session) startResumeWindow() {
 			s.End(wire.EndedData{Reason: "resume_window_expired"})
 		}
 	})
+}
+
+// logRecovery says in one line what start-up could not read in the state
+// directory, what it kept, and where the rest went.
+func logRecovery(logger *log.Logger, r store.Recovery) {
+	if !r.Damaged() {
+		return
+	}
+	kv := []any{"keptSessions", r.Sessions, "keptJournalOps", r.Replayed}
+	if r.Unreadable != "" {
+		kv = append(kv, "unreadableDatabase", r.Unreadable)
+	}
+	if r.SkippedOps > 0 {
+		kv = append(kv, "skippedJournalOps", r.SkippedOps)
+	}
+	if len(r.BadRecords) > 0 {
+		kv = append(kv, "setAsideRecords", strings.Join(r.BadRecords, ","))
+	}
+	if len(r.SetAside) > 0 {
+		kv = append(kv, "setAsideFiles", strings.Join(r.SetAside, ","))
+	}
+	logger.Warn("state directory: what could not be read was set aside (moved, not deleted); the rest was restored", kv...)
 }

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/internal/store"
@@ -134,13 +136,25 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 		}
 	}
 	s.mu.Lock()
-	if s.status == "" || s.status == wire.StatusEnded {
-		s.status = wire.StatusIdle
+	if s.status == wire.StatusEnded || !slices.Contains(wire.Statuses, s.status) {
+		s.status = wire.StatusIdle // no status the state machine could move on from
 	}
 	// Nothing that was running runs any more: its process, or the MCP
 	// client's request, died with the old Core. Each call the page was
 	// given is settled interrupted, once.
+	// How calls settled, as the log tells, so a late result after the
+	// restart gets its reason.
+	settledInLog := map[string]bool{}
+	for _, c := range settledCalls(events) {
+		s.calls.settled.add(c.id, c.how)
+		settledInLog[c.id] = true
+	}
 	for _, p := range r.Pending {
+		if settledInLog[p.ID] {
+			// Its settling was journaled before the record that no longer
+			// lists it, and the crash fell between the two.
+			continue
+		}
 		turnID := p.TurnID
 		if turnID == "" && r.Turn != nil && !s.isExternal() {
 			turnID = r.Turn.ID // a record written before calls carried their turn
@@ -162,4 +176,29 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	s.saveLocked()
 	s.mu.Unlock()
 	return s, nil
+}
+
+// settledCall is one tool_call_settled of the event log.
+type settledCall struct {
+	id  string
+	how wire.SettleOutcome
+}
+
+// settledCalls lists the tool_call_settled events in events, oldest first.
+func settledCalls(events []store.Event) []settledCall {
+	var out []settledCall
+	marker := []byte(`"` + wire.EventToolCallSettled + `"`)
+	for _, ev := range events {
+		if !bytes.Contains(ev.Frame, marker) {
+			continue
+		}
+		var frame struct {
+			Event string                   `json:"event"`
+			Data  wire.ToolCallSettledData `json:"data"`
+		}
+		if json.Unmarshal(ev.Frame, &frame) == nil && frame.Event == wire.EventToolCallSettled {
+			out = append(out, settledCall{frame.Data.ToolRequestID, frame.Data.Outcome})
+		}
+	}
+	return out
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,9 +26,11 @@ import (
 // starts a new segment whenever it takes a batch for the database, and
 // removes a segment once the batch holding all of its ops committed.
 //
-// Each op is one entry: uvarint length, CRC-32C of the payload (4 bytes,
-// little endian), payload. A torn or corrupt entry ends the replay of its
-// segment: whatever follows it was never written whole.
+// A segment starts with a header that names its format version
+// (journal_decode.go). Each op is then one entry: uvarint length, CRC-32C
+// of the payload (4 bytes, little endian), payload. A torn or corrupt
+// entry ends the replay of its segment: whatever follows it was never
+// written whole (the segment is then set aside, not removed: open.go).
 
 // castagnoli is made on first use: every pedelec process, tool-call too,
 // links this package, and the table is 8 KB of work at init.
@@ -114,7 +114,7 @@ func (j *Journal) Rotate() (uint64, error) {
 		err = cerr
 	}
 	j.seg++
-	f, oerr := os.OpenFile(segmentPath(j.base, j.seg), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	f, oerr := createSegment(j.base, j.seg)
 	if oerr != nil {
 		// Keep appending somewhere: the old segment, reopened. The ops
 		// stay in order; the segment is just not removed.
@@ -149,7 +149,7 @@ func (j *Journal) Close() error {
 	err := j.writeLocked()
 	empty := false
 	if info, serr := j.f.Stat(); serr == nil {
-		empty = info.Size() == 0
+		empty = info.Size() <= int64(len(segmentHeader()))
 	}
 	err = errors.Join(err, j.f.Close())
 	j.f = nil
@@ -159,11 +159,39 @@ func (j *Journal) Close() error {
 	return err
 }
 
+// abandon closes the segment without writing what is pending (Abandon).
+func (j *Journal) abandon() error {
+	j.fileMu.Lock()
+	defer j.fileMu.Unlock()
+	j.mu.Lock()
+	j.buf = nil
+	j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
 // Current is the segment being appended to.
 func (j *Journal) Current() uint64 {
 	j.fileMu.Lock()
 	defer j.fileMu.Unlock()
 	return j.seg
+}
+
+// createSegment starts segment seg with its header.
+func createSegment(base string, seg uint64) (*os.File, error) {
+	f, err := os.OpenFile(segmentPath(base, seg), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(segmentHeader()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func segmentPath(base string, seg uint64) string {
@@ -187,64 +215,6 @@ func segments(base string) ([]uint64, error) {
 	}
 	sort.Slice(segs, func(a, b int) bool { return segs[a] < segs[b] })
 	return segs, nil
-}
-
-// replayJournal applies the ops of every segment a previous Core left to
-// the database, in order, in one transaction, then removes the segments
-// and opens a fresh journal. It returns how many ops it applied.
-func (d *DB) replayJournal() (*Journal, int, error) {
-	segs, err := segments(d.path)
-	if err != nil {
-		return nil, 0, err
-	}
-	var ops []Op
-	for _, seg := range segs {
-		data, err := os.ReadFile(segmentPath(d.path, seg))
-		if err != nil {
-			return nil, 0, fmt.Errorf("read journal segment %d: %w", seg, err)
-		}
-		ops = append(ops, decodeOps(data)...)
-	}
-	if len(ops) > 0 {
-		if err := d.Apply(ops); err != nil {
-			return nil, 0, fmt.Errorf("apply the journal to the database: %w", err)
-		}
-	}
-	next := uint64(1)
-	for _, seg := range segs {
-		if err := os.Remove(segmentPath(d.path, seg)); err != nil {
-			return nil, 0, err
-		}
-		next = seg + 1
-	}
-	f, err := os.OpenFile(segmentPath(d.path, next), os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &Journal{base: d.path, f: f, seg: next}, len(ops), nil
-}
-
-// decodeOps reads entries until the data ends or an entry is torn.
-func decodeOps(data []byte) []Op {
-	var ops []Op
-	for len(data) > 0 {
-		n, k := binary.Uvarint(data)
-		if k <= 0 || uint64(len(data)-k) < 4+n {
-			break
-		}
-		sum := binary.LittleEndian.Uint32(data[k:])
-		payload := data[k+4 : k+4+int(n)]
-		if crc32.Checksum(payload, castagnoli()) != sum {
-			break
-		}
-		op, err := decodeOp(payload)
-		if err != nil {
-			break
-		}
-		ops = append(ops, op)
-		data = data[k+4+int(n):]
-	}
-	return ops
 }
 
 // appendOp appends op's payload to b.
@@ -276,85 +246,4 @@ func appendOp(b []byte, op Op) ([]byte, error) {
 
 func appendBytes(b, p []byte) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(p))), p...)
-}
-
-var errTorn = errors.New("torn journal entry")
-
-func decodeOp(p []byte) (Op, error) {
-	var op Op
-	r := reader{p: p}
-	for !r.done() {
-		switch r.byte() {
-		case secPut:
-			op.Put = &Record{}
-			if err := json.Unmarshal(r.bytes(), op.Put); err != nil {
-				return op, err
-			}
-		case secDelete:
-			op.Delete = string(r.bytes())
-		case secEvents:
-			op.SessionID = string(r.bytes())
-			op.TrimBelow = r.varint()
-			n := r.uvarint()
-			for i := uint64(0); i < n && r.err == nil; i++ {
-				seq := r.varint()
-				op.Events = append(op.Events, Event{Seq: seq, Frame: append([]byte(nil), r.bytes()...)})
-			}
-		default:
-			return op, errTorn
-		}
-		if r.err != nil {
-			return op, r.err
-		}
-	}
-	return op, nil
-}
-
-// reader decodes a payload; the first error sticks.
-type reader struct {
-	p   []byte
-	err error
-}
-
-func (r *reader) done() bool { return r.err != nil || len(r.p) == 0 }
-
-func (r *reader) byte() byte {
-	if len(r.p) == 0 {
-		r.err = io.ErrUnexpectedEOF
-		return 0
-	}
-	c := r.p[0]
-	r.p = r.p[1:]
-	return c
-}
-
-func (r *reader) uvarint() uint64 {
-	v, k := binary.Uvarint(r.p)
-	if k <= 0 {
-		r.err = errTorn
-		return 0
-	}
-	r.p = r.p[k:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, k := binary.Varint(r.p)
-	if k <= 0 {
-		r.err = errTorn
-		return 0
-	}
-	r.p = r.p[k:]
-	return v
-}
-
-func (r *reader) bytes() []byte {
-	n := r.uvarint()
-	if r.err != nil || uint64(len(r.p)) < n {
-		r.err = errTorn
-		return nil
-	}
-	b := r.p[:n]
-	r.p = r.p[n:]
-	return b
 }

@@ -51,8 +51,8 @@ func TestJournalReplayedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if db.Replayed != len(ops) {
-		t.Errorf("replayed %d ops, want %d", db.Replayed, len(ops))
+	if db.Recovered.Replayed != len(ops) {
+		t.Errorf("replayed %d ops, want %d", db.Recovered.Replayed, len(ops))
 	}
 	recs, err := db.Sessions()
 	if err != nil || len(recs) != 1 || recs[0].ID != "s_1" || recs[0].Status != "running" || string(recs[0].Skills) != `{"tools":[]}` {
@@ -89,13 +89,13 @@ func TestJournalEntriesCheckSummed(t *testing.T) {
 	j := &Journal{}
 	j.Append(Op{SessionID: "s_1", Events: []Event{{Seq: 7, Frame: []byte(`{"a":1}`)}}, TrimBelow: 3})
 	j.Append(Op{Delete: "s_9"})
-	ops := decodeOps(j.buf)
+	ops, _, _ := decodeOps(j.buf)
 	if len(ops) != 2 || ops[0].Events[0].Seq != 7 || string(ops[0].Events[0].Frame) != `{"a":1}` || ops[0].TrimBelow != 3 || ops[1].Delete != "s_9" {
 		t.Fatalf("decoded %+v", ops)
 	}
 	bad := append([]byte(nil), j.buf...)
 	bad[len(bad)-1] ^= 1
-	if ops := decodeOps(bad); len(ops) != 1 {
+	if ops, _, intact := decodeOps(bad); len(ops) != 1 || intact {
 		t.Fatalf("decoded %d ops from a journal whose second entry is corrupt, want 1", len(ops))
 	}
 }

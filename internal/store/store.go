@@ -10,10 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 var (
@@ -39,38 +37,8 @@ type DB struct {
 	bolt    *bolt.DB
 	path    string
 	journal *Journal
-	// Replayed is how many journal ops the last Core left that Open applied.
-	Replayed int
-}
-
-// Open opens (creating) the database at path. It waits at most lockWait for
-// another process to let go of it.
-func Open(path string, lockWait time.Duration) (*DB, error) {
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open state database %s: %w", path, err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{sessionsBucket, eventsBucket, skillsBucket} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		b.Close()
-		return nil, fmt.Errorf("prepare state database %s: %w", path, err)
-	}
-	d := &DB{bolt: b, path: path}
-	if d.journal, d.Replayed, err = d.replayJournal(); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("state database %s: %w", path, err)
-	}
-	return d, nil
+	// Recovered is what Open found (open.go).
+	Recovered Recovery
 }
 
 // Journal is where ops go before the database takes them.
@@ -80,6 +48,13 @@ func (d *DB) Journal() *Journal { return d.journal }
 // and the journal keeps what was not committed for the next Open.
 func (d *DB) Close() error {
 	return errors.Join(d.journal.Close(), d.bolt.Close())
+}
+
+// Abandon closes the files as a killed process leaves them: what was
+// appended to the journal but not yet written is lost, the rest stays for
+// the next Open. Crash tests use it to stop a Core mid-flight in-process.
+func (d *DB) Abandon() error {
+	return errors.Join(d.journal.abandon(), d.bolt.Close())
 }
 
 // Record is what Core keeps of one session between runs. The agent secret
@@ -210,9 +185,12 @@ func (d *DB) Sessions() ([]Record, error) {
 	var out []Record
 	err := d.bolt.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(sessionsBucket).ForEach(func(k, v []byte) error {
-			var r Record
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("session record %s: %w", k, err)
+			if v == nil {
+				return nil // a nested bucket, not a record
+			}
+			r, err := decodeRecord(k, v)
+			if err != nil {
+				return fmt.Errorf("session record %q: %w", k, err)
 			}
 			if b := tx.Bucket(skillsBucket).Bucket(k); b != nil {
 				r.Skills = append(json.RawMessage(nil), b.Get(skillsKey)...)
@@ -233,7 +211,9 @@ func (d *DB) Events(sessionID string) ([]Event, error) {
 			return nil
 		}
 		return log.ForEach(func(k, v []byte) error {
-			out = append(out, Event{Seq: int64(binary.BigEndian.Uint64(k)), Frame: append([]byte(nil), v...)})
+			if ev, ok := decodeEvent(k, v); ok {
+				out = append(out, ev)
+			}
 			return nil
 		})
 	})
@@ -249,6 +229,48 @@ func (d *DB) Check() error {
 		}
 		return nil
 	})
+}
+
+// decodeRecord reads the record stored under key k: whole JSON, and an id
+// that is its key and can name a directory (runtime puts each session's
+// work under sessions/<id>).
+func decodeRecord(k, v []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(v, &r); err != nil {
+		return r, err
+	}
+	if r.ID != string(k) || !validID(r.ID) {
+		return r, fmt.Errorf("the record's id %q is not its key %q or is no session id", r.ID, k)
+	}
+	return r, nil
+}
+
+// decodeEvent reads one logged event; one whose key is not a seq or whose
+// frame is not JSON is not one Core wrote, and is left out: a page is sent
+// logged frames as they are.
+func decodeEvent(k, v []byte) (Event, bool) {
+	if len(k) != 8 || !json.Valid(v) {
+		return Event{}, false
+	}
+	seq := int64(binary.BigEndian.Uint64(k))
+	if seq <= 0 {
+		return Event{}, false
+	}
+	return Event{Seq: seq, Frame: append([]byte(nil), v...)}, true
+}
+
+// validID reports whether id can be a session's key and directory name:
+// 1-128 letters, digits, '_' or '-' (Core's own ids are s_ and base32).
+func validID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func seqKey(seq int64) []byte {
