@@ -37,6 +37,11 @@ type DebugCounts struct {
 	// and the frames in them (a batched message carries several).
 	PageMessages int64 `json:"pageMessages"`
 	PageFrames   int64 `json:"pageFrames"`
+	// The peer check: connections of other users closed as they were
+	// accepted, and requests that passed it and reached a route (this one
+	// included), so a test can prove no other user's request got through.
+	PeerRefusedConnections int64 `json:"peerRefusedConnections"`
+	AdmittedRequests       int64 `json:"admittedRequests"`
 }
 
 func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +58,8 @@ func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
 
 // Counts takes the numbers DebugPath reports.
 func (c *Core) Counts() DebugCounts {
-	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load()}
+	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load(),
+		PeerRefusedConnections: c.peers.refused.Load(), AdmittedRequests: c.peers.admitted.Load()}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		n.OpenFiles = len(fds)
 	}
