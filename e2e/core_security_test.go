@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -104,7 +105,7 @@ func TestAgentEndpointAuth(t *testing.T) {
 		t.Fatal("no provider process")
 	}
 	env := processEnv(t, pids[0])
-	cli := filepath.Join(srv.StateDir, "sessions", info.SessionID, "bin", "pedelec-cli")
+	cli := filepath.Join(runtime.WorkDir(srv.StateDir, info.SessionID), "bin", "pedelec-cli")
 	p.Handle("get_current_page", func(json.RawMessage) any { return map[string]any{"title": "seed form"} })
 	res := make(chan string, 1)
 	go func() {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/internal/store"
@@ -46,7 +45,9 @@ func (c *Core) recover() error {
 	// Leftovers first, so no old agent process races the restored session.
 	dirs, _ := os.ReadDir(filepath.Join(c.opts.StateDir, "sessions"))
 	for _, d := range dirs {
-		known[d.Name()] = known[d.Name()] || strings.HasPrefix(d.Name(), "s_")
+		if id := workDirSessionID(c.opts.StateDir, d.Name()); id != "" {
+			known[id] = true
+		}
 	}
 	killed := provider.StopLeftovers(known)
 	if killed > 0 {
@@ -76,7 +77,8 @@ func (c *Core) recover() error {
 	}
 	removed := 0
 	for _, d := range dirs {
-		if _, live := c.sessions[d.Name()]; live {
+		id := workDirSessionID(c.opts.StateDir, d.Name())
+		if _, live := c.sessions[id]; live && d.Name() == workDirName(id) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {

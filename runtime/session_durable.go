@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/internal/store"
@@ -110,8 +108,6 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	if err != nil {
 		return nil, err
 	}
-	// The bin links point at the binary that was serving; link this one.
-	os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", r.ID, "bin"))
 	dirs, err := makeWorkDirs(c.opts.StateDir, r.ID, c.opts.Executable)
 	if err != nil {
 		return nil, err
