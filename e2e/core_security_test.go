@@ -185,3 +185,42 @@ func TestOversizedArguments(t *testing.T) {
 		t.Errorf("oversized arguments: agent saw %.300s", p.Chat(turn))
 	}
 }
+
+// No process's command line, readable by every local user, holds a live
+// session's id or secret (issue 20: the work directory's path, in every
+// provider process's argv, gave away the id another user then resumed the
+// session with). The environment, readable by the process's user only,
+// holds both.
+func TestSessionIDNotInProcessList(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, true)
+	turn, call := awaitPendingCall(t, p, info.SessionID) // the agent and its tool-call are running
+	pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + info.SessionID)
+	if len(pids) < 2 {
+		t.Fatalf("want the script agent and its pedelec tool-call running, found pids %v", pids)
+	}
+	var secret string
+	for _, kv := range processEnv(t, pids[0]) {
+		if v, ok := strings.CutPrefix(kv, wire.EnvSecret+"="); ok {
+			secret = v
+		}
+	}
+	if secret == "" {
+		t.Fatal("the provider process has no secret in its environment")
+	}
+	idBody := strings.TrimPrefix(info.SessionID, "s_")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		cmdline := strings.ReplaceAll(string(data), "\x00", " ")
+		if strings.Contains(cmdline, idBody) || strings.Contains(cmdline, secret) {
+			t.Errorf("%s shows the session's id or secret to every user: %s", f, cmdline)
+		}
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
+	p.AwaitDone(turn, 10*time.Second)
+}
