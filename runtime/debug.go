@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
 
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -45,8 +43,7 @@ type DebugCounts struct {
 }
 
 func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
-	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if subtle.ConstantTimeCompare([]byte(got), []byte(c.token)) != 1 {
+	if !c.hasCoreToken(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pedelec"`)
 		writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeCoreTokenInvalid,
 			"the debug endpoint needs \"Authorization: Bearer <token>\" with this Core's token; `pedelec serve` writes it to %s",
