@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -223,4 +224,24 @@ func TestSessionIDNotInProcessList(t *testing.T) {
 	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
 	p.AwaitDone(turn, 10*time.Second)
+}
+
+// The banner shows the address Core bound, and a loopback one comes with
+// no warning about exposure (commands/serve_test.go covers the others
+// without binding beyond loopback).
+func TestServeAnnouncesItsAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("SKIPPED: no IPv6 loopback: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := testenv.ServeIn(t, addr, t.TempDir(), nil)
+	logs := srv.Logs()
+	if !strings.Contains(logs, "Pedelec is running on "+addr) || !strings.Contains(logs, "addr="+addr) {
+		t.Errorf("start-up does not show the address %s:\n%s", addr, logs)
+	}
+	if strings.Contains(logs, "beyond loopback") || strings.Contains(logs, "WARNING") {
+		t.Errorf("a loopback address is announced as exposed:\n%s", logs)
+	}
 }
