@@ -2,11 +2,14 @@ package commands
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
+	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/sdk"
 	"github.com/kaoruisaac/pedelec/web"
@@ -89,7 +92,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return usageErrorf("listen on %s: %v", c.String("addr"), err)
 	}
-	logger.Info("Pedelec Core listening", "url", core.URL(), "demo", core.URL()+"/", "sdk", core.URL()+"/sdk/pedelec.js")
+	announceListening(logger, c.App.ErrWriter, l.Addr(), core.URL())
 	if ok, note := core.PeerCheckNote(); ok {
 		logger.Info("peer check on", "rule", note)
 	} else {
@@ -107,9 +110,42 @@ func runServe(c *cli.Context) error {
 			}
 		}
 	}()
-	fmt.Fprintf(c.App.ErrWriter, "\n  Pedelec is running. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n\n", core.URL(), core.URL())
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return core.Serve(ctx, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
+}
+
+// announceListening logs and prints where Core listens: the address it
+// really bound (the URL is what providers dial, 127.0.0.1 for an
+// unspecified address), and, for an address beyond loopback, what that
+// exposes to the network.
+func announceListening(logger *log.Logger, banner io.Writer, addr net.Addr, url string) {
+	logger.Info("Pedelec Core listening", "addr", addr.String(), "url", url, "demo", url+"/", "sdk", url+"/sdk/pedelec.js")
+	reach := exposure(addr)
+	if reach != "" {
+		logger.Warn("Core listens beyond loopback", "addr", addr.String(), "reachableFrom", reach,
+			"exposes", "the demo page, the SDK, the WebSocket pages start agents through, the agent and MCP endpoints",
+			"guard", "the peer check refuses every peer it cannot identify (any not on loopback) unless --allow-other-users; the Host check refuses names not given with --allow-host")
+	}
+	fmt.Fprintf(banner, "\n  Pedelec is running on %s. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n", addr, url, url)
+	if reach != "" {
+		fmt.Fprintf(banner, "  WARNING: %s is reachable from %s, not only from this machine.\n", addr, reach)
+	}
+	fmt.Fprintln(banner)
+}
+
+// exposure names who can reach a listener on addr besides this machine:
+// "" for loopback.
+func exposure(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	switch {
+	case !ok:
+		return "whatever can reach " + addr.String()
+	case tcp.IP.IsLoopback():
+		return ""
+	case tcp.IP.IsUnspecified():
+		return "every network interface of this machine"
+	}
+	return "the network of " + tcp.IP.String()
 }

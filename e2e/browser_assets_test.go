@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -35,7 +36,7 @@ func TestBrowserAssets(t *testing.T) {
 	b := env.b
 	var sid string
 	b.js(t, &sid, assetSession)
-	assetsDir := filepath.Join(env.core.StateDir, "sessions", sid, "work", "assets")
+	assetsDir := filepath.Join(runtime.WorkDir(env.core.StateDir, sid), "work", "assets")
 
 	t.Run("upload, list, and read as text, json and file", func(t *testing.T) {
 		var got struct {

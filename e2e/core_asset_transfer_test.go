@@ -21,6 +21,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -44,7 +45,7 @@ func newAssetPage(t testing.TB, srv *testenv.Server, origin string) *assetPage {
 }
 
 func (a *assetPage) assetsDir() string {
-	return filepath.Join(a.srv.StateDir, "sessions", a.sid, "work", "assets")
+	return filepath.Join(runtime.WorkDir(a.srv.StateDir, a.sid), "work", "assets")
 }
 
 // agent runs one script turn (the script provider's file verbs) and returns its chat.

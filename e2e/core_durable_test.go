@@ -16,6 +16,7 @@ import (
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -133,7 +134,7 @@ func TestRestartMidTurn(t *testing.T) {
 			if n := len(testenv.ProcessesWithEnv(tag)); n != 0 {
 				t.Fatalf("%d leftover processes still run after the restart", n)
 			}
-			if _, err := os.Stat(filepath.Join(srv.StateDir, "sessions", info.SessionID, "work")); err != nil {
+			if _, err := os.Stat(filepath.Join(runtime.WorkDir(srv.StateDir, info.SessionID), "work")); err != nil {
 				t.Fatalf("the session's work directory is gone: %v", err)
 			}
 			p2 := wspage.Dial(t, srv.WSURL, "")
@@ -381,7 +382,7 @@ func TestRestartCleansLeftovers(t *testing.T) {
 	if len(testenv.ProcessesWithEnv(wire.EnvThreadID+"=s_not_of_this_core")) != 1 {
 		t.Fatalf("the restart stopped a process (pid %d) of a session it never had", other.Process.Pid)
 	}
-	if _, err := os.Stat(filepath.Join(srv.StateDir, "sessions", info.SessionID)); err != nil {
+	if _, err := os.Stat(runtime.WorkDir(srv.StateDir, info.SessionID)); err != nil {
 		t.Fatalf("the live session's work directory was removed: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -77,7 +77,7 @@ func noSessionLeftovers(t *testing.T, srv *testenv.Server, sessionID string) {
 		return len(testenv.ProcessesWithEnv(wire.EnvThreadID+"="+sessionID)) == 0
 	})
 	testenv.Await(t, 10*time.Second, "work directory of "+sessionID+" to be removed", func() bool {
-		_, err := os.Stat(filepath.Join(srv.StateDir, "sessions", sessionID))
+		_, err := os.Stat(runtime.WorkDir(srv.StateDir, sessionID))
 		return os.IsNotExist(err)
 	})
 }

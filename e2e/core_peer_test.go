@@ -66,6 +66,9 @@ func wsUpgrade(prefix []string, url string) (string, error) {
 // A program of another user is refused on the WebSocket and on the agent
 // endpoint, even holding the session's real secret; the same programs run as
 // Core's user are accepted. The refusal is logged once per uid, then counted.
+// Core closes such a connection as it accepts it, having written the 403
+// without reading the request; a client that sends a small request and then
+// reads (curl, `pedelec tool-call`) gets the 403 (200 of 200 tool-calls).
 func TestPeerOfAnotherUserRefused(t *testing.T) {
 	prefix := asNobody(t)
 	if _, err := exec.LookPath("curl"); err != nil {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -104,7 +106,7 @@ func TestAgentEndpointAuth(t *testing.T) {
 		t.Fatal("no provider process")
 	}
 	env := processEnv(t, pids[0])
-	cli := filepath.Join(srv.StateDir, "sessions", info.SessionID, "bin", "pedelec-cli")
+	cli := filepath.Join(runtime.WorkDir(srv.StateDir, info.SessionID), "bin", "pedelec-cli")
 	p.Handle("get_current_page", func(json.RawMessage) any { return map[string]any{"title": "seed form"} })
 	res := make(chan string, 1)
 	go func() {
@@ -182,5 +184,64 @@ func TestOversizedArguments(t *testing.T) {
 	p.AwaitDone(turn, 10*time.Second)
 	if c := errorCode(t, p.Chat(turn)); c != wire.CodeMessageTooLarge {
 		t.Errorf("oversized arguments: agent saw %.300s", p.Chat(turn))
+	}
+}
+
+// No process's command line, readable by every local user, holds a live
+// session's id or secret (issue 20: the work directory's path, in every
+// provider process's argv, gave away the id another user then resumed the
+// session with). The environment, readable by the process's user only,
+// holds both.
+func TestSessionIDNotInProcessList(t *testing.T) {
+	srv := testenv.Serve(t, nil)
+	p := wspage.Dial(t, srv.WSURL, "")
+	info := scriptSession(t, p, true)
+	turn, call := awaitPendingCall(t, p, info.SessionID) // the agent and its tool-call are running
+	pids := testenv.ProcessesWithEnv(wire.EnvThreadID + "=" + info.SessionID)
+	if len(pids) < 2 {
+		t.Fatalf("want the script agent and its pedelec tool-call running, found pids %v", pids)
+	}
+	var secret string
+	for _, kv := range processEnv(t, pids[0]) {
+		if v, ok := strings.CutPrefix(kv, wire.EnvSecret+"="); ok {
+			secret = v
+		}
+	}
+	if secret == "" {
+		t.Fatal("the provider process has no secret in its environment")
+	}
+	idBody := strings.TrimPrefix(info.SessionID, "s_")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		cmdline := strings.ReplaceAll(string(data), "\x00", " ")
+		if strings.Contains(cmdline, idBody) || strings.Contains(cmdline, secret) {
+			t.Errorf("%s shows the session's id or secret to every user: %s", f, cmdline)
+		}
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
+	p.AwaitDone(turn, 10*time.Second)
+}
+
+// The banner shows the address Core bound, and a loopback one comes with
+// no warning about exposure (commands/serve_test.go covers the others
+// without binding beyond loopback).
+func TestServeAnnouncesItsAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("SKIPPED: no IPv6 loopback: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := testenv.ServeIn(t, addr, t.TempDir(), nil)
+	logs := srv.Logs()
+	if !strings.Contains(logs, "Pedelec is running on "+addr) || !strings.Contains(logs, "addr="+addr) {
+		t.Errorf("start-up does not show the address %s:\n%s", addr, logs)
+	}
+	if strings.Contains(logs, "beyond loopback") || strings.Contains(logs, "WARNING") {
+		t.Errorf("a loopback address is announced as exposed:\n%s", logs)
 	}
 }

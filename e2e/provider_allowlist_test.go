@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -42,7 +43,7 @@ func testCLIForbiddenCommands(t *testing.T, cli agentCLI) {
 	ran := 0
 	page.Handle("update_counter", func(json.RawMessage) any { ran++; return map[string]int{"value": ran} })
 	sid := cliSession(t, page, cli)
-	work := filepath.Join(srv.StateDir, "sessions", sid, "work")
+	work := filepath.Join(runtime.WorkDir(srv.StateDir, sid), "work")
 	if err := os.WriteFile(filepath.Join(work, "keep.txt"), []byte("keep"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func testCLIEndMidTurnWithSleep(t *testing.T, cli agentCLI) {
 	page := dialCLIPage(t, srv)
 	sid := cliSession(t, page, c)
 	if c.allowSleepIn != nil {
-		c.allowSleepIn(t, filepath.Join(srv.StateDir, "sessions", sid, "work"))
+		c.allowSleepIn(t, filepath.Join(runtime.WorkDir(srv.StateDir, sid), "work"))
 	}
 	page.SendText(sid, "sleep a while")
 	entry := wire.EnvThreadID + "=" + sid

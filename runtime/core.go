@@ -134,6 +134,7 @@ type Core struct {
 
 	uid      int            // Core's own user: the only one the peer check lets in
 	refusals *refusalLog    // refused requests, logged once and then counted
+	peers    peerCounts     // what the peer check refused and admitted (peer.go)
 	memory   memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
 
 	mu       sync.Mutex

@@ -37,9 +37,10 @@ func newTestCore(tb testing.TB, providers ...provider.Provider) (*Core, *httptes
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// With serve's ConnContext, so the peer check runs once per connection
-	// as it does in serve, not once per request.
+	// With serve's listener and ConnContext, so the peer check runs once
+	// per connection, as it is accepted, as it does in serve.
 	srv := httptest.NewUnstartedServer(core.Handler(Assets{}))
+	srv.Listener = peerListener{Listener: srv.Listener, core: core}
 	srv.Config.ConnContext = connContext
 	srv.Start()
 	core.coreURL = srv.URL

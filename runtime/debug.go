@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
 
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -37,11 +35,15 @@ type DebugCounts struct {
 	// and the frames in them (a batched message carries several).
 	PageMessages int64 `json:"pageMessages"`
 	PageFrames   int64 `json:"pageFrames"`
+	// The peer check: connections of other users closed as they were
+	// accepted, and requests that passed it and reached a route (this one
+	// included), so a test can prove no other user's request got through.
+	PeerRefusedConnections int64 `json:"peerRefusedConnections"`
+	AdmittedRequests       int64 `json:"admittedRequests"`
 }
 
 func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
-	got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if subtle.ConstantTimeCompare([]byte(got), []byte(c.token)) != 1 {
+	if !c.hasCoreToken(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="pedelec"`)
 		writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeCoreTokenInvalid,
 			"the debug endpoint needs \"Authorization: Bearer <token>\" with this Core's token; `pedelec serve` writes it to %s",
@@ -53,7 +55,8 @@ func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
 
 // Counts takes the numbers DebugPath reports.
 func (c *Core) Counts() DebugCounts {
-	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load()}
+	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load(),
+		PeerRefusedConnections: c.peers.refused.Load(), AdmittedRequests: c.peers.admitted.Load()}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		n.OpenFiles = len(fds)
 	}

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -53,8 +52,7 @@ func (c *Core) mcpGuard(next http.Handler) http.Handler {
 				"origin %s may not use Pedelec's MCP endpoints", origin)})
 			return
 		}
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(token), []byte(c.token)) != 1 {
+		if !c.hasCoreToken(r) {
 			c.log.Warn("refused an MCP request without this Core's token", "path", r.URL.Path)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="pedelec"`)
 			writeJSON(w, http.StatusUnauthorized, wire.AgentResult{Error: wire.Errorf(wire.CodeCoreTokenInvalid,

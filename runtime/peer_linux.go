@@ -5,6 +5,7 @@ package runtime
 import (
 	"bufio"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,15 +15,23 @@ import (
 
 const peerCheckSupported = true
 
+// errSocketDetached is the kernel's answer for a client socket no process
+// holds any more: a time-wait entry or an orphan of a closed socket. Both
+// sock_diag and /proc/net/tcp give such a socket uid 0 and inode 0; the uid
+// is a placeholder, not root, so the owner is unknown (issue 20).
+var errSocketDetached = errors.New("the client's socket is closed or closing, no longer held by any process, so its owner cannot be known")
+
 // socketOwner finds the uid owning the TCP socket whose local end is peer
 // and whose remote end is us (the client's socket is on this machine
 // because the peer is on loopback): from the kernel's socket diagnostics,
 // or, where they cannot answer (a kernel or sandbox without them, a
 // v4-mapped socket on a dual-stack listener), from /proc/net/tcp and
-// /proc/net/tcp6.
+// /proc/net/tcp6. Only a socket attached to a file (inode != 0) has an
+// owner: the uid the kernel reports for any other is not its owner's.
 func socketOwner(peer, us *net.TCPAddr) (int, error) {
-	if uid, err := sockDiagOwner(peer, us); err == nil {
-		return uid, nil
+	uid, err := sockDiagOwner(peer, us)
+	if err == nil || errors.Is(err, errSocketDetached) {
+		return uid, err
 	}
 	return procSocketOwner(peer, us)
 }
@@ -31,11 +40,8 @@ func socketOwner(peer, us *net.TCPAddr) (int, error) {
 func procSocketOwner(peer, us *net.TCPAddr) (int, error) {
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		uid, found, err := scanSocketTable(table, peer, us)
-		if err != nil {
-			return -1, err
-		}
-		if found {
-			return uid, nil
+		if err != nil || found {
+			return uid, err
 		}
 	}
 	return -1, fmt.Errorf("no socket %s -> %s in /proc/net/tcp or tcp6", peer, us)
@@ -53,25 +59,44 @@ func scanSocketTable(path string, peer, us *net.TCPAddr) (uid int, found bool, e
 	sc := bufio.NewScanner(f)
 	sc.Scan() // header
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 8 {
+		e, ok := parseProcSocketLine(sc.Text())
+		if !ok || e.local.Port != peer.Port || !e.local.IP.Equal(peer.IP) {
 			continue
 		}
-		local, ok1 := parseProcAddr(fields[1])
-		remote, ok2 := parseProcAddr(fields[2])
-		if !ok1 || !ok2 || local.Port != peer.Port || !local.IP.Equal(peer.IP) {
+		if e.remote.Port != us.Port || !(e.remote.IP.Equal(us.IP) || us.IP.IsUnspecified()) {
 			continue
 		}
-		if remote.Port != us.Port || !(remote.IP.Equal(us.IP) || us.IP.IsUnspecified()) {
-			continue
+		if e.inode == 0 {
+			return -1, true, errSocketDetached
 		}
-		n, err := strconv.Atoi(fields[7])
-		if err != nil {
-			continue
-		}
-		return n, true, nil
+		return e.uid, true, nil
 	}
 	return -1, false, sc.Err()
+}
+
+// procSocket is one line of /proc/net/tcp or tcp6.
+type procSocket struct {
+	local, remote *net.TCPAddr
+	uid           int
+	inode         uint64 // 0 for a socket no process holds (time-wait, orphan)
+}
+
+// parseProcSocketLine reads one line of /proc/net/tcp:
+//
+//	sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
+func parseProcSocketLine(line string) (procSocket, bool) {
+	fields := strings.Fields(line)
+	if len(fields) < 10 {
+		return procSocket{}, false
+	}
+	local, ok1 := parseProcAddr(fields[1])
+	remote, ok2 := parseProcAddr(fields[2])
+	uid, err1 := strconv.ParseUint(fields[7], 10, 32)
+	inode, err2 := strconv.ParseUint(fields[9], 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil {
+		return procSocket{}, false
+	}
+	return procSocket{local: local, remote: remote, uid: int(uid), inode: inode}, true
 }
 
 // parseProcAddr reads "0100007F:1F90": the address as 32-bit words in host

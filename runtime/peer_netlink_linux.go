@@ -30,16 +30,14 @@ func sockDiagOwner(local, remote *net.TCPAddr) (int, error) {
 		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
 	defer syscall.Close(fd)
-	// Without an answer in a second, the caller falls back to /proc.
-	tv := syscall.Timeval{Sec: 1}
+	// Core judges connections as it accepts them, so a kernel that does not
+	// answer must not stall accepting: after 100 ms the caller reads /proc.
+	tv := syscall.Timeval{Usec: 100_000}
 	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv); err != nil {
 		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
 
-	const (
-		sockDiagByFamily = 20 // SOCK_DIAG_BY_FAMILY
-		reqLen           = syscall.NLMSG_HDRLEN + 56
-	)
+	const reqLen = syscall.NLMSG_HDRLEN + 56
 	var req [reqLen]byte
 	ne := binary.NativeEndian
 	ne.PutUint32(req[0:], reqLen)           // nlmsg_len
@@ -67,10 +65,18 @@ func sockDiagOwner(local, remote *net.TCPAddr) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
-	msgs, err := syscall.ParseNetlinkMessage(buf[:n])
+	return parseDiagReply(buf[:n], r[8:44])
+}
+
+// parseDiagReply reads the kernel's answer to one SOCK_DIAG_BY_FAMILY
+// request; want is the request's sockid without interface and cookie
+// (ports and addresses, 36 bytes), which the answer must repeat.
+func parseDiagReply(reply, want []byte) (int, error) {
+	msgs, err := syscall.ParseNetlinkMessage(reply)
 	if err != nil {
 		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
+	ne := binary.NativeEndian
 	for _, m := range msgs {
 		switch m.Header.Type {
 		case syscall.NLMSG_ERROR:
@@ -82,21 +88,30 @@ func sockDiagOwner(local, remote *net.TCPAddr) (int, error) {
 			return -1, errors.New("sock_diag: an empty answer")
 		case sockDiagByFamily:
 			// struct inet_diag_msg: family, state, timer, retrans, the
-			// sockid (48 bytes), expires, rqueue, wqueue, then uid.
-			if len(m.Data) < 68 {
+			// sockid (48 bytes), expires, rqueue, wqueue, uid, inode.
+			if len(m.Data) < 72 {
 				return -1, errors.New("sock_diag: a short answer")
 			}
 			// When no socket has the tuple, the kernel's lookup goes on to
 			// a listener on the client's port, whose owner is not the
 			// client's: only the very socket asked about counts.
-			if string(m.Data[4:40]) != string(r[8:44]) {
+			if string(m.Data[4:40]) != string(want) {
 				return -1, errors.New("sock_diag: no socket with these addresses")
+			}
+			// A time-wait entry's state is its substate (FIN_WAIT2 among
+			// them), so the state cannot tell it from a live socket; the
+			// inode can: only a socket a process holds has one.
+			if ne.Uint32(m.Data[68:]) == 0 {
+				return -1, errSocketDetached
 			}
 			return int(ne.Uint32(m.Data[64:])), nil
 		}
 	}
 	return -1, errors.New("sock_diag: no answer")
 }
+
+// sockDiagByFamily is SOCK_DIAG_BY_FAMILY, the request and answer type.
+const sockDiagByFamily = 20
 
 // diagAddrs gives the address family and the two addresses as sock_diag
 // wants them: four bytes for IPv4, sixteen for IPv6.

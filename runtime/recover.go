@@ -61,7 +61,9 @@ func (c *Core) recover() error {
 		return true
 	})
 	for _, d := range dirs {
-		known[d.Name()] = known[d.Name()] || strings.HasPrefix(d.Name(), "s_")
+		if id := workDirSessionID(c.opts.StateDir, d.Name()); id != "" {
+			known[id] = true
+		}
 	}
 	killed := provider.StopLeftovers(known)
 	if killed > 0 {
@@ -91,7 +93,8 @@ func (c *Core) recover() error {
 	}
 	removed := 0
 	for _, d := range dirs {
-		if _, live := c.sessions[d.Name()]; live {
+		id := workDirSessionID(c.opts.StateDir, d.Name())
+		if _, live := c.sessions[id]; live && d.Name() == workDirName(id) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/url"
@@ -79,4 +80,24 @@ func matchOrigin(pattern, origin string) bool {
 	}
 	ok, err := path.Match(pattern, origin)
 	return err == nil && ok
+}
+
+// bearerToken is the credential of an "Authorization: Bearer <token>"
+// header. The scheme is matched case-insensitively (RFC 9110, 11.1); a
+// header without it (the bare token, another scheme) carries no bearer
+// token at all.
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
+}
+
+// hasCoreToken reports whether r carries this Core's token as its bearer
+// token; the comparison takes the same time whatever the token sent.
+func (c *Core) hasCoreToken(r *http.Request) bool {
+	token, ok := bearerToken(r)
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(c.token)) == 1
 }

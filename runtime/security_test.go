@@ -1,8 +1,13 @@
 package runtime
 
 import (
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 func TestIsLoopbackHost(t *testing.T) {
@@ -44,6 +49,47 @@ func TestOriginAllowed(t *testing.T) {
 		}
 		if _, got := c.originAllowed(r); got != tc.want {
 			t.Errorf("origin %q on host %q: allowed=%v, want %v", tc.origin, tc.host, got, tc.want)
+		}
+	}
+}
+
+// The Core token counts only as a Bearer credential (the scheme in any
+// case, RFC 9110): the bare token, or another scheme, is refused on every
+// endpoint that takes it (issue 20).
+func TestCoreTokenOnlyAsBearer(t *testing.T) {
+	core, srv := newTestCore(t)
+	for _, path := range []string{DebugPath, wire.MCPToolsPath, wire.MCPPath} {
+		for _, tc := range []struct {
+			auth string
+			want bool
+		}{
+			{"Bearer " + core.token, true},
+			{"bearer " + core.token, true},
+			{"BEARER  " + core.token, true},
+			{core.token, false},
+			{"Basic " + core.token, false},
+			{"Bearer", false},
+			{"Bearer " + core.token + "x", false},
+			{"Bearer" + core.token, false},
+			{"", false},
+		} {
+			method := "GET"
+			if path == wire.MCPPath {
+				method = "DELETE" // answered without a body or an MCP session: 401 or not
+			}
+			req, _ := http.NewRequest(method, srv.URL+path+"?after=-1", nil)
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := resp.StatusCode != http.StatusUnauthorized; got != tc.want {
+				t.Errorf("%s %s with Authorization %q: %d %s", method, path, strings.Replace(tc.auth, core.token, "<token>", 1), resp.StatusCode, body)
+			}
 		}
 	}
 }

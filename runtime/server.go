@@ -151,7 +151,7 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	}
 	defer c.removeToken()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(peerListener{Listener: l, core: c}) }()
 	select {
 	case err := <-errc:
 		return err

@@ -3,8 +3,6 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -112,8 +110,6 @@ func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, e
 	if err != nil {
 		return nil, err
 	}
-	// The bin links point at the binary that was serving; link this one.
-	os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", r.ID, "bin"))
 	dirs, err := makeWorkDirs(c.opts.StateDir, r.ID, c.opts.Executable)
 	if err != nil {
 		return nil, err

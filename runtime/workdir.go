@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,30 +14,90 @@ import (
 
 // workDirs are one session's private directories under the state dir:
 //
-//	sessions/<id>/work  the provider's working directory
-//	sessions/<id>/work/assets  the files the page and the agent share (assets.go)
-//	sessions/<id>/bin   pedelec and pedelec-cli, first on the provider's PATH
+//	sessions/<name>/work  the provider's working directory
+//	sessions/<name>/work/assets  the files the page and the agent share (assets.go)
+//	sessions/<name>/bin   pedelec and pedelec-cli, first on the provider's PATH
+//	sessions/<name>/session-id  the session's id, for recover
+//
+// The name is not the session id (workDirName): the directory is in every
+// provider process's command line (`…/bin/pedelec script-agent`, `codex -C
+// …/work`), which any local user can read with ps, and a session id is what
+// a page resumes a session with (issue 20).
 type workDirs struct {
 	root, work, bin string
 }
 
+// sessionIDFile names the file in a work directory that holds its session's
+// id: a stale directory's name no longer tells which session it was.
+const sessionIDFile = "session-id"
+
+// workDirName is the name of a session's directory: a hash of its id. An id
+// holds 128 random bits, so the hash cannot be turned back into it; no key
+// is needed, and none can be lost between restarts.
+func workDirName(sessionID string) string {
+	sum := sha256.Sum256([]byte("pedelec work directory\x00" + sessionID))
+	return "w_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
+}
+
+// WorkDir is the path of a session's work directory under stateDir.
+func WorkDir(stateDir, sessionID string) string {
+	return filepath.Join(stateDir, "sessions", workDirName(sessionID))
+}
+
+// workDirSessionID tells which session the directory sessions/<name> was
+// made for: read from its session-id file, or the name itself for a
+// directory made before names were hashed. "" when it cannot tell.
+func workDirSessionID(stateDir, name string) string {
+	if isOldWorkDirName(name) {
+		return name
+	}
+	data, err := os.ReadFile(filepath.Join(stateDir, "sessions", name, sessionIDFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// makeWorkDirs makes (or, for a restored session, finds) a session's
+// directories and links the running binary into its bin.
 func makeWorkDirs(stateDir, sessionID, executable string) (workDirs, error) {
-	root := filepath.Join(stateDir, "sessions", sessionID)
+	root := WorkDir(stateDir, sessionID)
+	// A session restored from a Core that named directories by id keeps its
+	// files.
+	if _, err := os.Lstat(root); errors.Is(err, os.ErrNotExist) && isOldWorkDirName(sessionID) {
+		err := os.Rename(filepath.Join(stateDir, "sessions", sessionID), root)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return workDirs{root: root}, err
+		}
+	}
 	d := workDirs{root: root, work: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
 	for _, dir := range []string{filepath.Join(d.work, assetsDirName), d.bin} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return d, err
 		}
 	}
+	if err := os.WriteFile(filepath.Join(root, sessionIDFile), []byte(sessionID+"\n"), 0o600); err != nil {
+		os.RemoveAll(root)
+		return d, err
+	}
 	// Links, not copies: the agent runs exactly the binary serving it. The
 	// binary looks at the name it was invoked under, so pedelec-cli works.
+	// A restored session's links point at the binary that served before.
 	for _, name := range []string{"pedelec", prompt.CLI} {
-		if err := linkExecutable(executable, filepath.Join(d.bin, name)); err != nil {
+		link := filepath.Join(d.bin, name)
+		os.Remove(link)
+		if err := linkExecutable(executable, link); err != nil {
 			os.RemoveAll(root)
 			return d, err
 		}
 	}
 	return d, nil
+}
+
+// isOldWorkDirName reports whether id could have named a directory before
+// names were hashed: one of Core's own ids, a single path element.
+func isOldWorkDirName(id string) bool {
+	return strings.HasPrefix(id, "s_") && filepath.Base(id) == id && !strings.ContainsAny(id, `/\`)
 }
 
 func linkExecutable(target, link string) error {
@@ -50,7 +113,9 @@ func linkExecutable(target, link string) error {
 }
 
 // env is a provider process's environment: the user's own, minus any
-// Pedelec variables inherited from elsewhere, plus this session's.
+// Pedelec variables inherited from elsewhere, plus this session's. The
+// environment, unlike the command line, is readable by this user only, so
+// the session id and secret go here.
 func (d workDirs) env(coreURL, sessionID, secret string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
