@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,21 @@ func TestSessionIDNotInProcessList(t *testing.T) {
 	if secret == "" {
 		t.Fatal("the provider process has no secret in its environment")
 	}
+	// The agent runs the prompt's command form, --thread-id and all, as
+	// another tool call that stays pending while the list is read.
+	thread := runtime.AgentThreadID(info.SessionID)
+	cli := filepath.Join(runtime.WorkDir(srv.StateDir, info.SessionID), "bin", "pedelec-cli")
+	env := slices.DeleteFunc(processEnv(t, pids[0]), func(kv string) bool { return strings.HasPrefix(kv, wire.EnvThreadID+"=") })
+	byThread := testenvCommand(cli, env, "--thread-id", thread, "tool-call", "update_counter", `{"delta":1}`)
+	if err := byThread.Start(); err != nil {
+		t.Fatal(err)
+	}
+	second := p.AwaitEvent(10*time.Second, "the call made with --thread-id", func(e wire.Event) bool {
+		var c wire.ToolCallData
+		return e.Event == wire.EventToolCall && json.Unmarshal(e.Data.(json.RawMessage), &c) == nil && c.ToolRequestID != call.ToolRequestID
+	})
+	var call2 wire.ToolCallData
+	json.Unmarshal(second.Data.(json.RawMessage), &call2)
 	idBody := strings.TrimPrefix(info.SessionID, "s_")
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, f := range procs {
@@ -221,6 +237,10 @@ func TestSessionIDNotInProcessList(t *testing.T) {
 		if strings.Contains(cmdline, idBody) || strings.Contains(cmdline, secret) {
 			t.Errorf("%s shows the session's id or secret to every user: %s", f, cmdline)
 		}
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call2.ToolRequestID, Result: json.RawMessage(`{"value":1}`)})
+	if err := byThread.Wait(); err != nil {
+		t.Fatalf("pedelec-cli --thread-id %s tool-call: %v", thread, err)
 	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{}`)})
 	p.AwaitDone(turn, 10*time.Second)

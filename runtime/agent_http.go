@@ -90,7 +90,7 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 	}
 	// An unknown session and a wrong secret get the same answer, so a
 	// caller without the secret cannot even learn whether an id exists.
-	s, _ := c.session(threadID)
+	s, _ := c.sessionForAgent(threadID)
 	want := unknownSessionSecret()
 	if s != nil {
 		want = s.secret

@@ -139,6 +139,7 @@ type Core struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	threads  map[string]string // agentThreadID → session id, for the agent endpoint
 	// closing is set once, under mu, by Shutdown; read anywhere, with or
 	// without mu: sessions ask under their own lock (see Locks above).
 	closing atomic.Bool
@@ -163,7 +164,7 @@ func NewCore(opts Options) (*Core, error) {
 	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
-	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, uid: os.Getuid(),
+	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{}, uid: os.Getuid(),
 		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}
 	if err := c.recover(); err != nil {
 		return nil, err
@@ -173,6 +174,24 @@ func NewCore(opts Options) (*Core, error) {
 
 // isClosing takes no lock, so a session may ask under its own.
 func (c *Core) isClosing() bool { return c.closing.Load() }
+
+// indexSessionLocked makes s findable by its id and its agent's thread id.
+func (c *Core) indexSessionLocked(s *Session) {
+	c.sessions[s.id] = s
+	c.threads[agentThreadID(s.id)] = s.id
+}
+
+// sessionForAgent finds a session by the id its agent was given
+// (agentThreadID) or by the session id itself, which agents of sessions
+// created before thread ids existed still hold.
+func (c *Core) sessionForAgent(threadID string) (*Session, error) {
+	c.mu.Lock()
+	if id, ok := c.threads[threadID]; ok {
+		threadID = id
+	}
+	c.mu.Unlock()
+	return c.session(threadID)
+}
 
 // session finds a live or recently ended session.
 func (c *Core) session(id string) (*Session, error) {
@@ -204,6 +223,7 @@ func (c *Core) forget(id string, after time.Duration) {
 	time.AfterFunc(after, func() {
 		c.mu.Lock()
 		delete(c.sessions, id)
+		delete(c.threads, agentThreadID(id))
 		c.mu.Unlock()
 	})
 }

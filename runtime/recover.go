@@ -76,7 +76,7 @@ func (c *Core) recover() error {
 			var s *Session
 			s, err = c.restoreSession(r, events)
 			if err == nil {
-				c.sessions[r.ID] = s
+				c.indexSessionLocked(s)
 				if s.isExternal() {
 					// Its tools are offered to MCP clients again at once;
 					// calls wait for the page to resume, as they would

@@ -151,7 +151,7 @@ func (c *Core) addSessionLocked(s *Session, rawSkills json.RawMessage) error {
 		return wire.Errorf(wire.CodeInternal, "create session work directory: %w", err)
 	}
 	s.dirs = dirs
-	c.sessions[s.id] = s
+	c.indexSessionLocked(s)
 	s.conn.attach(s)
 	s.mu.Lock()
 	// The tools go to the database once, with the first record, and are

@@ -24,6 +24,12 @@ func TestSessionTurnsResumeTheProviderThread(t *testing.T) {
 		!strings.Contains(ht.turn.Prompt, "first message") || !strings.Contains(ht.turn.Prompt, "echo") || len(ht.turn.Prompt) <= len("first message") {
 		t.Errorf("first turn = %+v", ht.turn)
 	}
+	// The agent knows the session by a thread id that is not the session
+	// id: it shows in every user's process listing (issue 20).
+	if thread := agentThreadID(info.SessionID); !strings.Contains(ht.turn.Prompt, "--thread-id "+thread+" tool-call") ||
+		strings.Contains(ht.turn.Prompt, info.SessionID) || thread == info.SessionID {
+		t.Errorf("the first prompt must name the thread %s and never the session id %s:\n%s", thread, info.SessionID, ht.turn.Prompt)
+	}
 	// Busy while a turn runs.
 	_, err := p.Call(wire.MethodSendText, wire.SendTextParams{SessionID: info.SessionID, Text: "again"})
 	wantCode(t, err, wire.CodeSessionBusy)

@@ -68,7 +68,7 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	if s.primed {
 		pt.Prompt = message
 	} else {
-		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: s.id, Guidance: s.skills.Guidance, Tools: s.skills.Tools, Message: message})
+		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: agentThreadID(s.id), Guidance: s.skills.Guidance, Tools: s.skills.Tools, Message: message})
 	}
 	s.core.turns.Add(1)
 	run := func() {

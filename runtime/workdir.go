@@ -39,6 +39,21 @@ func workDirName(sessionID string) string {
 	return "w_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
 }
 
+// agentThreadID is the id a session's agent knows it by: the
+// <pedelec_thread_id> of its prompt, which it passes as `pedelec-cli
+// --thread-id` and so shows in every user's process listing. A hash of the
+// session id, like the work directory's name, so a listing never shows the
+// id a page resumes the session with; it is the same after a restart, so
+// an agent's resumed conversation keeps working. The agent endpoint
+// accepts it or the session id, and either only with the session's secret.
+func agentThreadID(sessionID string) string {
+	sum := sha256.Sum256([]byte("pedelec agent thread\x00" + sessionID))
+	return "t_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
+}
+
+// AgentThreadID is agentThreadID, for tests that act as a session's agent.
+func AgentThreadID(sessionID string) string { return agentThreadID(sessionID) }
+
 // WorkDir is the path of a session's work directory under stateDir.
 func WorkDir(stateDir, sessionID string) string {
 	return filepath.Join(stateDir, "sessions", workDirName(sessionID))
