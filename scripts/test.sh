@@ -44,13 +44,16 @@ finish() {
 # Summaries of passing tiers.
 tail3() { tail -n 3 "$1"; }
 go_ok() { grep -E '^(ok|---|SKIPPED|FAIL)|SKIPPED:' "$1" | grep -v 'no test files' | cut -c1-160; }
+# logname NAME: a file name for a tier's log (names hold spaces and paths).
+logname() { printf '%s' "$1" | tr -c 'A-Za-z0-9' '_'; }
 # join SEP ITEMS...: the items with SEP between them.
 join() { local sep=$1 out=""; shift; for x in "$@"; do out+="${out:+$sep}$x"; done; printf '%s' "$out"; }
 
 # run NAME SUMMARY CMD...: one tier in the foreground.
 run() {
   local name=$1 summary=$2; shift 2
-  local log="$logs/$name" start=$SECONDS
+  local log start=$SECONDS
+  log="$logs/$(logname "$name")"
   printf '\n==> [%s] %s\n' "$(now)" "$name"
   "$@" >"$log" 2>&1
   finish "$name" $? "$log" "$start" "$summary"
@@ -102,11 +105,11 @@ cli_tests='Gemini|Opencode|Copilot|Claude|Codex'
 declare -A pid start summary
 names=("SDK checks" "agent-CLI tests" "core, browser and in-process tests")
 printf '\n==> [%s] in parallel: %s\n' "$(now)" "$(join '; ' "${names[@]}")"
-npm --prefix sdk test >"$logs/${names[0]}" 2>&1 &
+npm --prefix sdk test >"$logs/$(logname "${names[0]}")" 2>&1 &
 pid[${names[0]}]=$!; summary[${names[0]}]=tail3
-PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -run "$cli_tests" ./e2e ./runtime/provider >"$logs/${names[1]}" 2>&1 &
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -run "$cli_tests" ./e2e ./runtime/provider >"$logs/$(logname "${names[1]}")" 2>&1 &
 pid[${names[1]}]=$!; summary[${names[1]}]=go_ok
-PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -skip "$cli_tests" ./... >"$logs/${names[2]}" 2>&1 &
+PEDELEC_TEST_RACE=1 go test -race -count=1 -timeout 60m -skip "$cli_tests" ./... >"$logs/$(logname "${names[2]}")" 2>&1 &
 pid[${names[2]}]=$!; summary[${names[2]}]=go_ok
 for n in "${names[@]}"; do start[$n]=$SECONDS; done
 
@@ -120,7 +123,7 @@ while [ ${#left[@]} -gt 0 ]; do
       still+=("$n")
     else
       wait "${pid[$n]}"; rc=$?
-      finish "$n" "$rc" "$logs/$n" "${start[$n]}" "${summary[$n]}"
+      finish "$n" "$rc" "$logs/$(logname "$n")" "${start[$n]}" "${summary[$n]}"
     fi
   done
   left=("${still[@]+"${still[@]}"}")
