@@ -43,6 +43,7 @@ finish() {
 
 # Summaries of passing tiers.
 tail3() { tail -n 3 "$1"; }
+tail4() { tail -n 4 "$1"; }
 go_ok() { grep -E '^(ok|---|SKIPPED|FAIL)|SKIPPED:' "$1" | grep -v 'no test files' | cut -c1-160; }
 # logname NAME: a file name for a tier's log (names hold spaces and paths).
 logname() { printf '%s' "$1" | tr -c 'A-Za-z0-9' '_'; }
@@ -93,7 +94,7 @@ lint() {
 run "setup: chromium" tail3 setup_chromium
 run "setup: agent CLIs into $PEDELEC_TEST_CACHE/npm" tail3 setup_clis
 run "setup: SDK packages" tail3 setup_sdk
-run "gofmt, go vet, staticcheck, go mod tidy" go_ok lint
+run "gofmt, go vet, staticcheck, go mod tidy" tail4 lint
 
 # Three tiers run side by side, because the slow ones mostly wait: the SDK's
 # checks (one core for a few seconds); the agent-CLI tests (each CLI turn
