@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A page's script agent makes a directory tree as deep as one message's
@@ -81,5 +82,32 @@ func TestRemoveTreeOfLinkRemovesOnlyTheLink(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(target, "sub", "keep")); err != nil {
 		t.Errorf("what the link pointed to was touched: %v", err)
+	}
+}
+
+// A stale work directory whose session-id is a FIFO (or any file but a
+// small regular one) tells no session: start-up waited forever to read it.
+func TestWorkDirSessionIDOfFIFODoesNotHang(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "sessions", "w_fifo")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, sessionIDFile), 0o600); err != nil {
+		t.Skipf("SKIPPED: no FIFOs here: %v", err)
+	}
+	got := make(chan string, 1)
+	go func() { got <- workDirSessionID(state, "w_fifo") }()
+	select {
+	case id := <-got:
+		if id != "" {
+			t.Errorf("workDirSessionID of a FIFO = %q, want none", id)
+		}
+	case <-time.After(5 * time.Second):
+		// Let the reader go, so the test binary can end.
+		if f, err := os.OpenFile(filepath.Join(dir, sessionIDFile), os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("workDirSessionID still waits on the FIFO after 5 s: Core's start-up hangs")
 	}
 }
