@@ -36,6 +36,17 @@ func diagWant() []byte {
 	return w
 }
 
+// v4MappedSockID is an IPv4 sockid (ports, then addresses in the first 4
+// of 16 bytes) as an IPv6 socket connected to ::ffff:a.b.c.d has it.
+func v4MappedSockID(v4 []byte) []byte {
+	id := append([]byte(nil), v4[:4]...)
+	for _, addr := range [][]byte{v4[4:8], v4[20:24]} {
+		id = append(id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff)
+		id = append(id, addr...)
+	}
+	return id
+}
+
 // The answer's parser: a live socket's owner, never a detached socket's
 // placeholder uid 0, never another socket's owner.
 func TestParseDiagReply(t *testing.T) {
@@ -50,6 +61,15 @@ func TestParseDiagReply(t *testing.T) {
 	other[1]++ // another port: the listener the kernel's lookup fell back to
 	if uid, err := parseDiagReply(diagReply(other, 1000, 4242), want); err == nil {
 		t.Errorf("another socket's answer: uid %d, want an error", uid)
+	}
+	mapped := diagReply(v4MappedSockID(want), 1000, 4242)
+	mapped[syscall.NLMSG_HDRLEN] = syscall.AF_INET6
+	if uid, err := parseDiagReply(mapped, want); err != nil || uid != 1000 {
+		t.Errorf("an IPv6 client socket connected to ::ffff:127.0.0.1: uid %d, %v", uid, err)
+	}
+	mapped[syscall.NLMSG_HDRLEN] = syscall.AF_INET
+	if uid, err := parseDiagReply(mapped, want); err == nil {
+		t.Errorf("an IPv4 answer with v4-mapped addresses: uid %d, want an error", uid)
 	}
 	short := diagReply(want, 1000, 4242)
 	binary.NativeEndian.PutUint32(short[0:], uint32(len(short)-4))
@@ -72,6 +92,9 @@ func FuzzParseDiagReply(f *testing.F) {
 	f.Add(errMsg)
 	f.Add(append(diagReply(want, 1000, 0), diagReply(want, 1000, 7)...))
 	f.Add([]byte{})
+	mapped := diagReply(v4MappedSockID(want), 1000, 4242)
+	mapped[syscall.NLMSG_HDRLEN] = syscall.AF_INET6
+	f.Add(mapped)
 	f.Fuzz(func(t *testing.T, reply []byte) {
 		uid, err := parseDiagReply(reply, want)
 		if err != nil {
@@ -80,12 +103,13 @@ func FuzzParseDiagReply(f *testing.F) {
 			}
 			return
 		}
-		// Success needs a whole answer for this very socket, with an inode,
-		// and the uid is that answer's.
+		// Success needs a whole answer for this very socket (in its own
+		// family's form), with an inode, and the uid is that answer's.
 		ne := binary.NativeEndian
 		for j := syscall.NLMSG_HDRLEN + 4; j-4+72 <= len(reply); j++ {
 			d := reply[j-4:]
-			if string(d[4:40]) == string(want) && ne.Uint32(d[68:]) != 0 && int(ne.Uint32(d[64:])) == uid {
+			same := string(d[4:40]) == string(want) || d[0] == syscall.AF_INET6 && string(d[4:40]) == string(v4MappedSockID(want))
+			if same && ne.Uint32(d[68:]) != 0 && int(ne.Uint32(d[64:])) == uid {
 				return
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -65,8 +66,22 @@ func sockDiagOwner(local, remote *net.TCPAddr) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
-	return parseDiagReply(buf[:n], r[8:44])
+	uid, err := parseDiagReply(buf[:n], r[8:44])
+	switch {
+	case err == nil, errors.Is(err, errSocketDetached), errors.Is(err, errNoSuchSocket):
+		sockDiagAnswers.Store(true)
+	case errors.Is(err, syscall.ENOENT) && sockDiagAnswers.Load():
+		// ENOENT is also the answer of a kernel without TCP diagnostics
+		// (no tcp_diag module): only one that has named a socket before
+		// means by it that there is none.
+		return -1, fmt.Errorf("sock_diag: %w", errNoSuchSocket)
+	}
+	return uid, err
 }
+
+// sockDiagAnswers is set once the kernel has answered a sock_diag request
+// with a socket: from then on, its ENOENT means the socket does not exist.
+var sockDiagAnswers atomic.Bool
 
 // parseDiagReply reads the kernel's answer to one SOCK_DIAG_BY_FAMILY
 // request; want is the request's sockid without interface and cookie
@@ -95,8 +110,8 @@ func parseDiagReply(reply, want []byte) (int, error) {
 			// When no socket has the tuple, the kernel's lookup goes on to
 			// a listener on the client's port, whose owner is not the
 			// client's: only the very socket asked about counts.
-			if string(m.Data[4:40]) != string(want) {
-				return -1, errors.New("sock_diag: no socket with these addresses")
+			if !sameSockID(m.Data[0], m.Data[4:40], want) {
+				return -1, fmt.Errorf("sock_diag: a socket with other addresses answered: %w", errNoSuchSocket)
 			}
 			// A time-wait entry's state is its substate (FIN_WAIT2 among
 			// them), so the state cannot tell it from a live socket; the
@@ -108,6 +123,27 @@ func parseDiagReply(reply, want []byte) (int, error) {
 		}
 	}
 	return -1, errors.New("sock_diag: no answer")
+}
+
+// sameSockID reports whether got, the sockid (ports and addresses, 36
+// bytes) of an answer of the given family, names the socket want does.
+// An IPv6 client socket connected to ::ffff:127.0.0.1 is found by the
+// IPv4 addresses Core sees, but answers with its own v4-mapped form of them.
+func sameSockID(family byte, got, want []byte) bool {
+	if string(got) == string(want) {
+		return true
+	}
+	if family != syscall.AF_INET6 || string(got[:4]) != string(want[:4]) {
+		return false
+	}
+	// An IPv4 request holds each address in the first 4 of its 16 bytes.
+	mapped := func(addr []byte) string {
+		if string(addr[4:]) != string(make([]byte, 12)) {
+			return "" // not an IPv4 request: no match
+		}
+		return string(net.IPv4(addr[0], addr[1], addr[2], addr[3]).To16())
+	}
+	return string(got[4:20]) == mapped(want[4:20]) && string(got[20:36]) == mapped(want[20:36])
 }
 
 // sockDiagByFamily is SOCK_DIAG_BY_FAMILY, the request and answer type.

@@ -97,7 +97,7 @@ func (c *Core) recover() error {
 		if _, live := c.sessions[id]; live && d.Name() == workDirName(id) {
 			continue
 		}
-		if err := os.RemoveAll(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {
+		if err := removeTree(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {
 			c.log.Warn("remove a stale work directory", "dir", d.Name(), "err", err)
 		} else {
 			removed++

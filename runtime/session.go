@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"sync"
 	"time"
 
@@ -393,7 +392,7 @@ func (s *Session) End(why wire.EndedData) {
 }
 
 func (s *Session) removeWorkDir() {
-	if err := os.RemoveAll(s.dirs.root); err != nil {
+	if err := removeTree(s.dirs.root); err != nil {
 		s.log.Warn("remove work directory", "dir", s.dirs.root, "err", err)
 	}
 }

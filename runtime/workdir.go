@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,11 +68,34 @@ func workDirSessionID(stateDir, name string) string {
 	if isOldWorkDirName(name) {
 		return name
 	}
-	data, err := os.ReadFile(filepath.Join(stateDir, "sessions", name, sessionIDFile))
+	data, err := readSessionIDFile(filepath.Join(stateDir, "sessions", name, sessionIDFile))
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(data))
+}
+
+// readSessionIDFile reads a session-id file that is a small regular file.
+// Anything else there (a FIFO, a link, a device) was not written by Core:
+// opening a FIFO to read it waited for a writer, and start-up with it.
+func readSessionIDFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() || !os.SameFile(before, fi) {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, 1024))
 }
 
 // makeWorkDirs makes (or, for a restored session, finds) a session's

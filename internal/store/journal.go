@@ -208,7 +208,9 @@ func segments(base string) ([]uint64, error) {
 	var segs []uint64
 	for _, e := range entries {
 		if n, ok := strings.CutPrefix(e.Name(), prefix); ok {
-			if seg, err := strconv.ParseUint(n, 10, 64); err == nil {
+			// Only the name segmentPath gives the number: "07" is not
+			// segment 7, which Open would then fail to remove by its name.
+			if seg, err := strconv.ParseUint(n, 10, 64); err == nil && strconv.FormatUint(seg, 10) == n {
 				segs = append(segs, seg)
 			}
 		}

@@ -321,3 +321,31 @@ func TestUndecodableRecordIsSetAside(t *testing.T) {
 		t.Fatalf("%d records set aside, want 3", n)
 	}
 }
+
+// A file whose name reads as a segment number but is not the name Core
+// gives that number (journal.07, a copy beside journal.7) was listed as
+// segment 7, read under the name journal.7, and then could be neither
+// removed nor set aside by that name: Open failed and Core did not start.
+// It is not Core's: it stays where it is, unread.
+func TestSegmentNameCoreDidNotWriteIsIgnored(t *testing.T) {
+	for _, name := range []string{"07", "007", "+7"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "pedelec.db")
+			os.WriteFile(segmentPath(path, 7), legacySegment(t, Op{Put: &Record{ID: "s_1", Status: "idle"}}), 0o600)
+			stray := path + ".journal." + name
+			os.WriteFile(stray, legacySegment(t, Op{Put: &Record{ID: "s_2", Status: "idle"}}), 0o600)
+			db, err := Open(path, time.Second)
+			if err != nil {
+				t.Fatalf("Open with a file named %s: %v", filepath.Base(stray), err)
+			}
+			defer db.Close()
+			if recs, err := db.Sessions(); err != nil || len(recs) != 1 || recs[0].ID != "s_1" {
+				t.Fatalf("sessions = %+v, %v; want s_1 alone", recs, err)
+			}
+			if _, err := os.Stat(stray); err != nil {
+				t.Errorf("the stray file: %v", err)
+			}
+		})
+	}
+}
