@@ -25,12 +25,14 @@ func envProcesses(match func(entry []byte) bool) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		var st syscall.Stat_t
-		if syscall.Stat(dir, &st) != nil || int(st.Uid) != uid {
-			continue
-		}
 		env, err := os.ReadFile(filepath.Join(dir, "environ"))
 		if err != nil || !anyEntry(env, match) {
+			continue
+		}
+		// The owner is asked only of a match: most processes are not one,
+		// and the debug counts walk /proc once per session.
+		var st syscall.Stat_t
+		if syscall.Stat(dir, &st) != nil || int(st.Uid) != uid {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil && isZombieStat(stat) {
