@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,19 +84,16 @@ func runValidateTools(o validateToolsOptions) error {
 	if o.file == "" {
 		return usageErrorf("validate-tools needs a manifest file, or - to read stdin")
 	}
-	name, data, release, err := readManifest(o.file, o.stdin)
+	name, data, err := readManifest(o.file, o.stdin)
 	if err != nil {
 		return err
 	}
-	defer release()
-	// A mapped file that shrinks under us faults on the lost pages: that
-	// is the user's error to hear about, not a crash.
-	return guardMapped(name, data, func() error { return checkManifest(o, name, data) })
+	return checkManifest(o, name, data)
 }
 
 // checkManifest checks the manifest's bytes and prints the outcome.
 func checkManifest(o validateToolsOptions, name string, data []byte) error {
-	tools, problems, err := schema.CheckManifest(data)
+	skills, problems, err := schema.ParseManifest(data)
 	var se *schema.SyntaxError
 	if errors.As(err, &se) {
 		return usageErrorf("%s:%d:%d: %s (the manifest is not JSON)", name, se.Line, se.Column, se.Msg)
@@ -124,7 +120,7 @@ func checkManifest(o validateToolsOptions, name string, data []byte) error {
 			fmt.Fprintf(o.stdout, "%s: %s\n", p.Path, p.Message)
 		}
 		if len(problems) == 0 {
-			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, schema.Plural(tools, "tool"))
+			fmt.Fprintf(o.stdout, "%s: valid (%s)\n", name, schema.Plural(len(skills.Tools), "tool"))
 		} else {
 			fmt.Fprintf(o.stdout, "%s: %s (%s)\n", name, schema.Plural(len(problems), "problem"), wire.CodeInvalidInput)
 		}
@@ -136,42 +132,30 @@ func checkManifest(o validateToolsOptions, name string, data []byte) error {
 }
 
 // readManifest reads the file, or stdin for "-", and returns the name to
-// print in messages and a release to call once nothing refers to the bytes.
-func readManifest(file string, stdin io.Reader) (name string, data []byte, release func(), err error) {
+// print in messages.
+func readManifest(file string, stdin io.Reader) (name string, data []byte, err error) {
 	name, r := file, stdin
-	size := int64(0) // what the file says it holds: the buffer's first size
-	release = func() {}
 	if file == "-" {
 		name = "<stdin>"
 	} else {
 		f, err := os.Open(file)
 		if err != nil {
-			return name, nil, release, usageErrorf("cannot read the manifest: %v", err)
+			return name, nil, usageErrorf("cannot read the manifest: %v", err)
 		}
 		defer f.Close()
 		r = f
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			if st.Size() > maxManifestBytes {
-				return name, nil, release, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
-			}
-			size = st.Size()
-			if data, unmap, ok := mapManifest(f, size); ok {
-				return name, data, unmap, nil
-			}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxManifestBytes {
+			return name, nil, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
 		}
 	}
-	// Read into a buffer of the file's size, not one grown from 512 bytes
-	// by doubling: for a large manifest that was twice its size in copies
-	// and fresh pages.
-	var buf bytes.Buffer
-	buf.Grow(int(size) + bytes.MinRead)
-	_, err = buf.ReadFrom(io.LimitReader(r, maxManifestBytes+1))
-	data = buf.Bytes()
+	// A file whose size says nothing (a pipe, /dev/zero) fails as soon as
+	// it passes the limit.
+	data, err = io.ReadAll(io.LimitReader(r, maxManifestBytes+1))
 	if err != nil {
-		return name, nil, release, usageErrorf("%s: cannot read the manifest: %v", name, err)
+		return name, nil, usageErrorf("%s: cannot read the manifest: %v", name, err)
 	}
 	if len(data) > maxManifestBytes {
-		return name, nil, release, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
+		return name, nil, usageErrorf("%s: the manifest is larger than %d MiB", name, maxManifestBytes>>20)
 	}
-	return name, data, release, nil
+	return name, data, nil
 }

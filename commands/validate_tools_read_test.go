@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,5 +26,19 @@ func TestValidateToolsFileOverLimit(t *testing.T) {
 	code, out, errOut := validateCLI(t, "", p)
 	if code != ExitUsage || out != "" || !strings.Contains(errOut, "huge.json: the manifest is larger than 64 MiB") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// A manifest of many pages reads as the file holds it.
+func TestReadManifestLargeFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.json")
+	want := bytes.Repeat([]byte(" "), 256<<10)
+	copy(want, "[]")
+	if err := os.WriteFile(p, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	name, data, err := readManifest(p, nil)
+	if err != nil || name != p || !bytes.Equal(data, want) {
+		t.Fatalf("name %q, %d bytes, err %v", name, len(data), err)
 	}
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -69,20 +70,6 @@ func ParseManifest(data []byte) (Skills, []Problem, error) {
 	return parseManifestTree(data)
 }
 
-// CheckManifest is ParseManifest for a caller that needs only the verdict
-// and the number of tools (validate-tools): the same rules, problems and
-// error, but no Tool is built, so no name, description or schema is copied
-// out of data. In a fresh process each copied byte is a fresh page to
-// fault in.
-func CheckManifest(data []byte) (tools int, problems []Problem, err error) {
-	c := &checker{data: data, countOnly: true}
-	if _, problems, ok := c.checkStreaming(true); ok {
-		return c.counted, problems, nil
-	}
-	s, problems, err := parseManifestTree(data)
-	return len(s.Tools), problems, err
-}
-
 // parseManifestTree is ParseManifest on the whole parsed tree.
 func parseManifestTree(data []byte) (Skills, []Problem, error) {
 	v, err := parseJSON(data)
@@ -113,10 +100,6 @@ type checker struct {
 	// plainProblems are checkStreaming's plain-JSON problems, which come
 	// before the rules' (the tree path runs plain over the whole text first).
 	plainProblems []Problem
-	// countOnly: a streaming check counts the tools instead of building
-	// them (CheckManifest); counted is how many it saw.
-	countOnly bool
-	counted   int
 }
 
 // patternError compiles a pattern once per check, however many tools
@@ -252,9 +235,7 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
-			if !c.countOnly {
-				t.ArgsSchema = c.schemaText(m.val)
-			}
+			t.ArgsSchema = c.schemaText(m.val)
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)
@@ -335,8 +316,6 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 			c.add(p, "timeoutMs must be positive; got %s (%s)", v.s, fix)
 		case f > maxSafeInteger:
 			c.add(p, "timeoutMs %s is too large; use at most %d milliseconds", v.s, int64(maxSafeInteger))
-		case c.countOnly:
-			// valid; nothing is kept
 		default:
 			ms := int64(f)
 			return &ms
@@ -345,25 +324,20 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 	return nil
 }
 
-// schemaText is a value's JSON text from the input without insignificant
-// whitespace, kept once per distinct text (shareSchema): the definition as
-// the page wrote it, smaller in every later message (tool-spec, the
-// prompt). It is compacted into the checker's scratch buffer, so a schema
-// many tools share costs no copy of its own. Repeated keys are the one
-// case where the text would differ from what was checked, and they are a
-// problem already, so such skills are never used.
 // keep copies a string of the input for a Tool: a session keeps it, not
-// the whole input. A count-only check keeps nothing.
+// the whole input.
 func (c *checker) keep(s string) string {
-	if c.countOnly {
-		return ""
-	}
 	return strings.Clone(s)
 }
 
+// schemaText is a value's JSON text from the input without insignificant
+// whitespace: the definition as the page wrote it, smaller in every later
+// message (tool-spec, the prompt). Each tool keeps its own copy. Repeated
+// keys are the one case where the text would differ from what was checked,
+// and they are a problem already, so such skills are never used.
 func (c *checker) schemaText(v *value) json.RawMessage {
 	c.scratch = appendCompact(c.scratch[:0], c.data[v.start:v.end])
-	return shareSchema(c.scratch)
+	return bytes.Clone(c.scratch)
 }
 
 // appendCompact appends src, JSON text the parser accepted, without the

@@ -3,7 +3,6 @@ package schema
 import (
 	"errors"
 	"slices"
-	"unsafe"
 )
 
 // checkStreaming checks a manifest (or a session's skills) as it parses
@@ -26,10 +25,7 @@ func checkStreaming(data []byte, bare bool) (s Skills, problems []Problem, ok bo
 // checkStreaming is the function above with a checker of c.data.
 func (c *checker) checkStreaming(bare bool) (s Skills, problems []Problem, ok bool) {
 	data := c.data
-	// Nothing returned keeps a string of the text (names and descriptions
-	// are cloned, schema texts copied, messages formatted), so the parse
-	// may take its strings from data itself.
-	p := &parser{data: data, src: unsafe.String(unsafe.SliceData(data), len(data))}
+	p := &parser{data: data, src: string(data)}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		p.pos = 3
 	}
@@ -137,11 +133,7 @@ func (c *checker) streamTools(p *parser, depth int, at loc) ([]Tool, error) {
 			return nil, err
 		}
 		c.plainApart(e, at.at(i))
-		if t := c.tool(e, at.at(i), i, firstUse); c.countOnly {
-			c.counted++
-		} else {
-			out = append(out, t)
-		}
+		out = append(out, c.tool(e, at.at(i), i, firstUse))
 		p.release(m) // nothing returned points into the definition's tree
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -191,7 +183,7 @@ func (p *parser) release(m parserMark) {
 // mark's length when the slab is the same, to the start of a newer one.
 func rewind[T any](cur, mark []T) []T {
 	n := 0
-	if cap(mark) > 0 && unsafe.SliceData(cur) == unsafe.SliceData(mark) {
+	if cap(mark) > 0 && cap(cur) > 0 && &cur[:1][0] == &mark[:1][0] {
 		n = len(mark)
 	}
 	clear(cur[n:]) // newValue expects zeroed values

@@ -71,11 +71,6 @@ func compareStreaming(t *testing.T, data []byte) bool {
 			t.Errorf("ValidateSkills(%.200q):\nstream %+v\n       %+v\ntree   %+v\n       %+v", data, problems, s, tp, ts)
 		}
 	}
-	n, cp, cerr := CheckManifest(data)
-	ps, pp, perr := ParseManifest(data)
-	if n != len(ps.Tools) || !reflect.DeepEqual(cp, pp) || !reflect.DeepEqual(cerr, perr) {
-		t.Errorf("CheckManifest(%.200q) = %d tools, %+v, %v; ParseManifest: %d tools, %+v, %v", data, n, cp, cerr, len(ps.Tools), pp, perr)
-	}
 	if s, problems, ok := checkStreaming(data, true); ok {
 		streamed = true
 		ts, tp, err := parseManifestTree(data)

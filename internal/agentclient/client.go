@@ -1,7 +1,8 @@
-// Package agentclient is the agent side of the dial-back: what `pedelec
-// tool-call` and `tool-spec` use to reach Core from inside a provider's
-// shell. It finds Core and the session's secret in the environment Core
-// gave the provider process.
+// Package agentclient is the one client of Core's endpoints that answer
+// with a wire.AgentResult: what `pedelec tool-call` and `tool-spec` use to
+// reach Core from inside a provider's shell (with the session's secret,
+// found in the environment Core gave the provider process), and what
+// `pedelec mcp` forwards calls with (with Core's token).
 package agentclient
 
 import (
@@ -16,13 +17,19 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// Client calls one Core's agent endpoint.
+// Client calls one Core.
 type Client struct {
 	BaseURL string // PEDELEC_CORE_URL
-	Secret  string // PEDELEC_AGENT_SECRET
-	// HTTP, when set, sends the requests (in-process benchmarks keep one
-	// connection open this way); nil means one plain connection per request.
+	// Secret is sent as the Bearer token: PEDELEC_AGENT_SECRET for the
+	// agent endpoint, Core's token for the MCP endpoint.
+	Secret string
+	// HTTP, when set, sends the requests (`pedelec mcp` and in-process
+	// benchmarks keep connections open this way); nil means one plain
+	// connection per request.
 	HTTP *http.Client
+	// URLFrom names where BaseURL came from, for the error a malformed one
+	// gets; empty means PEDELEC_CORE_URL.
+	URLFrom string
 }
 
 // FromEnv reads the client settings Core put in the environment.
@@ -46,24 +53,29 @@ func FromEnv(getenv func(string) string) (*Client, error) {
 // ToolCall forwards one call and waits for Core's answer, however long the
 // tool's timeout is: Core owns the deadline.
 func (c *Client) ToolCall(ctx context.Context, threadID, tool string, args json.RawMessage) wire.AgentResult {
-	return c.post(ctx, wire.AgentToolCallPath, threadID, tool, args)
+	return c.Post(ctx, wire.AgentToolCallPath, wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args})
 }
 
 // ToolSpec fetches one tool's definition.
 func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.AgentResult {
-	return c.post(ctx, wire.AgentToolSpecPath, threadID, tool, nil)
+	return c.Post(ctx, wire.AgentToolSpecPath, wire.AgentToolSpecRequest{ThreadID: threadID, Tool: tool})
 }
 
-// post sends wire.AgentToolCallRequest (args != nil) or
-// wire.AgentToolSpecRequest; the JSON is written by requestJSON.
-func (c *Client) post(ctx context.Context, path, threadID, tool string, args json.RawMessage) wire.AgentResult {
-	data, err := requestJSON(threadID, tool, args)
+// Post sends request as JSON to path and reads Core's answer,
+// {"ok":true,"result":...} or {"ok":false,"error":{...}}. A request that
+// gets no such answer is a CORE_UNREACHABLE failure.
+func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentResult {
+	data, err := json.Marshal(request)
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(data))
 	if err != nil {
-		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %w", wire.EnvCoreURL, c.BaseURL, err))
+		urlFrom := c.URLFrom
+		if urlFrom == "" {
+			urlFrom = wire.EnvCoreURL
+		}
+		return failure(wire.Errorf(wire.CodeCoreUnreachable, "bad %s %q: %w", urlFrom, c.BaseURL, err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+c.Secret)
@@ -81,8 +93,8 @@ func (c *Client) post(ctx context.Context, path, threadID, tool string, args jso
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
-	out, ok := parseResult(raw)
-	if !ok {
+	var out wire.AgentResult
+	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
 	}
 	return out
@@ -92,10 +104,6 @@ func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: fal
 
 // Print writes r as one JSON line, the only thing on stdout.
 func Print(w io.Writer, r wire.AgentResult) {
-	if data, ok := appendOK(nil, r); ok {
-		w.Write(append(data, '\n'))
-		return
-	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		data = []byte(fmt.Sprintf(`{"ok":false,"error":{"code":"INTERNAL","message":%q}}`, err.Error()))

@@ -2,33 +2,47 @@ package agentclient
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// What a tool-call process sends and prints is byte for byte what
-// encoding/json writes for the wire types, and it reads Core's answers as
-// encoding/json does.
-func TestJSONShapesMatchEncodingJSON(t *testing.T) {
+// What a tool-call process sends is what encoding/json writes for the wire
+// types, it reads Core's answers as encoding/json does, and anything else
+// is not taken for an answer.
+func TestWireShapes(t *testing.T) {
+	var body []byte
+	answer := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		w.Write([]byte(answer))
+	}))
+	defer srv.Close()
+	c := &Client{BaseURL: srv.URL, Secret: "s", HTTP: srv.Client()}
+	ctx := context.Background()
+
 	args := []string{`{}`, `{"n":1}`, "{ \"a\" : [1, 2,\n 3], \"html\":\"<b>&</b>\", \"u\":\"\u2028é\" }", `{"deep":{"x":null}}`}
+	answer = `{"ok":true}`
 	for _, a := range args {
 		for _, id := range []string{"t1", "quote\"back\\slash<>&\u2028", "é"} {
 			want, _ := json.Marshal(wire.AgentToolCallRequest{ThreadID: id, Tool: id + "_tool", Args: json.RawMessage(a)})
-			got, err := requestJSON(id, id+"_tool", json.RawMessage(a))
-			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("tool-call request for %q, %q:\n got %s (%v)\nwant %s", id, a, got, err, want)
+			if c.ToolCall(ctx, id, id+"_tool", json.RawMessage(a)); !bytes.Equal(body, want) {
+				t.Errorf("tool-call request for %q, %q:\n got %s\nwant %s", id, a, body, want)
 			}
 			want, _ = json.Marshal(wire.AgentToolSpecRequest{ThreadID: id, Tool: id})
-			if got, _ := requestJSON(id, id, nil); !bytes.Equal(got, want) {
-				t.Errorf("tool-spec request for %q:\n got %s\nwant %s", id, got, want)
+			if c.ToolSpec(ctx, id, id); !bytes.Equal(body, want) {
+				t.Errorf("tool-spec request for %q:\n got %s\nwant %s", id, body, want)
 			}
 		}
 	}
-	if _, err := requestJSON("t", "x", json.RawMessage(`{"a":`)); err == nil {
-		t.Error("invalid arguments encoded without an error")
+	if res := c.ToolCall(ctx, "t", "x", json.RawMessage(`{"a":`)); res.OK || res.Error.Code != wire.CodeInvalidInput {
+		t.Errorf("invalid arguments sent: %+v", res)
 	}
 
 	answers := []string{
@@ -40,25 +54,25 @@ func TestJSONShapesMatchEncodingJSON(t *testing.T) {
 		`{"ok":false,"error":{"code":"TOOL_TIMEOUT","message":"no answer","details":{"timeoutMs":5}}}`,
 		`{"ok":false,"error":{"code":"TOOL_ARGS_INVALID","message":"bad"},"extra":1}`,
 	}
-	for _, a := range answers {
+	for _, answer = range answers {
 		var want wire.AgentResult
-		if err := json.Unmarshal([]byte(a), &want); err != nil {
+		if err := json.Unmarshal([]byte(answer), &want); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := parseResult([]byte(a))
-		if !ok || !reflect.DeepEqual(got, want) {
-			t.Errorf("parse %s:\n got %+v (%v)\nwant %+v", a, got, ok, want)
+		got := c.ToolCall(ctx, "t", "x", json.RawMessage(`{}`))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("parse %s:\n got %+v\nwant %+v", answer, got, want)
 		}
 		wantOut, _ := json.Marshal(want)
 		var buf bytes.Buffer
 		Print(&buf, got)
 		if buf.String() != string(wantOut)+"\n" {
-			t.Errorf("print %s:\n got %s\nwant %s", a, buf.String(), wantOut)
+			t.Errorf("print %s:\n got %s\nwant %s", answer, buf.String(), wantOut)
 		}
 	}
-	for _, bad := range []string{`[]`, `null`, `{}`, `{"ok":false}`, `{"ok":"yes"}`, `{"ok":false,"error":"x"}`, `<html>`} {
-		if r, ok := parseResult([]byte(bad)); ok {
-			t.Errorf("%s taken for a Pedelec answer: %+v", bad, r)
+	for _, answer = range []string{`[]`, `null`, `{}`, `{"ok":false}`, `{"ok":"yes"}`, `{"ok":false,"error":"x"}`, `<html>`} {
+		if res := c.ToolCall(ctx, "t", "x", json.RawMessage(`{}`)); res.OK || res.Error.Code != wire.CodeCoreUnreachable {
+			t.Errorf("%s taken for a Pedelec answer: %+v", answer, res)
 		}
 	}
 }

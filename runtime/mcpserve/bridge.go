@@ -1,7 +1,6 @@
 package mcpserve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/internal/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -153,31 +153,15 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())
 	}
-	body, _ := json.Marshal(wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.CoreURL+wire.MCPCallPath, bytes.NewReader(body))
-	if err != nil {
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "bad --core-url %q: %v", b.CoreURL, err)
+	// Core's token, not a session's secret: the MCP endpoint serves every
+	// mcp session of this Core.
+	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
+	out := c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
+	if out.OK {
+		return out.Result, nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := b.HTTP.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, wire.Errorf(wire.CodeSessionEnded, "the call was cancelled")
-		}
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", b.CoreURL, err)
+	if ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
+		return nil, wire.Errorf(wire.CodeSessionEnded, "the call was cancelled")
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %v", err)
-	}
-	var out wire.AgentResult
-	if err := json.Unmarshal(raw, &out); err != nil || (!out.OK && out.Error == nil) {
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw)
-	}
-	if !out.OK {
-		return nil, out.Error
-	}
-	return out.Result, nil
+	return nil, out.Error
 }

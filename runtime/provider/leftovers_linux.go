@@ -4,9 +4,6 @@ package provider
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -40,34 +37,8 @@ func leftoverPIDs(ids map[string]bool) []int {
 		return nil
 	}
 	key := []byte("PEDELEC_THREAD_ID=")
-	uid := os.Getuid()
-	self := os.Getpid()
-	var pids []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, dir := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(dir))
-		if err != nil || pid == self {
-			continue
-		}
-		var st syscall.Stat_t
-		if syscall.Stat(dir, &st) != nil || int(st.Uid) != uid {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join(dir, "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if id, ok := bytes.CutPrefix(kv, key); ok && ids[string(id)] {
-				if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err != nil || !isZombieStat(stat) {
-					pids = append(pids, pid)
-				}
-				break
-			}
-		}
-	}
-	return pids
+	return envProcesses(func(entry []byte) bool {
+		id, ok := bytes.CutPrefix(entry, key)
+		return ok && ids[string(id)]
+	})
 }
-
-// CountTagged is how many live processes carry tag.
-func CountTagged(tag string) int { return len(taggedPIDs(tag)) }

@@ -1,0 +1,90 @@
+package mcpserve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// A call reaches Core's MCP endpoint with Core's token as Bearer; Core's
+// answer, a result or a Pedelec error, comes back as it was; anything else
+// is CORE_UNREACHABLE.
+func TestBridgeCall(t *testing.T) {
+	answer := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req wire.MCPCallRequest
+		if r.Method != http.MethodPost || r.URL.Path != wire.MCPCallPath || r.Header.Get("Authorization") != "Bearer core-tok" ||
+			json.Unmarshal(body, &req) != nil || req.SessionID != "s1" || req.Tool != "echo" || string(req.Args) != `{"n":1}` {
+			http.Error(w, "bad request: "+string(body), http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte(answer))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	b := NewBridge(srv.URL, dir, log.New(io.Discard))
+	call := func() (json.RawMessage, error) {
+		return b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`))
+	}
+
+	if _, err := call(); !isCode(err, wire.CodeCoreUnreachable) || !strings.Contains(err.Error(), "no token at") {
+		t.Fatalf("no token: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, wire.CoreTokenFile), []byte("core-tok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	answer = `{"ok":true,"result":{"n":1}}`
+	if res, err := call(); err != nil || string(res) != `{"n":1}` {
+		t.Fatalf("result %s, err %v", res, err)
+	}
+	answer = `{"ok":false,"error":{"code":"TOOL_TIMEOUT","message":"no answer"}}`
+	if _, err := call(); !isCode(err, "TOOL_TIMEOUT") || !strings.Contains(err.Error(), "no answer") {
+		t.Fatalf("Core's error: %v", err)
+	}
+	answer = `<html>`
+	if _, err := call(); !isCode(err, wire.CodeCoreUnreachable) || !strings.Contains(err.Error(), "not a Pedelec answer") {
+		t.Fatalf("not an answer: %v", err)
+	}
+}
+
+// The MCP client giving up ends the request and says the call was
+// cancelled, not that Core is unreachable.
+func TestBridgeCallCancelled(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body) // the server watches for the client going away once the body is read
+		arrived <- struct{}{}
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, wire.CoreTokenFile), []byte("tok"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBridge(srv.URL, dir, log.New(io.Discard))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-arrived // the call is in flight
+		cancel()
+	}()
+	_, err := b.Call(ctx, "s1", "slow", json.RawMessage(`{}`))
+	if err == nil || isCode(err, wire.CodeCoreUnreachable) || !strings.Contains(err.Error(), "the call was cancelled") {
+		t.Fatalf("cancelled call: %v", err)
+	}
+}
+
+func isCode(err error, code string) bool {
+	var werr *wire.Error
+	return errors.As(err, &werr) && werr.Code == code
+}
