@@ -74,11 +74,17 @@ func (c *Client) post(ctx context.Context, path, threadID, tool string, args jso
 		resp, err = oneShot(req)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return failure(cancelled(ctx, tool))
+		}
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if ctx.Err() != nil {
+			return failure(cancelled(ctx, tool))
+		}
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
 	out, ok := parseResult(raw)
@@ -86,6 +92,13 @@ func (c *Client) post(ctx context.Context, path, threadID, tool string, args jso
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
 	}
 	return out
+}
+
+// cancelled is the answer when the agent itself gave up (its Ctrl-C): not
+// CORE_UNREACHABLE, which asks for a retry. Core sees the connection go and
+// settles the call as cancelled; the page may already have acted on it.
+func cancelled(ctx context.Context, tool string) *wire.Error {
+	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it", tool, context.Cause(ctx))
 }
 
 func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: false, Error: err} }

@@ -163,7 +163,7 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 	resp, err := b.HTTP.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, wire.Errorf(wire.CodeSessionEnded, "the call was cancelled")
+			return nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
 		}
 		return nil, wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %v", b.CoreURL, err)
 	}
