@@ -4,15 +4,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/urfave/cli/v2"
 )
 
-// Exit codes, decided here and nowhere else.
+// Exit statuses, decided here and nowhere else. ExitStatuses says what each
+// means; docs/errors.md's table is generated from it (go generate
+// ./runtime/wire).
 const (
-	ExitOK     = 0 // success; for tool-call, any result the app returned, domain errors included
-	ExitFailed = 1 // the thing checked or called failed (invalid manifest, Pedelec error)
-	ExitUsage  = 2 // usage error or unreadable input
+	ExitOK              = 0
+	ExitFailed          = 1
+	ExitUsage           = 2
+	ExitCoreUnreachable = 75  // sysexits' EX_TEMPFAIL: docs/decisions.md
+	ExitInterrupted     = 130 // 128 + SIGINT, as a shell reports a Ctrl-C
+	ExitTerminated      = 143 // 128 + SIGTERM
 )
+
+// ExitStatus documents one exit status of the CLI.
+type ExitStatus struct {
+	Status  int
+	Meaning string // Markdown, one line
+}
+
+// ExitStatuses lists every status the CLI exits with.
+var ExitStatuses = []ExitStatus{
+	{ExitOK, "success; for `tool-call`, any result the app returned, its own domain errors included"},
+	{ExitFailed, "the thing checked or called failed: an invalid manifest, a Pedelec error (the JSON on stdout has its code)"},
+	{ExitUsage, "a usage error or unreadable input (bad flags, arguments that are not JSON, no session environment); fix the command line, do not retry it as it is"},
+	{ExitCoreUnreachable, "`tool-call`/`tool-spec` could not reach Core (`CORE_UNREACHABLE`: connection refused, cut or timed out): Core is down or restarting; retry the same command in a few seconds"},
+	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); a `tool-call` cut off this way prints `TOOL_CALL_CANCELLED` and Core settles the call `cancelled`; `serve` stops as for SIGTERM"},
+	{ExitTerminated, "stopped by SIGTERM: `serve` after its orderly stop (sessions kept for the restart), `tool-call` as for SIGINT"},
+}
 
 // usageError marks a bad command line or unreadable input (exit 2).
 type usageError struct{ msg string }
@@ -31,29 +53,80 @@ func (e *failedError) Error() string { return e.msg }
 
 func failed(msg string) error { return &failedError{msg: msg} }
 
-// exitCode maps a command's error to the process exit code, printing what a
-// person needs on stderr.
+// unreachableError marks an agent command that could not reach Core: the
+// one failure worth retrying as it is (exit 75). Its JSON is already on
+// stdout.
+type unreachableError struct{ msg string }
+
+func (e *unreachableError) Error() string { return e.msg }
+
+// interruptedError marks a command a signal stopped (exit 128 + signal);
+// err is what the command returned as it stopped, already reported.
+type interruptedError struct {
+	status int
+	err    error
+}
+
+func (e *interruptedError) Error() string { return fmt.Sprintf("interrupted (exit %d)", e.status) }
+
+// markUsage is every command's OnUsageError: urfave/cli calls it with the
+// flag package's parse errors (unknown flag, missing or invalid value), so
+// they are told apart by where they come from, not by their text.
+func markUsage(c *cli.Context, err error, _ bool) error {
+	name := c.App.Name
+	if c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return &usageError{msg: fmt.Sprintf("%v (see '%s --help')", err, name)}
+}
+
+// markAgentUsage is markUsage for tool-call and tool-spec, whose stdout is
+// always one JSON object, a bad flag's included.
+func markAgentUsage(c *cli.Context, err error, sub bool) error {
+	ue := markUsage(c, err, sub)
+	printAgentUsage(c.App.Writer, ue.Error(), nil)
+	return ue
+}
+
+// onUsageErrorEverywhere gives every command markUsage unless it has its
+// own: urfave/cli consults only the command whose flags failed to parse.
+func onUsageErrorEverywhere(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = markUsage
+		}
+		onUsageErrorEverywhere(c.Subcommands)
+	}
+}
+
+// exitCode maps a command's error to the process exit status, printing what
+// a person needs on stderr.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	var ie *interruptedError
 	var fe *failedError
-	if errors.As(err, &fe) {
-		return ExitFailed
-	}
+	var re *unreachableError
 	var ue *usageError
-	if errors.As(err, &ue) {
+	var ec cli.ExitCoder
+	switch {
+	case errors.As(err, &ie):
+		return ie.status
+	case errors.As(err, &fe):
+		return ExitFailed
+	case errors.As(err, &re):
+		return ExitCoreUnreachable
+	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "pedelec: "+ue.msg)
 		return ExitUsage
-	}
-	// urfave/cli's own usage problems (unknown flag, missing value) arrive as
-	// plain errors from flag parsing.
-	msg := err.Error()
-	if strings.HasPrefix(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") ||
-		strings.HasPrefix(msg, "invalid value") || strings.HasPrefix(msg, "No help topic") || strings.Contains(msg, "Required flag") {
-		fmt.Fprintln(stderr, "pedelec: "+msg)
+	case errors.As(err, &ec):
+		// Our commands never return cli.Exit; the one urfave/cli returns
+		// itself is help's "No help topic for 'x'" (a mistyped command),
+		// with its own status 3, which is ours for usage.
+		fmt.Fprintln(stderr, "pedelec: "+err.Error())
 		return ExitUsage
 	}
-	fmt.Fprintln(stderr, "pedelec: "+msg)
+	fmt.Fprintln(stderr, "pedelec: "+err.Error())
 	return ExitFailed
 }

@@ -37,6 +37,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		// main owns the exit code: commands return errors, exit.go maps them.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   markUsage,
 		Flags:          append(logFlags(), threadIDFlag()),
 		Before: func(c *cli.Context) error {
 			logger, err := newLogger(c, stderr)
@@ -56,6 +57,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			mcpCommand(),
 		},
 	}
+	onUsageErrorEverywhere(app.Commands)
 	return app
 }
 

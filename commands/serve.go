@@ -5,9 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
@@ -39,7 +37,7 @@ provider processes killed.`,
 			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
 			&cli.DurationFlag{Name: "asset-ticket-ttl", Value: pruntime.DefaultAssetTicketTTL, Usage: "how long a page's asset upload or read ticket stays valid", EnvVars: []string{"PEDELEC_ASSET_TICKET_TTL"}},
 		}, append(securityFlags(), configFlag())...),
-		Action: runServe,
+		Action: interruptible(runServe),
 	}
 }
 
@@ -111,9 +109,8 @@ func runServe(c *cli.Context) error {
 		}
 	}()
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return core.Serve(ctx, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
+	// c.Context ends on SIGINT or SIGTERM (interruptible): the orderly stop.
+	return core.Serve(c.Context, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
 }
 
 // announceListening logs and prints where Core listens: the address it

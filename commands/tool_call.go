@@ -22,7 +22,11 @@ tool's schema in Core, hands the call to the web page, waits for the page's
 handler, and prints exactly one JSON object on stdout:
 
    {"ok":true,"result":<the handler's result>}                    exit 0
-   {"ok":false,"error":{"code":"...","message":"...","details":...}}  exit 1 (2 for usage errors)
+   {"ok":false,"error":{"code":"...","message":"...","details":...}}  exit 1
+
+Exit 2 is a usage error (fix the command line); exit 75 is CORE_UNREACHABLE
+(Core is down or restarting: retry the same command in a few seconds); exit
+130 is an interrupted call (TOOL_CALL_CANCELLED).
 
 A result may itself be the application's domain error ({"error":{...}}): it is
 still a result (exit 0). On TOOL_ARGS_INVALID, details.violations lists every
@@ -41,8 +45,9 @@ JSON on stdin instead:
 Core and the session's secret
 come from the environment Core gives the agent; the session from --thread-id
 or PEDELEC_THREAD_ID.`,
-		Flags:  []cli.Flag{threadIDFlag()},
-		Action: runToolCall,
+		Flags:        []cli.Flag{threadIDFlag()},
+		Action:       interruptible(runToolCall),
+		OnUsageError: markAgentUsage,
 	}
 }
 
@@ -74,10 +79,20 @@ func runToolCall(c *cli.Context) error {
 	}
 	res := client.ToolCall(c.Context, threadID, tool, json.RawMessage(raw))
 	agentclient.Print(out, res)
-	if !res.OK {
-		return failed(res.Error.Message)
+	return agentOutcome(res)
+}
+
+// agentOutcome is the exit of tool-call and tool-spec once the answer is
+// printed: CORE_UNREACHABLE has a status of its own, the one failure an
+// agent should retry unchanged.
+func agentOutcome(res wire.AgentResult) error {
+	switch {
+	case res.OK:
+		return nil
+	case res.Error.Code == wire.CodeCoreUnreachable:
+		return &unreachableError{msg: res.Error.Message}
 	}
-	return nil
+	return failed(res.Error.Message)
 }
 
 // checkJSONArgs reports unparseable arguments with the parser's message and

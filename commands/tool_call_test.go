@@ -27,7 +27,7 @@ func TestToolCallBadJSON(t *testing.T) {
 		var res struct {
 			OK    bool
 			Error struct {
-				Code    string
+				Code    wire.Code
 				Message string
 				Details struct{ Line, Column int }
 			}
@@ -52,7 +52,7 @@ func TestThreadIDPlacement(t *testing.T) {
 		code := Main(args, strings.NewReader(""), &out, &bytes.Buffer{})
 		// No Core in the environment: the thread id was found, so the
 		// complaint is the missing environment, not the thread id.
-		if code != ExitUsage || !strings.Contains(out.String(), wire.CodeNotInSession) || !strings.Contains(out.String(), "PEDELEC_CORE_URL") {
+		if code != ExitUsage || !strings.Contains(out.String(), string(wire.CodeNotInSession)) || !strings.Contains(out.String(), "PEDELEC_CORE_URL") {
 			t.Errorf("%v: exit %d, %s", args, code, out.String())
 		}
 	}

@@ -16,10 +16,13 @@ arguments it is unsure of. Prints one JSON object on stdout:
    {"ok":true,"result":{"name":...,"description":...,"argsSchema":{...},"timeoutMs":...}}   exit 0
    {"ok":false,"error":{"code":"TOOL_NOT_FOUND",...}}                                    exit 1
 
+Exit 75 is CORE_UNREACHABLE: retry in a few seconds.
+
 argsSchema is the JSON Schema (Pedelec's subset) that 'tool-call' checks the
 arguments against. timeoutMs is how long Core waits for the page's answer.`,
-		Flags:  []cli.Flag{threadIDFlag()},
-		Action: runToolSpec,
+		Flags:        []cli.Flag{threadIDFlag()},
+		Action:       interruptible(runToolSpec),
+		OnUsageError: markAgentUsage,
 	}
 }
 
@@ -33,8 +36,5 @@ func runToolSpec(c *cli.Context) error {
 	}
 	res := client.ToolSpec(c.Context, threadID, c.Args().Get(0))
 	agentclient.Print(c.App.Writer, res)
-	if !res.OK {
-		return failed(res.Error.Message)
-	}
-	return nil
+	return agentOutcome(res)
 }

@@ -66,7 +66,7 @@ type validateToolsOptions struct {
 type validateReport struct {
 	Valid    bool             `json:"valid"`
 	Problems []schema.Problem `json:"problems"`
-	Code     string           `json:"code,omitempty"`
+	Code     wire.Code        `json:"code,omitempty"`
 }
 
 func runValidateTools(o validateToolsOptions) error {

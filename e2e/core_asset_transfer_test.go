@@ -145,9 +145,9 @@ func (a *assetPage) upload(path, content string) wire.Asset {
 	return up.Asset
 }
 
-func codeOfTransfer(r transfer) string {
+func codeOfTransfer(r transfer) wire.Code {
 	if r.err == nil {
-		return fmt.Sprintf("HTTP %d ok", r.status)
+		return wire.Code(fmt.Sprintf("HTTP %d ok", r.status))
 	}
 	return r.err.Code
 }
@@ -252,7 +252,7 @@ func TestAssetTransferRules(t *testing.T) {
 		if err := os.Link(filepath.Join(a.srv.StateDir, "core-token"), filepath.Join(a.assetsDir(), "token")); err != nil {
 			t.Fatal(err)
 		}
-		cases := map[string]string{
+		cases := map[string]wire.Code{
 			"/../../../etc/passwd":           wire.CodeAssetPathInvalid,
 			"/%2e%2e/%2e%2e/etc/passwd":      wire.CodeAssetPathInvalid,
 			"/%2E%2E":                        wire.CodeAssetPathInvalid,
@@ -279,7 +279,7 @@ func TestAssetTransferRules(t *testing.T) {
 				t.Errorf("read %q: %v, want %s", p, err, want)
 			}
 		}
-		for p, want := range map[string]string{"/../x": wire.CodeAssetPathInvalid, "/etc/evil": wire.CodeAssetPathInvalid, "/passwd": wire.CodeAssetPathInvalid, "/dir": wire.CodeAssetNotFile} {
+		for p, want := range map[string]wire.Code{"/../x": wire.CodeAssetPathInvalid, "/etc/evil": wire.CodeAssetPathInvalid, "/passwd": wire.CodeAssetPathInvalid, "/dir": wire.CodeAssetNotFile} {
 			tk, err := a.ticket(wire.MethodAssetUploadTicket, map[string]any{"path": p, "sizeBytes": 1})
 			if err == nil {
 				// Tickets check the text; the file system is checked at the PUT.
@@ -348,7 +348,7 @@ func TestAssetTransferRules(t *testing.T) {
 		}
 		data, _ := io.ReadAll(resp.Body)
 		conn.Close()
-		if !strings.Contains(string(data), wire.CodeAssetUploadFailed) {
+		if !strings.Contains(string(data), string(wire.CodeAssetUploadFailed)) {
 			t.Fatalf("cut upload: HTTP %d %s", resp.StatusCode, data)
 		}
 		leftovers, _ := filepath.Glob(filepath.Join(a.assetsDir(), ".pedelec-*"))

@@ -59,7 +59,7 @@ func TestLimitsRefusedWhileHonestPageWorks(t *testing.T) {
 	honestRoundTrip(t, honest, mine.SessionID, 1)
 
 	attacker := wspage.Dial(t, srv.WSURL, "")
-	refused := func(what, code, flag string, skills json.RawMessage) {
+	refused := func(what string, code wire.Code, flag string, skills json.RawMessage) {
 		t.Helper()
 		_, err := attacker.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "script", Skills: skills})
 		if err == nil || err.Code != code {

@@ -227,7 +227,7 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Fatalf("turn: %+v", d.Error)
 	}
 	chat := p.Chat(turn)
-	if strings.Count(chat, `"ok":true`) != 3 || !strings.Contains(chat, wire.CodeTooManyPendingCalls) {
+	if strings.Count(chat, `"ok":true`) != 3 || !strings.Contains(chat, string(wire.CodeTooManyPendingCalls)) {
 		t.Fatalf("want 3 results and one TOO_MANY_PENDING_CALLS, agent saw:\n%s", chat)
 	}
 	// The waitingOn list named every pending call at its peak.

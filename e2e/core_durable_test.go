@@ -305,7 +305,7 @@ func TestResumeReplaysMissedEvents(t *testing.T) {
 		t.Fatalf("replayed done = %+v", d)
 	}
 	chat := before + p2.Chat(turn)
-	if !strings.HasPrefix(chat, "one\n") || !strings.Contains(chat, wire.CodeToolTimeout) || !strings.HasSuffix(chat, "two\nthree\n") {
+	if !strings.HasPrefix(chat, "one\n") || !strings.Contains(chat, string(wire.CodeToolTimeout)) || !strings.HasSuffix(chat, "two\nthree\n") {
 		t.Fatalf("chat across the disconnect = %q", chat)
 	}
 	contiguous(t, p2, info.SessionID, last)

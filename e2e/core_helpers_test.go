@@ -60,7 +60,7 @@ func agentSaw(t *testing.T, chatLine string) wire.AgentResult {
 	return r
 }
 
-func errorCode(t *testing.T, chat string) string {
+func errorCode(t *testing.T, chat string) wire.Code {
 	t.Helper()
 	r := agentSaw(t, chat)
 	if r.OK || r.Error == nil {

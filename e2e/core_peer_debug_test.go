@@ -37,10 +37,10 @@ func TestPeerCheckCoversDebugEndpoint(t *testing.T) {
 		return string(out)
 	}
 	real := strings.TrimSpace(string(token))
-	if out := get(prefix, real); !strings.Contains(out, " 403 ") || !strings.Contains(out, wire.CodePeerNotAllowed) {
+	if out := get(prefix, real); !strings.Contains(out, " 403 ") || !strings.Contains(out, string(wire.CodePeerNotAllowed)) {
 		t.Fatalf("debug endpoint as uid %s with the real token:\n%s", nobody, out)
 	}
-	if out := get(nil, ""); !strings.Contains(out, " 401 ") || !strings.Contains(out, wire.CodeCoreTokenInvalid) {
+	if out := get(nil, ""); !strings.Contains(out, " 401 ") || !strings.Contains(out, string(wire.CodeCoreTokenInvalid)) {
 		t.Fatalf("debug endpoint without the token:\n%s", out)
 	}
 	if out := get(nil, real); !strings.HasPrefix(out, "HTTP/1.1 200") || !strings.Contains(out, `"liveSessions"`) {

@@ -395,7 +395,7 @@ func TestPeerCoreAsNormalUser(t *testing.T) {
 	for name, get := range map[string]func(string, string) (int, string){"uid " + nobody: getAs(t, nobody), "root": getHere(t)} {
 		status, body := get(url+"/healthz", "")
 		t.Logf("healthz as %s: %d %s", name, status, strings.TrimSpace(body))
-		if status != http.StatusForbidden || !strings.Contains(body, wire.CodePeerNotAllowed) {
+		if status != http.StatusForbidden || !strings.Contains(body, string(wire.CodePeerNotAllowed)) {
 			// The refusal is written before Core reads the request; a
 			// client may see the reset instead, never a page.
 			if status != 0 {

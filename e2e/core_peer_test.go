@@ -82,7 +82,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 	// The WebSocket: 403 PEER_NOT_ALLOWED for nobody, 101 for us.
 	url := "http" + strings.TrimPrefix(srv.WSURL, "ws")
 	out, err := wsUpgrade(prefix, url)
-	if err != nil || !strings.Contains(out, " 403 ") || !strings.Contains(out, wire.CodePeerNotAllowed) {
+	if err != nil || !strings.Contains(out, " 403 ") || !strings.Contains(out, string(wire.CodePeerNotAllowed)) {
 		t.Fatalf("WebSocket upgrade as uid %s: err=%v\n%s", nobody, err, out)
 	}
 	out, err = wsUpgrade(nil, url)

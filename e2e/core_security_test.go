@@ -56,7 +56,7 @@ func TestRebindingHostRefused(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), wire.CodeHostNotAllowed) {
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), string(wire.CodeHostNotAllowed)) {
 			t.Fatalf("%s with a rebinding Host: %d %s", path, resp.StatusCode, body)
 		}
 	}
@@ -91,7 +91,7 @@ func TestAgentEndpointAuth(t *testing.T) {
 		t.Fatalf("outside a session: exit %d %s", code, out)
 	}
 	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=http://127.0.0.1:1", wire.EnvSecret + "=x"}, "tool-call", "--thread-id", info.SessionID, "update_counter", `{}`)
-	if code != 1 || errorCode(t, out) != wire.CodeCoreUnreachable {
+	if code != 75 || errorCode(t, out) != wire.CodeCoreUnreachable { // EX_TEMPFAIL: retry
 		t.Fatalf("Core down: exit %d %s", code, out)
 	}
 	out, code = runAgentCommand(t, nil, "tool-call")
@@ -146,7 +146,7 @@ func processEnv(t *testing.T, pid int) []string {
 func TestRequestErrors(t *testing.T) {
 	srv := testenv.Serve(t, []string{"--max-message-bytes", "8192"})
 	p := wspage.Dial(t, srv.WSURL, "")
-	check := func(name string, err *wire.Error, code string) {
+	check := func(name string, err *wire.Error, code wire.Code) {
 		t.Helper()
 		if err == nil || err.Code != code {
 			t.Errorf("%s: want %s, got %+v", name, code, err)

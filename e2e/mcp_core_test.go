@@ -202,7 +202,7 @@ func TestMCPStdioFollowsCoreAndPages(t *testing.T) {
 
 	// The tool's own timeout.
 	res = c.call(t, ctx, "slow_tool", `{}`)
-	if !res.IsError || !strings.Contains(resultText(res), wire.CodeToolTimeout) {
+	if !res.IsError || !strings.Contains(resultText(res), string(wire.CodeToolTimeout)) {
 		t.Fatalf("slow_tool = %+v %q", res, resultText(res))
 	}
 
@@ -305,7 +305,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		name, auth, origin string
 		status             int
-		code               string
+		code               wire.Code
 	}{
 		{"no token", "", "", http.StatusUnauthorized, wire.CodeCoreTokenInvalid},
 		{"wrong token", "Bearer pt_wrong", "", http.StatusUnauthorized, wire.CodeCoreTokenInvalid},

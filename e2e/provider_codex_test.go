@@ -192,7 +192,7 @@ func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {
 	if body := string(reqs[2].Body); !strings.Contains(body, "Now add the word two.") || !strings.Contains(body, "The counter is now 2.") {
 		t.Errorf("turn 2's first request does not carry turn 1: the thread was not resumed")
 	}
-	if out := cli.toolOutput(reqs[3]); !strings.Contains(out, wire.CodeToolArgsInvalid) {
+	if out := cli.toolOutput(reqs[3]); !strings.Contains(out, string(wire.CodeToolArgsInvalid)) {
 		t.Errorf("the invalid call's result lacks %s; the agent sent back:\n%s", wire.CodeToolArgsInvalid, out)
 	}
 	if counter != 2 {
@@ -414,10 +414,10 @@ type browserReport struct {
 		Chat   string `json:"chat"`
 		Error  string `json:"error"`
 	} `json:"turns"`
-	Errors        []string `json:"errors"`
-	MidTurn       string   `json:"midTurn"`
-	HangingID     string   `json:"hangingId"`
-	HangingStatus string   `json:"hangingStatus"`
+	Errors        []string  `json:"errors"`
+	MidTurn       wire.Code `json:"midTurn"`
+	HangingID     string    `json:"hangingId"`
+	HangingStatus string    `json:"hangingStatus"`
 }
 
 // runBrowserPage serves browserPage for provider from a test site, starts
@@ -556,7 +556,7 @@ func testCLIInBrowser(t *testing.T, cli agentCLI) {
 	if body := string(reqs[2].Body); !strings.Contains(body, "The counter is now 2.") {
 		t.Errorf("turn 2 did not resume turn 1's thread")
 	}
-	if out := cli.toolOutput(reqs[3]); !strings.Contains(out, wire.CodeToolArgsInvalid) {
+	if out := cli.toolOutput(reqs[3]); !strings.Contains(out, string(wire.CodeToolArgsInvalid)) {
 		t.Errorf("the invalid call's result lacks %s:\n%s", wire.CodeToolArgsInvalid, out)
 	}
 	noCLIProcessLeft(t, rep.SessionID)

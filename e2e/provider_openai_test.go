@@ -313,7 +313,7 @@ func TestOpenAIInBrowser(t *testing.T) {
 	if conv := reqs[2].Conversation(); len(conv) != 5 || conv[3].Content != "The counter is now 2." {
 		t.Errorf("turn 2 did not continue turn 1's conversation: %+v", conv)
 	}
-	if res := reqs[3].ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, wire.CodeToolArgsInvalid) {
+	if res := reqs[3].ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, string(wire.CodeToolArgsInvalid)) {
 		t.Errorf("the invalid call's result lacks %s: %+v", wire.CodeToolArgsInvalid, res)
 	}
 }

@@ -55,7 +55,7 @@ const assetsDirName = "assets"
 // SandboxAsset is one listed file, as the SDK's SandboxAsset type.
 type SandboxAsset = wire.Asset
 
-func assetErr(code, p, format string, args ...any) *wire.Error {
+func assetErr(code wire.Code, p, format string, args ...any) *wire.Error {
 	return wire.Errorf(code, format, args...).WithDetails(map[string]any{"path": p})
 }
 

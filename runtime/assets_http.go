@@ -154,7 +154,7 @@ func checkReadSize(a SandboxAsset) error {
 
 // assetFailure keeps an asset error's own code and turns any other error
 // (permissions, a full disk) into fallback, naming what was attempted.
-func assetFailure(fallback, p, what string, err error) *wire.Error {
+func assetFailure(fallback wire.Code, p, what string, err error) *wire.Error {
 	var we *wire.Error
 	if errors.As(err, &we) {
 		return we
@@ -351,7 +351,7 @@ func (c *Core) serveAssetPreflight(w http.ResponseWriter, r *http.Request) {
 }
 
 // assetStatus is the HTTP status that goes with an asset error.
-func assetStatus(code string) int {
+func assetStatus(code wire.Code) int {
 	switch code {
 	case wire.CodeAssetPathInvalid, wire.CodeAssetUploadSizeMismatch, wire.CodeInvalidInput:
 		return http.StatusBadRequest

@@ -22,7 +22,7 @@ func newAssetFS(t *testing.T) (assetFS, string) {
 	return assetFS{sessionDir: dir}, assets
 }
 
-func codeOf(err error) string {
+func codeOf(err error) wire.Code {
 	var we *wire.Error
 	if errors.As(err, &we) {
 		return we.Code
@@ -30,7 +30,7 @@ func codeOf(err error) string {
 	if err == nil {
 		return ""
 	}
-	return "plain: " + err.Error()
+	return wire.Code("plain: " + err.Error())
 }
 
 func TestAssetPathRules(t *testing.T) {
@@ -98,7 +98,7 @@ func TestAssetWriteReadList(t *testing.T) {
 		t.Fatalf("entry %+v", list[0])
 	}
 
-	for p, want := range map[string]string{
+	for p, want := range map[string]wire.Code{
 		"/passwd":        wire.CodeAssetPathInvalid,
 		"/etc/passwd":    wire.CodeAssetPathInvalid,
 		"/results":       wire.CodeAssetNotFile,

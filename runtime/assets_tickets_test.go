@@ -19,7 +19,8 @@ func TestAssetTicketRules(t *testing.T) {
 	for _, c := range []struct {
 		upload          bool
 		session, origin string
-		code, reason    string
+		code            wire.Code
+		reason          string
 	}{
 		{true, "s1", "http://a", wire.CodeAssetUploadUnauthorized, "wrong_kind"},
 		{false, "s1", "http://a", wire.CodeAssetDownloadUnauthorized, "used"},

@@ -156,7 +156,8 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		s.mu.Unlock()
 	case <-ctx.Done():
 		s.mu.Lock()
-		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeSessionEnded, "the caller stopped waiting")}, wire.OutcomeCancelled)
+		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolCallCancelled, "the caller of %s stopped waiting", tool).
+			WithDetails(map[string]any{"toolRequestId": call.id})}, wire.OutcomeCancelled)
 		s.mu.Unlock()
 	}
 	out := <-call.outcome // settled by us above, or by a result/end that won the race

@@ -169,7 +169,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 	}()
 	call := toolCall(t, p, "echo", 1)
 	cancel()
-	wantCode(t, <-done, wire.CodeSessionEnded)
+	wantCode(t, <-done, wire.CodeToolCallCancelled)
 	if d := settled(t, p, call.ToolRequestID); d.Outcome != "cancelled" {
 		t.Errorf("settled = %+v", d)
 	}

@@ -134,7 +134,7 @@ func TestBatchedRequestsAnsweredEach(t *testing.T) {
 	}
 	for _, c := range []struct {
 		id    int64
-		code  string
+		code  wire.Code
 		index float64
 	}{{102, wire.CodeUnknownMethod, 1}, {0, wire.CodeInvalidInput, 2}, {104, wire.CodeInvalidInput, 3}} {
 		r, ok := p.AwaitResponse(c.id, 10*time.Second)

@@ -226,7 +226,7 @@ func awaitCall(t *testing.T, ch chan callResult) callResult {
 }
 
 // wantCode checks err's code (as the edge would report it) and returns it.
-func wantCode(t *testing.T, err error, code string) *wire.Error {
+func wantCode(t *testing.T, err error, code wire.Code) *wire.Error {
 	t.Helper()
 	we := wire.AsError(err) // also nil for a nil *wire.Error from wspage
 	if we == nil || we.Code != code {

@@ -66,7 +66,7 @@ func (l *Limits) setDefaults() {
 
 // limitError is the refusal for one limit: the code names the limit, the
 // details say which flag sets it, its value, what was asked, and where.
-func limitError(code, flag string, limit, got int, where, format string, args ...any) error {
+func limitError(code wire.Code, flag string, limit, got int, where, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	return wire.Errorf(code, "%s: %d is over the limit of %d (pedelec serve --%s)", msg, got, limit, flag).
 		WithDetails(map[string]any{"limit": flag, "value": limit, "got": got, "path": where})

@@ -135,7 +135,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 // cannot pass them together.
 func (c *Core) addSessionLocked(s *Session, rawSkills json.RawMessage) error {
 	if c.isClosing() {
-		return wire.Errorf(wire.CodeSessionEnded, "Core is shutting down")
+		return wire.Errorf(wire.CodeCoreShuttingDown, "Core is shutting down; try again once it is back")
 	}
 	if err := c.checkConnectionLimit(s.conn); err != nil {
 		return err

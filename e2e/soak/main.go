@@ -337,9 +337,9 @@ func (p *page) ensure() error {
 		// Not resumed: drop the socket, or the next ensure would take it
 		// for a resumed one and the page would wait for events forever.
 		p.mu.Lock()
-		p.resumeErr = err.Code + ": " + err.Message
+		p.resumeErr = err.Error()
 		p.mu.Unlock()
-		v, _ := resumeFailures.LoadOrStore(err.Code+": "+err.Message, new(int64))
+		v, _ := resumeFailures.LoadOrStore(err.Error(), new(int64))
 		atomic.AddInt64(v.(*int64), 1)
 		p.disconnect()
 		return err
@@ -624,7 +624,7 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 				if done.Error == nil || done.Error.Code == "" {
 					atomic.AddInt64(&t.lost, 1)
 				} else {
-					t.code("cut off by turn " + done.Error.Code)
+					t.code("cut off by turn " + string(done.Error.Code))
 				}
 			}
 		}
@@ -643,7 +643,7 @@ func failedCode(chat string, idx int) string {
 		if k == idx {
 			var r wire.AgentResult
 			if json.Unmarshal([]byte(l), &r) == nil && r.Error != nil {
-				return r.Error.Code
+				return string(r.Error.Code)
 			}
 			return ""
 		}

@@ -86,11 +86,17 @@ func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentR
 		resp, err = oneShot(req)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return failure(cancelled(ctx, toolOf(request)))
+		}
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if ctx.Err() != nil {
+			return failure(cancelled(ctx, toolOf(request)))
+		}
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "read Core's answer: %w", err))
 	}
 	var out wire.AgentResult
@@ -98,6 +104,26 @@ func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentR
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
 	}
 	return out
+}
+
+// cancelled is the answer when the agent itself gave up (its Ctrl-C): not
+// CORE_UNREACHABLE, which asks for a retry. Core sees the connection go and
+// settles the call as cancelled; the page may already have acted on it.
+func cancelled(ctx context.Context, tool string) *wire.Error {
+	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it", tool, context.Cause(ctx))
+}
+
+// toolOf names the tool a request is about, for the cancelled message.
+func toolOf(request any) string {
+	switch r := request.(type) {
+	case wire.AgentToolCallRequest:
+		return r.Tool
+	case wire.AgentToolSpecRequest:
+		return r.Tool
+	case wire.MCPCallRequest:
+		return r.Tool
+	}
+	return "Core"
 }
 
 func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: false, Error: err} }

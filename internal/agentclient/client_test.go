@@ -48,7 +48,8 @@ func TestToolCallOneConnection(t *testing.T) {
 	}
 }
 
-// No Core at the address, or the agent gives up: CORE_UNREACHABLE, promptly.
+// The agent gives up: TOOL_CALL_CANCELLED, promptly; no Core at the
+// address: CORE_UNREACHABLE.
 func TestToolCallUnreachableAndCancelled(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +66,7 @@ func TestToolCallUnreachableAndCancelled(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
 	res := c.ToolCall(ctx, "t1", "slow", json.RawMessage(`{}`))
-	if res.OK || res.Error.Code != wire.CodeCoreUnreachable || !strings.Contains(res.Error.Message, "context canceled") {
+	if res.OK || res.Error.Code != wire.CodeToolCallCancelled || !strings.Contains(res.Error.Message, "context canceled") {
 		t.Fatalf("cancelled call: %+v", res.Error)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -92,7 +93,7 @@ func TestToolCallCancelledWhileConnecting(t *testing.T) {
 	cancel()
 	c := &Client{BaseURL: "http://127.0.0.1:9", Secret: "s"}
 	res := c.ToolCall(ctx, "t1", "slow", json.RawMessage(`{}`))
-	if res.OK || res.Error.Code != wire.CodeCoreUnreachable || !strings.Contains(res.Error.Message, "context canceled") {
+	if res.OK || res.Error.Code != wire.CodeToolCallCancelled || !strings.Contains(res.Error.Message, "context canceled") {
 		t.Fatalf("cancelled before connecting: %+v", res.Error)
 	}
 }

@@ -161,7 +161,7 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 		return out.Result, nil
 	}
 	if ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
-		return nil, wire.Errorf(wire.CodeSessionEnded, "the call was cancelled")
+		return nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
 	}
 	return nil, out.Error
 }

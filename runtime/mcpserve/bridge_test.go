@@ -79,12 +79,12 @@ func TestBridgeCallCancelled(t *testing.T) {
 		cancel()
 	}()
 	_, err := b.Call(ctx, "s1", "slow", json.RawMessage(`{}`))
-	if err == nil || isCode(err, wire.CodeCoreUnreachable) || !strings.Contains(err.Error(), "the call was cancelled") {
+	if !isCode(err, wire.CodeToolCallCancelled) || !strings.Contains(err.Error(), "the call to slow was cancelled") {
 		t.Fatalf("cancelled call: %v", err)
 	}
 }
 
-func isCode(err error, code string) bool {
+func isCode(err error, code wire.Code) bool {
 	var werr *wire.Error
 	return errors.As(err, &werr) && werr.Code == code
 }

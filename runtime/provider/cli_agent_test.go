@@ -106,7 +106,7 @@ func run(t *testing.T, p provider.Provider, ctx context.Context, turn *provider.
 	return rec, err
 }
 
-func wantCode(t *testing.T, err error, code, contains string) {
+func wantCode(t *testing.T, err error, code wire.Code, contains string) {
 	t.Helper()
 	var we *wire.Error
 	if !errors.As(err, &we) {

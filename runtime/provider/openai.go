@@ -443,7 +443,7 @@ func (p *OpenAI) call(ctx context.Context, turn *Turn, names toolNames, call cha
 		}
 		// The model's answer is an edge: the failure goes to it as {code, message, details}.
 		werr := wire.AsError(callErr)
-		if werr != nil && werr.Code == wire.CodeSessionEnded {
+		if werr != nil && (werr.Code == wire.CodeSessionEnded || werr.Code == wire.CodeToolCallCancelled) {
 			return "", callErr
 		}
 		if werr != nil {

@@ -125,7 +125,7 @@ func runTurn(t *testing.T, p *OpenAI, turn *Turn) (*recorder, error) {
 	return rec, err
 }
 
-func wantCode(t *testing.T, err error, code string, mentions ...string) {
+func wantCode(t *testing.T, err error, code wire.Code, mentions ...string) {
 	t.Helper()
 	var we *wire.Error
 	if !errors.As(err, &we) {
@@ -362,7 +362,7 @@ func TestOpenAIErrors(t *testing.T) {
 		steps    []modelserver.ChatStep
 		settings func(srvURL string) Settings
 		model    string
-		code     string
+		code     wire.Code
 		mentions []string
 	}{
 		{name: "unreachable", settings: func(string) Settings { return Settings{BaseURL: down} }, code: wire.CodeEndpointUnreachable, mentions: []string{down, "refused"}},

@@ -3,41 +3,64 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kaoruisaac/pedelec/schema"
 )
 
-// docs/errors.md documents every code, and documents no code that does not exist.
-func TestErrorsDocMatchesCodes(t *testing.T) {
-	data, err := os.ReadFile("../../docs/errors.md")
+// Codes is the one list: every Code constant is in it once, with a
+// meaning, and spelled upper snake. (docs/errors.md and the SDK's union are
+// generated from it; internal/gencodes tests that they are fresh.)
+func TestCodesListEveryConstantOnce(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "codes.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	documented := map[string]bool{}
-	for _, m := range regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\|").FindAllStringSubmatch(string(data), -1) {
-		documented[m[1]] = true
+	declared := map[Code]bool{}
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
+				t.Errorf("constant %s is not typed Code", vs.Names[0].Name)
+				continue
+			}
+			lit := vs.Values[0].(*ast.BasicLit)
+			code, _ := strconv.Unquote(lit.Value)
+			declared[Code(code)] = true
+		}
 	}
-	known := map[string]bool{}
-	for _, c := range Codes {
-		if known[c] {
+	listed := map[Code]bool{}
+	for _, info := range Codes {
+		c := info.Code
+		if listed[c] {
 			t.Errorf("code %s listed twice in Codes", c)
 		}
-		known[c] = true
-		if !documented[c] {
-			t.Errorf("code %s is missing from docs/errors.md", c)
+		listed[c] = true
+		if !declared[c] {
+			t.Errorf("code %s is in Codes but is not a constant", c)
 		}
-		if c != strings.ToUpper(c) || strings.ContainsAny(c, " -") {
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(string(c)) {
 			t.Errorf("code %s is not upper snake case", c)
 		}
+		if info.RaisedBy == "" || info.When == "" || strings.Contains(info.When+info.RaisedBy+info.Details, "|") || strings.Contains(info.When, "\n") {
+			t.Errorf("code %s: RaisedBy and When must be set, on one line, without a |", c)
+		}
 	}
-	for c := range documented {
-		if !known[c] {
-			t.Errorf("docs/errors.md documents %s, which is not in wire.Codes", c)
+	for c := range declared {
+		if !listed[c] {
+			t.Errorf("constant %s is not in Codes, so it is documented nowhere", c)
 		}
 	}
 }
@@ -70,8 +93,12 @@ func TestErrorfWrapsItsCause(t *testing.T) {
 // schema sits below wire and spells its two codes itself; they must be
 // wire's, and its errors must reach the wire shape unchanged.
 func TestSchemaErrorsAreWireErrors(t *testing.T) {
+	known := map[Code]bool{}
+	for _, info := range Codes {
+		known[info.Code] = true
+	}
 	for _, code := range []string{schema.CodeInvalidInput, schema.CodeToolArgsInvalid} {
-		if !slices.Contains(Codes, code) {
+		if !known[Code(code)] {
 			t.Errorf("schema's code %s is not in wire.Codes", code)
 		}
 	}

@@ -1,5 +1,6 @@
 // @kaoruisaac/pedelec: the Pedelec browser SDK. Generated from sdk/src by `npm run build`; do not edit.
 
+/** Every error code Core, the CLI and the SDK use, in the order of docs/errors.md. */
 export declare const ERROR_CODES: readonly [
 	"INVALID_INPUT",
 	"UNKNOWN_METHOD",
@@ -8,6 +9,7 @@ export declare const ERROR_CODES: readonly [
 	"HOST_NOT_ALLOWED",
 	"SESSION_BUSY",
 	"SESSION_ENDED",
+	"CORE_SHUTTING_DOWN",
 	"THREAD_NOT_FOUND",
 	"THREAD_ACCESS_DENIED",
 	"PROVIDER_NOT_FOUND",
@@ -23,6 +25,7 @@ export declare const ERROR_CODES: readonly [
 	"TOOL_NOT_FOUND",
 	"TOOL_ARGS_INVALID",
 	"TOOL_TIMEOUT",
+	"TOOL_CALL_CANCELLED",
 	"TOOL_REQUEST_NOT_PENDING",
 	"TOO_MANY_PENDING_CALLS",
 	"NO_ACTIVE_TURN",
@@ -227,7 +230,8 @@ export type ToolCallContext = PedelecEventContext & {
 	/**
 	 * Pedelec Core addition: aborts when the result is no longer wanted (the
 	 * deadline passed, Core settled the call, the session ended).
-	 * `signal.reason` is a PedelecError (TOOL_TIMEOUT or SESSION_ENDED). The
+	 * `signal.reason` is a PedelecError: TOOL_TIMEOUT, TOOL_CALL_CANCELLED (the
+	 * agent gave up), TURN_INTERRUPTED (Core stopped) or SESSION_ENDED. The
 	 * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
 	 * a fetch.
 	 */

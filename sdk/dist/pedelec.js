@@ -3,7 +3,7 @@ var __defProp = Object.defineProperty;
 var __defNormalProp = (obj, key2, value) => key2 in obj ? __defProp(obj, key2, { enumerable: true, configurable: true, writable: true, value }) : obj[key2] = value;
 var __publicField = (obj, key2, value) => __defNormalProp(obj, typeof key2 !== "symbol" ? key2 + "" : key2, value);
 
-// src/errors.ts
+// src/codes.gen.ts
 var ERROR_CODES = [
   "INVALID_INPUT",
   "UNKNOWN_METHOD",
@@ -12,6 +12,7 @@ var ERROR_CODES = [
   "HOST_NOT_ALLOWED",
   "SESSION_BUSY",
   "SESSION_ENDED",
+  "CORE_SHUTTING_DOWN",
   "THREAD_NOT_FOUND",
   "THREAD_ACCESS_DENIED",
   "PROVIDER_NOT_FOUND",
@@ -27,6 +28,7 @@ var ERROR_CODES = [
   "TOOL_NOT_FOUND",
   "TOOL_ARGS_INVALID",
   "TOOL_TIMEOUT",
+  "TOOL_CALL_CANCELLED",
   "TOOL_REQUEST_NOT_PENDING",
   "TOO_MANY_PENDING_CALLS",
   "NO_ACTIVE_TURN",
@@ -74,6 +76,8 @@ var ERROR_CODES = [
   "EVENTS_TRUNCATED",
   "BATCH_TOO_LARGE"
 ];
+
+// src/errors.ts
 var PedelecError = class _PedelecError extends Error {
   constructor(code, message, details) {
     super(message);
@@ -1836,8 +1840,7 @@ var PedelecSession = class {
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
     const call = this.calls.get(data.toolRequestId);
     if (!call || data.outcome === "result") return;
-    const reason = data.outcome === "timeout" ? new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`) : new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
-    abortCall(call, reason);
+    abortCall(call, settledReason(data));
   }
   async dispatch(turnId, data, eventReceivedAt) {
     const { toolRequestId, tool } = data;
@@ -1924,6 +1927,18 @@ var PedelecSession = class {
 };
 function abortCall(call, reason) {
   if (!call.controller.signal.aborted) call.controller.abort(reason);
+}
+function settledReason(data) {
+  switch (data.outcome) {
+    case "timeout":
+      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
+    case "cancelled":
+      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
+    case "interrupted":
+      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
+    default:
+      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+  }
 }
 
 // src/client.ts

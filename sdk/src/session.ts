@@ -575,11 +575,7 @@ export class PedelecSession<
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
     const call = this.calls.get(data.toolRequestId);
     if (!call || data.outcome === "result") return;
-    const reason =
-      data.outcome === "timeout"
-        ? new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`)
-        : new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
-    abortCall(call, reason);
+    abortCall(call, settledReason(data));
   }
 
   private async dispatch(turnId: string, data: ToolCallData, eventReceivedAt: number) {
@@ -679,4 +675,18 @@ export class PedelecSession<
 
 function abortCall(call: RunningCall, reason: PedelecError) {
   if (!call.controller.signal.aborted) call.controller.abort(reason);
+}
+
+/** Why a handler's signal aborts when Core settles its call without the page's result. */
+function settledReason(data: ToolCallSettledData): PedelecError {
+  switch (data.outcome) {
+    case "timeout":
+      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
+    case "cancelled":
+      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
+    case "interrupted":
+      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
+    default:
+      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+  }
 }

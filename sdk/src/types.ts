@@ -158,7 +158,8 @@ export type ToolCallContext = PedelecEventContext & {
   /**
    * Pedelec Core addition: aborts when the result is no longer wanted (the
    * deadline passed, Core settled the call, the session ended).
-   * `signal.reason` is a PedelecError (TOOL_TIMEOUT or SESSION_ENDED). The
+   * `signal.reason` is a PedelecError: TOOL_TIMEOUT, TOOL_CALL_CANCELLED (the
+   * agent gave up), TURN_INTERRUPTED (Core stopped) or SESSION_ENDED. The
    * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
    * a fetch.
    */

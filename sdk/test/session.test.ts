@@ -186,8 +186,14 @@ test("ctx.signal aborts at the deadline and when Core settles the call", async (
   core.event("tool_call", toolCall("r1", "get_current_page", {}, { deadline: Date.now() + 20 }), { turnId: "t_1" });
   core.event("tool_call", toolCall("r2", "get_current_page", {}), { turnId: "t_1" });
   core.event("tool_call_settled", { toolRequestId: "r2", tool: "get_current_page", outcome: "session_ended" }, { turnId: "t_1" });
-  await until(() => reasons.length === 2, "two aborts");
-  assert.deepEqual(reasons.sort(), ["SESSION_ENDED", "TOOL_TIMEOUT"]);
+  // Each way Core settles a call has its own code: the agent giving up is
+  // not the session ending, nor Core stopping.
+  core.event("tool_call", toolCall("r3", "get_current_page", {}), { turnId: "t_1" });
+  core.event("tool_call_settled", { toolRequestId: "r3", tool: "get_current_page", outcome: "cancelled" }, { turnId: "t_1" });
+  core.event("tool_call", toolCall("r4", "get_current_page", {}), { turnId: "t_1" });
+  core.event("tool_call_settled", { toolRequestId: "r4", tool: "get_current_page", outcome: "interrupted" }, { turnId: "t_1" });
+  await until(() => reasons.length === 4, "four aborts");
+  assert.deepEqual(reasons.sort(), ["SESSION_ENDED", "TOOL_CALL_CANCELLED", "TOOL_TIMEOUT", "TURN_INTERRUPTED"]);
 });
 
 test("a missing handler answers TOOL_HANDLER_NOT_FOUND and tells onError", async () => {
