@@ -70,7 +70,9 @@ func (c *Core) Counts() DebugCounts {
 	}
 	c.mu.Unlock()
 	n.Sessions = len(all)
+	ids := make(map[string]bool, len(all))
 	for _, s := range all {
+		ids[s.id] = true
 		s.mu.Lock()
 		if !s.ended {
 			n.LiveSessions++
@@ -84,7 +86,7 @@ func (c *Core) Counts() DebugCounts {
 		n.PendingCalls += s.calls.len()
 		n.LoggedEvents += s.events.len()
 		s.mu.Unlock()
-		n.ProviderProcs += provider.CountTagged(wire.EnvThreadID + "=" + s.id)
 	}
+	n.ProviderProcs = provider.CountOfSessions(ids)
 	return n
 }

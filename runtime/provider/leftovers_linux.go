@@ -31,6 +31,12 @@ func StopLeftovers(ids map[string]bool) int {
 	return len(pids)
 }
 
+// CountOfSessions is how many live processes of this user carry a
+// PEDELEC_THREAD_ID in ids: one walk of /proc for every session, so the
+// debug counts cost the same with 1 session as with 100 (a walk per
+// session missed its deadline under load, issue 20's churn test).
+func CountOfSessions(ids map[string]bool) int { return len(leftoverPIDs(ids)) }
+
 // leftoverPIDs lists this user's live processes whose PEDELEC_THREAD_ID is in ids.
 func leftoverPIDs(ids map[string]bool) []int {
 	if len(ids) == 0 {
