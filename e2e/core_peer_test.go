@@ -34,12 +34,7 @@ func asNobody(t *testing.T) []string {
 // sharedBinary copies the pedelec binary where another user can run it.
 func sharedBinary(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "pedelec-peer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	dir := sharedDir(t)
 	data, err := os.ReadFile(testenv.Binary(t))
 	if err != nil {
 		t.Fatal(err)
