@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
 	"strings"
 )
@@ -14,5 +15,19 @@ func newID(prefix string) string {
 	if _, err := rand.Read(b); err != nil {
 		panic("pedelec: crypto/rand failed: " + err.Error())
 	}
+	return idText(prefix, b)
+}
+
+// hashedID derives a public name from a session id: prefix + the first 16
+// bytes of SHA-256(purpose NUL id), written as newID writes ids. The id
+// holds 128 random bits, so the name cannot be turned back into it, and
+// no key is needed or can be lost between restarts; purpose keeps the
+// names of different uses apart.
+func hashedID(prefix, purpose, id string) string {
+	sum := sha256.Sum256([]byte(purpose + "\x00" + id))
+	return idText(prefix, sum[:16])
+}
+
+func idText(prefix string, b []byte) string {
 	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }

@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"crypto/sha256"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"io"
@@ -33,12 +31,10 @@ type workDirs struct {
 // id: a stale directory's name no longer tells which session it was.
 const sessionIDFile = "session-id"
 
-// workDirName is the name of a session's directory: a hash of its id. An id
-// holds 128 random bits, so the hash cannot be turned back into it; no key
-// is needed, and none can be lost between restarts.
+// workDirName is the name of a session's directory: a hash of its id
+// (hashedID), because the path is in provider processes' command lines.
 func workDirName(sessionID string) string {
-	sum := sha256.Sum256([]byte("pedelec work directory\x00" + sessionID))
-	return "w_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
+	return hashedID("w_", "pedelec work directory", sessionID)
 }
 
 // agentThreadID is the id a session's agent knows it by: the
@@ -49,8 +45,7 @@ func workDirName(sessionID string) string {
 // an agent's resumed conversation keeps working. The agent endpoint
 // accepts it or the session id, and either only with the session's secret.
 func agentThreadID(sessionID string) string {
-	sum := sha256.Sum256([]byte("pedelec agent thread\x00" + sessionID))
-	return "t_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
+	return hashedID("t_", "pedelec agent thread", sessionID)
 }
 
 // AgentThreadID is agentThreadID, for tests that act as a session's agent.
