@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -95,8 +94,7 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 	if s != nil {
 		want = s.secret
 	}
-	auth := r.Header.Get("Authorization")
-	secret, bearer := strings.CutPrefix(auth, "Bearer ")
+	secret, bearer := bearerToken(r)
 	if !bearer || subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 || s == nil {
 		c.refusals.note("agent-secret", "", "refused agent requests: unknown session or wrong secret", "session", threadID,
 			"hint", "only the session's own agent, which Core gives "+wire.EnvSecret+", may call its tools")
