@@ -1,7 +1,7 @@
 package commands
 
 import (
-	"github.com/kaoruisaac/pedelec/internal/config"
+	"github.com/kaoruisaac/pedelec/runtime/config"
 	"github.com/urfave/cli/v2"
 )
 

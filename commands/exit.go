@@ -5,36 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
 
-// Exit statuses, decided here and nowhere else. ExitStatuses says what each
-// means; docs/errors.md's table is generated from it (go generate
-// ./runtime/wire).
-const (
-	ExitOK              = 0
-	ExitFailed          = 1
-	ExitUsage           = 2
-	ExitCoreUnreachable = 75  // sysexits' EX_TEMPFAIL: docs/decisions.md
-	ExitInterrupted     = 130 // 128 + SIGINT, as a shell reports a Ctrl-C
-	ExitTerminated      = 143 // 128 + SIGTERM
-)
-
-// ExitStatus documents one exit status of the CLI.
-type ExitStatus struct {
-	Status  int
-	Meaning string // Markdown, one line
-}
-
-// ExitStatuses lists every status the CLI exits with.
-var ExitStatuses = []ExitStatus{
-	{ExitOK, "success; for `tool-call`, any result the app returned, its own domain errors included"},
-	{ExitFailed, "the thing checked or called failed: an invalid manifest, a Pedelec error (the JSON on stdout has its code)"},
-	{ExitUsage, "a usage error or unreadable input (bad flags, arguments that are not JSON, no session environment); fix the command line, do not retry it as it is"},
-	{ExitCoreUnreachable, "`tool-call`/`tool-spec` could not reach Core (`CORE_UNREACHABLE`: connection refused, cut or timed out): Core is down or restarting; retry the same command in a few seconds"},
-	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); a `tool-call` cut off this way prints `TOOL_CALL_CANCELLED` and Core settles the call `cancelled`; `serve` stops as for SIGTERM"},
-	{ExitTerminated, "stopped by SIGTERM: `serve` after its orderly stop (sessions kept for the restart), `tool-call` as for SIGINT"},
-}
+// The exit statuses themselves, and what each means, are wire.ExitStatuses
+// (runtime/wire/exit.go): docs/errors.md's table is generated from there.
+// Here each kind of failure is mapped to its status.
 
 // usageError marks a bad command line or unreadable input (exit 2).
 type usageError struct{ msg string }
@@ -103,7 +80,7 @@ func onUsageErrorEverywhere(cmds []*cli.Command) {
 // a person needs on stderr.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
-		return ExitOK
+		return wire.ExitOK
 	}
 	var ie *interruptedError
 	var fe *failedError
@@ -114,19 +91,19 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ie):
 		return ie.status
 	case errors.As(err, &fe):
-		return ExitFailed
+		return wire.ExitFailed
 	case errors.As(err, &re):
-		return ExitCoreUnreachable
+		return wire.ExitCoreUnreachable
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "pedelec: "+ue.msg)
-		return ExitUsage
+		return wire.ExitUsage
 	case errors.As(err, &ec):
 		// Our commands never return cli.Exit; the one urfave/cli returns
 		// itself is help's "No help topic for 'x'" (a mistyped command),
 		// with its own status 3, which is ours for usage.
 		fmt.Fprintln(stderr, "pedelec: "+err.Error())
-		return ExitUsage
+		return wire.ExitUsage
 	}
 	fmt.Fprintln(stderr, "pedelec: "+err.Error())
-	return ExitFailed
+	return wire.ExitFailed
 }

@@ -28,8 +28,8 @@ func TestUsageErrorsAreToldApartByType(t *testing.T) {
 		{"pedelec", "validate-tool", "x.json"}, // help's "No help topic", a cli.ExitCoder
 	} {
 		var out, errOut bytes.Buffer
-		if code := Main(args, strings.NewReader(""), &out, &errOut); code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d; stderr %q", args, code, ExitUsage, errOut.String())
+		if code := Main(args, strings.NewReader(""), &out, &errOut); code != wire.ExitUsage {
+			t.Errorf("%q: exit %d, want %d; stderr %q", args, code, wire.ExitUsage, errOut.String())
 		}
 		if !strings.HasPrefix(errOut.String(), "pedelec: ") {
 			t.Errorf("%q: stderr %q does not say what was wrong", args, errOut.String())
@@ -41,7 +41,7 @@ func TestUsageErrorsAreToldApartByType(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(args, strings.NewReader(""), &out, &errOut)
-		if code != ExitUsage || agentCode(t, out.String()) != wire.CodeInvalidInput {
+		if code != wire.ExitUsage || agentCode(t, out.String()) != wire.CodeInvalidInput {
 			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
 		}
 	}
@@ -82,7 +82,7 @@ func TestToolCallCoreUnreachableExit(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(args, strings.NewReader(""), &out, &errOut)
-		if code != ExitCoreUnreachable || agentCode(t, out.String()) != wire.CodeCoreUnreachable {
+		if code != wire.ExitCoreUnreachable || agentCode(t, out.String()) != wire.CodeCoreUnreachable {
 			t.Errorf("%q: exit %d, stdout %q", args[1], code, out.String())
 		}
 	}
@@ -93,8 +93,8 @@ func TestToolCallCoreUnreachableExit(t *testing.T) {
 	defer core.Close()
 	t.Setenv(wire.EnvCoreURL, core.URL)
 	var out, errOut bytes.Buffer
-	if code := Main([]string{"pedelec", "tool-spec", "--thread-id", "s_x", "nope"}, strings.NewReader(""), &out, &errOut); code != ExitFailed {
-		t.Errorf("a Pedelec error: exit %d, want %d", code, ExitFailed)
+	if code := Main([]string{"pedelec", "tool-spec", "--thread-id", "s_x", "nope"}, strings.NewReader(""), &out, &errOut); code != wire.ExitFailed {
+		t.Errorf("a Pedelec error: exit %d, want %d", code, wire.ExitFailed)
 	}
 }
 
@@ -105,7 +105,7 @@ func TestToolCallInterruptedExit(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		want int
-	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
+	}{{syscall.SIGINT, wire.ExitInterrupted}, {syscall.SIGTERM, wire.ExitTerminated}} {
 		arrived, gone := make(chan struct{}), make(chan struct{})
 		core := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.ReadAll(r.Body) // as Core does; then net/http sees the client go
@@ -130,22 +130,6 @@ func TestToolCallInterruptedExit(t *testing.T) {
 			t.Errorf("%v: Core's request was not dropped", c.sig)
 		}
 		core.Close()
-	}
-}
-
-// Every status the CLI uses is documented once, and means one thing.
-func TestExitStatusesAreDistinct(t *testing.T) {
-	seen := map[int]bool{}
-	for _, s := range ExitStatuses {
-		if seen[s.Status] || s.Meaning == "" {
-			t.Errorf("exit status %d listed twice or without a meaning", s.Status)
-		}
-		seen[s.Status] = true
-	}
-	for _, s := range []int{ExitOK, ExitFailed, ExitUsage, ExitCoreUnreachable, ExitInterrupted, ExitTerminated} {
-		if !seen[s] {
-			t.Errorf("exit status %d is not in ExitStatuses", s)
-		}
 	}
 }
 

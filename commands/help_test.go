@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
 
@@ -114,7 +115,7 @@ func TestHelpRenders(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := Main(append(append([]string{}, hc.path...), "--help"), strings.NewReader(""), &out, &errOut)
-			if code != ExitOK {
+			if code != wire.ExitOK {
 				t.Errorf("exit %d, stderr %q", code, errOut.String())
 			}
 			if !strings.Contains(out.String(), name) {
@@ -147,7 +148,7 @@ func TestVersionFlag(t *testing.T) {
 	Version = "v1.2.3-test"
 	defer func() { Version = old }()
 	var out, errOut bytes.Buffer
-	if code := Main([]string{"pedelec", "--version"}, strings.NewReader(""), &out, &errOut); code != ExitOK {
+	if code := Main([]string{"pedelec", "--version"}, strings.NewReader(""), &out, &errOut); code != wire.ExitOK {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 	if got := strings.TrimSpace(out.String()); got != "pedelec version v1.2.3-test" {
@@ -158,7 +159,7 @@ func TestVersionFlag(t *testing.T) {
 func TestMistypedCommandSuggests(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := Main([]string{"pedelec", "validate-tool", "tools.json"}, strings.NewReader(""), &out, &errOut)
-	if code != ExitUsage || !strings.Contains(errOut.String(), `Did you mean "validate-tools"?`) {
+	if code != wire.ExitUsage || !strings.Contains(errOut.String(), `Did you mean "validate-tools"?`) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
 
@@ -46,7 +47,7 @@ func interruptible(action cli.ActionFunc) cli.ActionFunc {
 // signalStatus is the shell's convention, 128 + the signal's number.
 func signalStatus(sig os.Signal) int {
 	if sig == syscall.SIGTERM {
-		return ExitTerminated
+		return wire.ExitTerminated
 	}
-	return ExitInterrupted
+	return wire.ExitInterrupted
 }

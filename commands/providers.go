@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/internal/config"
+	"github.com/kaoruisaac/pedelec/runtime/config"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )

@@ -44,7 +44,7 @@ func TestProvidersJSON(t *testing.T) {
 	up := modelserver.NewChat(t)
 	path := writeConfig(t, "default_provider = \"openai\"\n[providers.openai]\nbase_url = \""+up.URL+"\"\ndefault_model = \"qwen3:8b\"\n")
 	code, stdout, stderr := providersCLI(t, "providers", "--format", "json", "--config", path)
-	if code != ExitOK {
+	if code != wire.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var list wire.ListProvidersResult
@@ -75,7 +75,7 @@ func TestProvidersReportsTheReason(t *testing.T) {
 	down.Close()
 	t.Setenv("PEDELEC_CONFIG", writeConfig(t, "[providers.openai]\nbase_url = \""+down.URL+"\"\n"))
 	code, stdout, stderr := providersCLI(t, "providers")
-	if code != ExitOK {
+	if code != wire.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.HasPrefix(stdout, "NAME") || !strings.Contains(stdout, "REASON") {
@@ -97,7 +97,7 @@ func TestProvidersReportsTheReason(t *testing.T) {
 
 func TestProvidersMissingConfigMeansDefaults(t *testing.T) {
 	code, _, stderr := providersCLI(t, "providers", "--format", "json", "--config", filepath.Join(t.TempDir(), "none.toml"))
-	if code != ExitOK {
+	if code != wire.ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
@@ -105,8 +105,8 @@ func TestProvidersMissingConfigMeansDefaults(t *testing.T) {
 func TestProvidersBadConfigIsAUsageError(t *testing.T) {
 	path := writeConfig(t, "[providers.openai]\nbase_ur = \"http://x\"\n")
 	code, stdout, stderr := providersCLI(t, "providers", "--config", path)
-	if code != ExitUsage {
-		t.Errorf("exit %d, want %d", code, ExitUsage)
+	if code != wire.ExitUsage {
+		t.Errorf("exit %d, want %d", code, wire.ExitUsage)
 	}
 	if stdout != "" || !strings.Contains(stderr, path+":2: providers.openai.base_ur: unknown key") {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
@@ -115,7 +115,7 @@ func TestProvidersBadConfigIsAUsageError(t *testing.T) {
 
 func TestProvidersBadFormat(t *testing.T) {
 	code, _, stderr := providersCLI(t, "providers", "--format", "yaml", "--config", filepath.Join(t.TempDir(), "none.toml"))
-	if code != ExitUsage || !strings.Contains(stderr, "--format") {
+	if code != wire.ExitUsage || !strings.Contains(stderr, "--format") {
 		t.Errorf("exit %d stderr %q", code, stderr)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kaoruisaac/pedelec/internal/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )

@@ -21,8 +21,8 @@ func TestToolCallBadJSON(t *testing.T) {
 	for args, want := range cases {
 		var out, errOut bytes.Buffer
 		code := Main([]string{"pedelec", "tool-call", "--thread-id", "s_x", "update_counter", args}, strings.NewReader(""), &out, &errOut)
-		if code != ExitUsage {
-			t.Errorf("%q: exit %d, want %d", args, code, ExitUsage)
+		if code != wire.ExitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, wire.ExitUsage)
 		}
 		var res struct {
 			OK    bool
@@ -52,7 +52,7 @@ func TestThreadIDPlacement(t *testing.T) {
 		code := Main(args, strings.NewReader(""), &out, &bytes.Buffer{})
 		// No Core in the environment: the thread id was found, so the
 		// complaint is the missing environment, not the thread id.
-		if code != ExitUsage || !strings.Contains(out.String(), string(wire.CodeNotInSession)) || !strings.Contains(out.String(), "PEDELEC_CORE_URL") {
+		if code != wire.ExitUsage || !strings.Contains(out.String(), string(wire.CodeNotInSession)) || !strings.Contains(out.String(), "PEDELEC_CORE_URL") {
 			t.Errorf("%v: exit %d, %s", args, code, out.String())
 		}
 	}

@@ -1,7 +1,7 @@
 package commands
 
 import (
-	"github.com/kaoruisaac/pedelec/internal/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/urfave/cli/v2"
 )
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // A file larger than the limit is refused, though its size sizes the
@@ -24,7 +26,7 @@ func TestValidateToolsFileOverLimit(t *testing.T) {
 	}
 	f.Close()
 	code, out, errOut := validateCLI(t, "", p)
-	if code != ExitUsage || out != "" || !strings.Contains(errOut, "huge.json: the manifest is larger than 64 MiB") {
+	if code != wire.ExitUsage || out != "" || !strings.Contains(errOut, "huge.json: the manifest is larger than 64 MiB") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )
 
@@ -39,7 +40,7 @@ const invalidManifest = `[
 
 func TestValidateToolsValidFile(t *testing.T) {
 	code, out, errOut := validateCLI(t, "", writeManifest(t, validManifest))
-	if code != ExitOK || !strings.HasSuffix(out, "tools.json: valid (1 tool)\n") || errOut != "" {
+	if code != wire.ExitOK || !strings.HasSuffix(out, "tools.json: valid (1 tool)\n") || errOut != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -51,7 +52,7 @@ tools[0].description: description is empty; say what the tool does, what it read
 tools[1].input: the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}
 <stdin>: 3 problems (INVALID_INPUT)
 `
-	if code != ExitFailed || out != want {
+	if code != wire.ExitFailed || out != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", code, out, want)
 	}
 }
@@ -62,8 +63,8 @@ func TestValidateToolsJSONReport(t *testing.T) {
 		valid          bool
 		code, problems int
 	}{
-		{"valid", validManifest, true, ExitOK, 0},
-		{"invalid", invalidManifest, false, ExitFailed, 3},
+		{"valid", validManifest, true, wire.ExitOK, 0},
+		{"invalid", invalidManifest, false, wire.ExitFailed, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, _ := validateCLI(t, tc.manifest, "--format", "json", "-")
@@ -91,7 +92,7 @@ func TestValidateToolsJSONReport(t *testing.T) {
 func TestValidateToolsFormatFromEnv(t *testing.T) {
 	t.Setenv("PEDELEC_VALIDATE_FORMAT", "json")
 	code, out, _ := validateCLI(t, validManifest, "-")
-	if code != ExitOK || !strings.Contains(out, `"valid": true`) {
+	if code != wire.ExitOK || !strings.Contains(out, `"valid": true`) {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }
@@ -114,7 +115,7 @@ func TestValidateToolsUsageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := validateCLI(t, tc.stdin, tc.args...)
-			if code != ExitUsage || !strings.HasPrefix(errOut, tc.stderr) {
+			if code != wire.ExitUsage || !strings.HasPrefix(errOut, tc.stderr) {
 				t.Errorf("exit %d, stderr %q, want exit 2 and %q", code, errOut, tc.stderr)
 			}
 			if tc.name != "unknown flag" && out != "" {
@@ -127,7 +128,7 @@ func TestValidateToolsUsageErrors(t *testing.T) {
 func TestValidateToolsPrintSchema(t *testing.T) {
 	code, out, _ := validateCLI(t, "", "--print-schema")
 	want, _ := schema.ManifestJSONSchema()
-	if code != ExitOK || out != string(want)+"\n" {
+	if code != wire.ExitOK || out != string(want)+"\n" {
 		t.Errorf("exit %d, stdout is not ManifestJSONSchema():\n%s", code, out)
 	}
 }
@@ -140,7 +141,7 @@ func TestValidateToolsSeedExamples(t *testing.T) {
 		if strings.HasSuffix(f, ".golden.json") {
 			continue
 		}
-		if code, out, errOut := validateCLI(t, "", f); code != ExitOK {
+		if code, out, errOut := validateCLI(t, "", f); code != wire.ExitOK {
 			t.Errorf("%s: exit %d\n%s%s", f, code, out, errOut)
 		}
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
-	"github.com/kaoruisaac/pedelec/internal/store"
 	"github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -222,7 +222,7 @@ func errDetails(err *wire.Error) (map[string]any, bool) {
 // deleted), one log line says so, and sessions work.
 func TestServeStartsOnDamagedState(t *testing.T) {
 	state := t.TempDir()
-	os.WriteFile(filepath.Join(state, "pedelec.db"), bytes.Repeat([]byte("not bbolt"), 4096), 0o600)
+	os.WriteFile(filepath.Join(state, persist.FileName), bytes.Repeat([]byte("not bbolt"), 4096), 0o600)
 	os.WriteFile(filepath.Join(state, "pedelec.db.journal.7"), []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01abcd"), 0o600)
 	srv := testenv.ServeIn(t, testenv.FreeAddr(t), state, nil)
 	if n := strings.Count(srv.Logs(), "set aside"); n != 1 {
@@ -425,7 +425,7 @@ func TestCrashMidWriteLeavesDatabaseThatOpens(t *testing.T) {
 		srv.Kill()
 		close(stop)
 		wg.Wait()
-		db, err := store.Open(filepath.Join(srv.StateDir, "pedelec.db"), time.Second)
+		db, err := persist.Open(filepath.Join(srv.StateDir, persist.FileName), time.Second)
 		if err != nil {
 			t.Fatalf("round %d: the database does not open after kill -9: %v", round, err)
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
-	"github.com/kaoruisaac/pedelec/internal/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -127,14 +127,14 @@ func heapGrowth(b *testing.B, sessions, toolsEach int) float64 {
 		return float64(m.HeapAlloc)
 	}
 	p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills}) // warm up: the shared schema, maps
-	core.persist.flush()
+	core.persist.Flush()
 	before := heap()
 	for i := 0; i < b.N; i++ {
 		for range sessions {
 			p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: skills})
 		}
 	}
-	core.persist.flush()
+	core.persist.Flush()
 	return heap() - before
 }
 

@@ -145,7 +145,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	// The caller learns how the call settled only once the journal has it
 	// (written by the page's connection, if it got there first): a crash
 	// cannot then settle it again, differently, after the restart.
-	defer s.core.persist.sync()
+	defer s.core.persist.Sync()
 	select {
 	case out := <-call.outcome:
 		return out.result, out.err

@@ -311,7 +311,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 		core.Shutdown(context.Background())
 		srv.Close()
 	})
-	// Core's own goroutines (the persister, the MCP watcher) are running:
+	// Core's own goroutines (the persist.Writer, the MCP watcher) are running:
 	// what the churn starts must all be gone again afterwards.
 	time.Sleep(50 * time.Millisecond)
 	baseline := goruntime.NumGoroutine()

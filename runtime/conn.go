@@ -192,7 +192,7 @@ func (c *conn) writeQueued(ctx context.Context, f outFrame) error {
 // batches, within writeTimeout; as one message each, or as arrays when the
 // page asked for batched messages.
 func (c *conn) writeFrames(ctx context.Context, frames [][]byte) error {
-	c.core.persist.sync() // what the page is about to see survives a crash
+	c.core.persist.Sync() // what the page is about to see survives a crash
 	if c.batch != nil {
 		c.batch.hold()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -112,8 +113,12 @@ func (o *Options) setDefaults() {
 // Locks. Core's mutexes have one order; a goroutine holding one may take
 // only those after it, never one before:
 //
-//	Core.mu → Session.mu → conn.mu, mcpHub.mu, persister.mu → store.Journal's
+//	Core.mu → Session.mu → conn.mu, mcpHub.mu, persist.Writer.mu
+//	persist.Writer.mu → persist.Journal.fileMu → persist.Journal.mu
 //
+// The persist package's locks come last: Writer.Put appends to the journal
+// under Writer.mu, and Writer.Sync, which a page's connection calls before
+// it writes, takes only the journal's two.
 // memoryReleaser.mu, refusalLog.mu, assetTickets.mu and writeBatch.mu are
 // leaves: nothing else is taken while one is held. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
@@ -143,8 +148,8 @@ type Core struct {
 	// closing is set once, under mu, by Shutdown; read anywhere, with or
 	// without mu: sessions ask under their own lock (see Locks above).
 	closing atomic.Bool
-	turns   sync.WaitGroup // running turn goroutines
-	persist *persister     // the state database's writer
+	turns   sync.WaitGroup  // running turn goroutines
+	persist *persist.Writer // the state database's writer
 
 	// pageMessages and pageFrames count what Core has written to pages:
 	// WebSocket messages, and the frames in them (DebugPath; issue 15).
@@ -270,7 +275,7 @@ func (c *Core) Shutdown(ctx context.Context) {
 		s.frozen = true
 		s.mu.Unlock()
 	}
-	c.persist.close()
+	c.persist.Close()
 }
 
 // SessionCount is the number of live (not ended) sessions.

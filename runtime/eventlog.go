@@ -3,13 +3,13 @@ package runtime
 import (
 	"sort"
 
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // eventLog is one session's recent events, bounded by count, so a page that
 // lost its connection can ask for what it missed (resume_session lastSeq).
-// The same events are written to the state database by the persister, so
+// The same events are written to the state database by persist.Writer, so
 // the log survives a restart of Core.
 //
 // It is a ring: once full, each event overwrites the oldest in place, so
@@ -18,13 +18,13 @@ import (
 // session ~2,000 moves per event).
 type eventLog struct {
 	max  int
-	buf  []store.Event // grows to max, then wraps
-	head int           // index in buf of the oldest event once buf is full
+	buf  []persist.Event // grows to max, then wraps
+	head int             // index in buf of the oldest event once buf is full
 }
 
 // add appends one event and returns the seq below which events were dropped
 // (0 when none), for the database to drop them too.
-func (l *eventLog) add(ev store.Event) (trimBelow int64) {
+func (l *eventLog) add(ev persist.Event) (trimBelow int64) {
 	if l.max <= 0 {
 		return 0
 	}
@@ -41,7 +41,7 @@ func (l *eventLog) add(ev store.Event) (trimBelow int64) {
 func (l *eventLog) len() int { return len(l.buf) }
 
 // at is the i-th held event, oldest first.
-func (l *eventLog) at(i int) store.Event {
+func (l *eventLog) at(i int) persist.Event {
 	return l.buf[(l.head+i)%len(l.buf)]
 }
 
@@ -50,7 +50,7 @@ func (l *eventLog) at(i int) store.Event {
 // dropped. Seqs increase along the log but may skip (a restored session
 // goes on after a page's lastSeq), so the ends are found by search. A
 // caller that got limit events asks again from the last one's seq.
-func (l *eventLog) between(lastSeq, upTo int64, limit int) (events []store.Event, dropped *wire.EventsTruncatedData) {
+func (l *eventLog) between(lastSeq, upTo int64, limit int) (events []persist.Event, dropped *wire.EventsTruncatedData) {
 	if upTo <= lastSeq {
 		return nil, nil
 	}

@@ -3,13 +3,13 @@ package runtime
 import (
 	"testing"
 
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 )
 
 func TestEventLogBetween(t *testing.T) {
 	l := eventLog{max: 3}
 	for seq := int64(1); seq <= 5; seq++ {
-		trim := l.add(store.Event{Seq: seq})
+		trim := l.add(persist.Event{Seq: seq})
 		if want := max(seq-2, 0); seq > 3 && trim != want {
 			t.Fatalf("add %d trimmed below %d, want %d", seq, trim, want)
 		}
@@ -32,7 +32,7 @@ func TestEventLogBetween(t *testing.T) {
 func TestEventLogRingWrapsAndLimits(t *testing.T) {
 	l := eventLog{max: 7}
 	for seq := int64(1); seq <= 100; seq++ {
-		l.add(store.Event{Seq: seq})
+		l.add(persist.Event{Seq: seq})
 	}
 	if l.len() != 7 || l.at(0).Seq != 94 || l.last() != 100 {
 		t.Fatalf("after 100 adds: len %d, oldest %d, last %d", l.len(), l.at(0).Seq, l.last())

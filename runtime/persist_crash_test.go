@@ -6,30 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// heldWake is, for a persister whose commits a test holds, the channel its
-// writer still waits on.
-var heldWake sync.Map // *persister → chan struct{}
-
-// holdCommits stops c's persister from committing, and so from handing
-// the journal to the kernel when it starts a new segment: only a page
+// holdCommits stops c's writer from committing, and so from handing the
+// journal to the kernel when it starts a new segment: only a page
 // connection's or an agent's answer's sync writes it. crashImage ends it.
-func holdCommits(c *Core) {
-	p := c.persist
-	p.mu.Lock()
-	heldWake.Store(p, p.wake)
-	p.wake = make(chan struct{}, 1)
-	p.mu.Unlock()
-}
+func holdCommits(c *Core) { c.persist.HoldCommits() }
 
 // crashImage stops c's persistence as kill -9 would, at this instant: the
 // writer commits nothing more, what the journal had not handed to the
@@ -38,17 +27,7 @@ func holdCommits(c *Core) {
 // for a Core to start on as after the crash; c itself runs on in memory.
 func crashImage(t *testing.T, c *Core) string {
 	t.Helper()
-	p := c.persist
-	p.mu.Lock()
-	p.closed = true
-	p.queue = nil
-	p.mu.Unlock()
-	close(p.wake)
-	if wake, held := heldWake.LoadAndDelete(p); held {
-		close(wake.(chan struct{}))
-	}
-	<-p.done
-	if err := p.db.Abandon(); err != nil {
+	if err := c.persist.Abandon(); err != nil {
 		t.Fatal(err)
 	}
 	image := t.TempDir()
@@ -57,7 +36,7 @@ func crashImage(t *testing.T, c *Core) string {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), dbFile) {
+		if !strings.HasPrefix(e.Name(), persist.FileName) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(c.opts.StateDir, e.Name()))
@@ -149,7 +128,7 @@ func TestRestoreTrustsASettledEventOverTheRecord(t *testing.T) {
 	stop1()
 	p.Close()
 
-	db, err := store.Open(filepath.Join(state, dbFile), time.Second)
+	db, err := persist.Open(filepath.Join(state, persist.FileName), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,13 +139,13 @@ func TestRestoreTrustsASettledEventOverTheRecord(t *testing.T) {
 	rec := records[0]
 	rec.Skills = nil
 	rec.Status = string(wire.StatusWaitingToolResult)
-	rec.Turn = &store.TurnRecord{ID: "t_1", StartedAt: rec.CreatedAt}
-	rec.Pending = []store.PendingRecord{{ID: "tr_answered", Tool: "echo", TurnID: "t_1"}, {ID: "tr_pending", Tool: "echo", TurnID: "t_1"}}
-	frame := func(seq int64, event string, data any) store.Event {
-		return store.Event{Seq: seq, Frame: mustMarshal(t, wire.Event{Type: wire.FrameEvent, Event: event, SessionID: rec.ID, Seq: seq, TurnID: "t_1", Data: data})}
+	rec.Turn = &persist.TurnRecord{ID: "t_1", StartedAt: rec.CreatedAt}
+	rec.Pending = []persist.PendingRecord{{ID: "tr_answered", Tool: "echo", TurnID: "t_1"}, {ID: "tr_pending", Tool: "echo", TurnID: "t_1"}}
+	frame := func(seq int64, event string, data any) persist.Event {
+		return persist.Event{Seq: seq, Frame: mustMarshal(t, wire.Event{Type: wire.FrameEvent, Event: event, SessionID: rec.ID, Seq: seq, TurnID: "t_1", Data: data})}
 	}
 	last := rec.Seq + 1
-	err = db.Apply([]store.Op{{Put: &rec}, {SessionID: rec.ID, Events: []store.Event{
+	err = db.Apply([]persist.Op{{Put: &rec}, {SessionID: rec.ID, Events: []persist.Event{
 		frame(last, wire.EventToolCallSettled, wire.ToolCallSettledData{ToolRequestID: "tr_answered", Tool: "echo", Outcome: wire.OutcomeResult}),
 	}}})
 	if err != nil {

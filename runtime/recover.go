@@ -7,17 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/charmbracelet/log"
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
-
-// dbFile is the state database's name in the state directory.
-const dbFile = "pedelec.db"
 
 // recover opens the state database and brings back what the last Core left:
 // every session that did not end comes back detached (a turn it was running
@@ -26,15 +21,15 @@ const dbFile = "pedelec.db"
 // directory's sessions left running, and work directories of sessions that
 // no longer exist.
 func (c *Core) recover() error {
-	db, err := store.Open(filepath.Join(c.opts.StateDir, dbFile), 2*time.Second)
+	db, err := persist.Open(filepath.Join(c.opts.StateDir, persist.FileName), 2*time.Second)
 	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
+		if errors.Is(err, persist.ErrLocked) {
 			return wire.Errorf(wire.CodeInvalidInput, "%v: stop it, or give this one its own --state-dir", err)
 		}
 		return err
 	}
-	c.persist = newPersister(db, c.log)
-	logRecovery(c.log, db.Recovered)
+	c.persist = persist.NewWriter(db, c.log)
+	db.Recovered.Log(c.log)
 	records, err := db.Sessions()
 	if err != nil {
 		return fmt.Errorf("read sessions from the state database: %w", err)
@@ -89,7 +84,7 @@ func (c *Core) recover() error {
 			}
 		}
 		c.log.Warn("could not restore a session; it ends", "session", r.ID, "err", err)
-		c.persist.put(store.Op{Delete: r.ID})
+		c.persist.Put(persist.Op{Delete: r.ID})
 	}
 	removed := 0
 	for _, d := range dirs {
@@ -129,26 +124,4 @@ func (s *Session) startResumeWindow() {
 			s.End(wire.EndedData{Reason: "resume_window_expired"})
 		}
 	})
-}
-
-// logRecovery says in one line what start-up could not read in the state
-// directory, what it kept, and where the rest went.
-func logRecovery(logger *log.Logger, r store.Recovery) {
-	if !r.Damaged() {
-		return
-	}
-	kv := []any{"keptSessions", r.Sessions, "keptJournalOps", r.Replayed}
-	if r.Unreadable != "" {
-		kv = append(kv, "unreadableDatabase", r.Unreadable)
-	}
-	if r.SkippedOps > 0 {
-		kv = append(kv, "skippedJournalOps", r.SkippedOps)
-	}
-	if len(r.BadRecords) > 0 {
-		kv = append(kv, "setAsideRecords", strings.Join(r.BadRecords, ","))
-	}
-	if len(r.SetAside) > 0 {
-		kv = append(kv, "setAsideFiles", strings.Join(r.SetAside, ","))
-	}
-	logger.Warn("state directory: what could not be read was set aside (moved, not deleted); the rest was restored", kv...)
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
@@ -14,7 +14,7 @@ import (
 
 // Session is one page's conversation with one provider. Its fields after mu
 // change only under mu; methods that need mu held end in Locked. mu comes
-// after Core.mu and before conn.mu, mcpHub.mu and persister.mu (the lock
+// after Core.mu and before conn.mu, mcpHub.mu and persist.Writer.mu (the lock
 // order is written above Core): under it, never ask anything of Core that
 // takes Core.mu, nor call a provider.
 type Session struct {
@@ -157,7 +157,7 @@ func (c *Core) addSessionLocked(s *Session, rawSkills json.RawMessage) error {
 	// not kept here as text: the parsed registry is what calls use.
 	rec := s.recordLocked()
 	rec.Skills = rawSkills
-	c.persist.put(store.Op{Put: rec})
+	c.persist.Put(persist.Op{Put: rec})
 	s.mu.Unlock()
 	if s.isExternal() {
 		c.mcp.ordinal(s.id) // before any snapshot can list it
@@ -370,7 +370,7 @@ func (s *Session) End(why wire.EndedData) {
 	// Ended for good: gone from the state database before anything else,
 	// so a restart cannot bring it back. The work directory follows once
 	// the turn stopped (or at the next start-up, after a crash).
-	s.core.persist.put(store.Op{Delete: s.id})
+	s.core.persist.Put(persist.Op{Delete: s.id})
 	pc := s.conn
 	s.mu.Unlock()
 	if pc != nil {

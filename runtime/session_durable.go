@@ -6,27 +6,27 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/internal/store"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )
 
 // recordLocked is what the state database keeps of the session.
-func (s *Session) recordLocked() *store.Record {
-	r := &store.Record{
+func (s *Session) recordLocked() *persist.Record {
+	r := &persist.Record{
 		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model,
 		AutoEndOnDisconnect: s.autoEnd, Status: string(s.status), Seq: s.seq, Primed: s.primed,
 		ProviderThread: s.providerThread, LastTurnFailed: s.lastTurnFailed,
 		CreatedAt: s.createdAt.UnixMilli(), UpdatedAt: time.Now().UnixMilli(),
 	}
 	if s.turn != nil {
-		r.Turn = &store.TurnRecord{ID: s.turn.id, StartedAt: s.turn.startedAt.UnixMilli(), Warmup: s.turn.warmup}
+		r.Turn = &persist.TurnRecord{ID: s.turn.id, StartedAt: s.turn.startedAt.UnixMilli(), Warmup: s.turn.warmup}
 	}
 	// Every pending call, a turn's or an MCP client's (which has no turn):
 	// the page saw its tool_call, so a restart must settle it.
 	for _, call := range s.calls.inOrder() {
-		r.Pending = append(r.Pending, store.PendingRecord{ID: call.id, Tool: call.tool, TurnID: call.turnID})
+		r.Pending = append(r.Pending, persist.PendingRecord{ID: call.id, Tool: call.tool, TurnID: call.turnID})
 	}
 	r.ProviderState = s.providerState
 	return r
@@ -48,23 +48,23 @@ func (s *Session) saveLocked() {
 	if s.ended || s.frozen {
 		return
 	}
-	s.core.persist.put(store.Op{Put: s.recordLocked()})
+	s.core.persist.Put(persist.Op{Put: s.recordLocked()})
 }
 
 // logEventLocked keeps one event in the bounded log, in memory and (soon,
-// see persister) on disk, and sends it to the attached page.
+// see persist.Writer) on disk, and sends it to the attached page.
 func (s *Session) logEventLocked(frame []byte) {
 	if s.frozen {
 		return
 	}
-	ev := store.Event{Seq: s.seq, Frame: frame}
+	ev := persist.Event{Seq: s.seq, Frame: frame}
 	trim := s.events.add(ev)
 	// A page never sees an event that is not in the journal: one emitted
 	// while Core stops (a turn still ending after the shutdown deadline)
 	// stays unsent, and the restarted Core reports that turn's end itself.
 	// Sent, it would carry a seq the restarted Core hands out again, and
 	// the page would drop the real end of the turn as seen already.
-	if s.core.persist.put(store.Op{SessionID: s.id, Events: []store.Event{ev}, TrimBelow: trim}) && s.conn != nil {
+	if s.core.persist.Put(persist.Op{SessionID: s.id, Events: []persist.Event{ev}, TrimBelow: trim}) && s.conn != nil {
 		s.conn.sendRaw(frame)
 	}
 }
@@ -97,7 +97,7 @@ func (s *Session) interruptLocked(turnID string, warmup bool, reason string) {
 
 // restoreSession rebuilds a session from its record after a restart. It
 // comes back detached; a page resumes it within the resume window.
-func (c *Core) restoreSession(r store.Record, events []store.Event) (*Session, error) {
+func (c *Core) restoreSession(r persist.Record, events []persist.Event) (*Session, error) {
 	prov, ok := c.opts.Providers.Get(r.Provider)
 	if !ok {
 		return nil, wire.Errorf(wire.CodeProviderNotFound, "provider %q is no longer configured", r.Provider)
@@ -181,7 +181,7 @@ type settledCall struct {
 }
 
 // settledCalls lists the tool_call_settled events in events, oldest first.
-func settledCalls(events []store.Event) []settledCall {
+func settledCalls(events []persist.Event) []settledCall {
 	var out []settledCall
 	marker := []byte(`"` + wire.EventToolCallSettled + `"`)
 	for _, ev := range events {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 )
 
@@ -20,7 +21,7 @@ func newCoreOn(t *testing.T, stateDir string) (logs string, err error) {
 		Logger: log.New(&buf), Executable: "/bin/false",
 	})
 	if err == nil {
-		c.persist.close()
+		c.persist.Close()
 	}
 	return buf.String(), err
 }
@@ -106,7 +107,7 @@ func TestSessionDirLinkIsRemovedNotFollowed(t *testing.T) {
 // was kept and what was set aside, where.
 func TestDamagedStateStartsAndSaysSo(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, dbFile)
+	db := filepath.Join(dir, persist.FileName)
 	os.WriteFile(db, bytes.Repeat([]byte("not bbolt"), 4096), 0o600)
 	os.WriteFile(db+".journal.7", []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01abcd"), 0o600)
 	logs, err := newCoreOn(t, dir)
@@ -117,7 +118,7 @@ func TestDamagedStateStartsAndSaysSo(t *testing.T) {
 	for _, l := range strings.Split(logs, "\n") {
 		if strings.Contains(l, "set aside") {
 			lines++
-			for _, want := range []string{"keptSessions=0", "invalid database", dbFile + ".unreadable-", dbFile + ".journal.7.unreadable-"} {
+			for _, want := range []string{"keptSessions=0", "invalid database", persist.FileName + ".unreadable-", persist.FileName + ".journal.7.unreadable-"} {
 				if !strings.Contains(l, want) {
 					t.Errorf("the log line lacks %q: %s", want, l)
 				}
@@ -136,7 +137,7 @@ func TestDamagedStateStartsAndSaysSo(t *testing.T) {
 // A journal of a newer format is refused with the file's name and what to do.
 func TestNewerStateIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	seg := filepath.Join(dir, dbFile+".journal.3")
+	seg := filepath.Join(dir, persist.FileName+".journal.3")
 	os.WriteFile(seg, []byte("\x00PDLJ\x09"), 0o600)
 	_, err := newCoreOn(t, dir)
 	wantRefused(t, err, seg, "newer pedelec", "use the newer pedelec, or move the file aside")

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
-	"github.com/kaoruisaac/pedelec/internal/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 

@@ -1,6 +1,6 @@
 package wire
 
-//go:generate go run ../../internal/gencodes
+//go:generate go run ./internal/gencodes
 
 // Code is a stable, upper-snake error code: the `code` of every {code,
 // message, details} Pedelec puts on a wire. Each has one meaning, written
@@ -103,7 +103,7 @@ const (
 // CodeInfo documents one code: who raises it, when, and what its details
 // hold. docs/errors.md's table and the SDK's TypeScript union
 // (sdk/src/codes.gen.ts) are generated from Codes by `go generate
-// ./runtime/wire`; a test of internal/gencodes fails while either is stale.
+// ./runtime/wire`; a test of runtime/wire/internal/gencodes fails while either is stale.
 type CodeInfo struct {
 	Code     Code
 	RaisedBy string // Core, SDK, CLI, a provider; "A → B" when A raises it for B

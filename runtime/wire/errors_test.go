@@ -17,7 +17,7 @@ import (
 
 // Codes is the one list: every Code constant is in it once, with a
 // meaning, and spelled upper snake. (docs/errors.md and the SDK's union are
-// generated from it; internal/gencodes tests that they are fresh.)
+// generated from it; runtime/wire/internal/gencodes tests that they are fresh.)
 func TestCodesListEveryConstantOnce(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "codes.go", nil, 0)

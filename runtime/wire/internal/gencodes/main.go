@@ -1,5 +1,5 @@
 // Command gencodes writes what is generated from the one list of error
-// codes (runtime/wire/codes.go) and exit statuses (commands/exit.go):
+// codes (runtime/wire/codes.go) and exit statuses (runtime/wire/exit.go):
 // docs/errors.md's two tables and the SDK's union, sdk/src/codes.gen.ts.
 // Run by `go generate ./runtime/wire`; its test fails while they are stale.
 package main

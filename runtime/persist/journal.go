@@ -1,4 +1,4 @@
-package store
+package persist
 
 import (
 	"encoding/binary"

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kaoruisaac/pedelec/commands"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -45,7 +44,7 @@ func render(root string) (map[string][]byte, error) {
 }
 
 func markers(name string) (begin, end string) {
-	return "<!-- generated:" + name + " by `go generate ./runtime/wire`; edit runtime/wire/codes.go or commands/exit.go, not here -->",
+	return "<!-- generated:" + name + " by `go generate ./runtime/wire`; edit runtime/wire/codes.go or runtime/wire/exit.go, not here -->",
 		"<!-- end generated:" + name + " -->"
 }
 
@@ -80,7 +79,7 @@ func codesTable() string {
 func exitTable() string {
 	var b strings.Builder
 	b.WriteString("| status | meaning |\n| --- | --- |\n")
-	for _, s := range commands.ExitStatuses {
+	for _, s := range wire.ExitStatuses {
 		fmt.Fprintf(&b, "| %d | %s |\n", s.Status, s.Meaning)
 	}
 	return b.String()

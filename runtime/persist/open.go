@@ -1,4 +1,4 @@
-package store
+package persist
 
 import (
 	"errors"
@@ -7,8 +7,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/log"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -65,6 +67,29 @@ type Recovery struct {
 // Damaged reports whether anything could not be read.
 func (r Recovery) Damaged() bool {
 	return r.SkippedOps > 0 || len(r.SetAside) > 0 || len(r.BadRecords) > 0
+}
+
+// Log says in one line what start-up could not read in the state
+// directory, what it kept, and where the rest went; nothing when all was
+// read.
+func (r Recovery) Log(logger *log.Logger) {
+	if !r.Damaged() {
+		return
+	}
+	kv := []any{"keptSessions", r.Sessions, "keptJournalOps", r.Replayed}
+	if r.Unreadable != "" {
+		kv = append(kv, "unreadableDatabase", r.Unreadable)
+	}
+	if r.SkippedOps > 0 {
+		kv = append(kv, "skippedJournalOps", r.SkippedOps)
+	}
+	if len(r.BadRecords) > 0 {
+		kv = append(kv, "setAsideRecords", strings.Join(r.BadRecords, ","))
+	}
+	if len(r.SetAside) > 0 {
+		kv = append(kv, "setAsideFiles", strings.Join(r.SetAside, ","))
+	}
+	logger.Warn("state directory: what could not be read was set aside (moved, not deleted); the rest was restored", kv...)
 }
 
 // unreadableError is a database file Open cannot use as it is.

@@ -1,9 +1,15 @@
-// Package store is Core's durable memory: one bbolt database in the state
-// directory holding every live session's record and its bounded event log.
+// Package persist is Core's durable memory: one bbolt database in the state
+// directory holding every live session's record and its bounded event log
+// (db.go), the journal that makes each op crash-safe before a page sees it
+// (journal.go), the checks that let Core start on whatever a crash left
+// (open.go, setaside.go), and the Writer that drives both (writer.go).
 // bbolt writes each transaction copy-on-write and flips a meta page last, so
 // a process killed at any instant leaves a database that opens with the last
 // committed transaction (docs/decisions.md says why bbolt).
-package store
+//
+// It knows nothing of Core: runtime turns its sessions into Records and
+// their events into Events, and back after a restart.
+package persist
 
 import (
 	"encoding/binary"
@@ -13,6 +19,10 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// FileName is the state database's name in the state directory; its
+// journal's segments are named after it (FileName.journal.<n>).
+const FileName = "pedelec.db"
 
 var (
 	sessionsBucket = []byte("sessions") // session id → Record as JSON

@@ -11,7 +11,10 @@ import (
 // nobody edited a table by hand or changed a list without `go generate
 // ./runtime/wire`.
 func TestGeneratedFilesAreFresh(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := render(root)
 	if err != nil {
 		t.Fatal(err)

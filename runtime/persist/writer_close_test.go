@@ -1,4 +1,4 @@
-package runtime
+package persist
 
 import (
 	"io"
@@ -8,19 +8,18 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
-	"github.com/kaoruisaac/pedelec/internal/store"
 )
 
 // Sessions keep emitting while Core shuts down (a tool call arriving from
-// an agent): a put after the persister closed is dropped, never a panic.
+// an agent): a Put after the Writer closed is dropped, never a panic.
 // The soak found the panic: "send on closed channel" in put, from an HTTP
 // handler that held the session's mutex.
-func TestPersisterPutDuringAndAfterClose(t *testing.T) {
-	db, err := store.Open(filepath.Join(t.TempDir(), "state.db"), time.Second)
+func TestWriterPutDuringAndAfterClose(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "state.db"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPersister(db, log.New(io.Discard))
+	p := NewWriter(db, log.New(io.Discard))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {
@@ -33,14 +32,14 @@ func TestPersisterPutDuringAndAfterClose(t *testing.T) {
 					return
 				default:
 				}
-				p.put(store.Op{SessionID: "s_1", Events: []store.Event{{Seq: 1, Frame: []byte("{}")}}})
-				p.flush()
+				p.Put(Op{SessionID: "s_1", Events: []Event{{Seq: 1, Frame: []byte("{}")}}})
+				p.Flush()
 			}
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
-	p.close()
-	p.put(store.Op{SessionID: "s_1", Events: []store.Event{{Seq: 2, Frame: []byte("{}")}}})
+	p.Close()
+	p.Put(Op{SessionID: "s_1", Events: []Event{{Seq: 2, Frame: []byte("{}")}}})
 	if p.mu.Lock(); len(p.queue) != 0 {
 		t.Errorf("an op put after close was queued: %d ops", len(p.queue))
 	}

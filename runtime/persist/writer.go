@@ -1,15 +1,14 @@
-package runtime
+package persist
 
 import (
 	"sync"
 	"time"
 
 	"github.com/charmbracelet/log"
-	"github.com/kaoruisaac/pedelec/internal/store"
 )
 
-// persister makes sessions durable in two steps. Each op goes first to the
-// journal (store.Journal): appended in memory under the caller's lock, and
+// Writer makes sessions durable in two steps. Each op goes first to the
+// journal (Journal): appended in memory under the caller's lock, and
 // handed to the kernel with one write(2) before any page connection writes
 // (sync), so whatever a page saw survives a crash of Core. Then one
 // goroutine commits the queued ops to the database, many to a transaction,
@@ -26,19 +25,20 @@ import (
 // A session's record is small (its tools are written once, at creation,
 // beside it), and records queued for the same session before the writer
 // takes them are coalesced: a burst of status changes is one database put.
-type persister struct {
-	db      *store.DB
-	journal *store.Journal
+type Writer struct {
+	db      *DB
+	journal *Journal
 	log     *log.Logger
 	stuck   bool // a commit failed: keep every journal segment for the next Open (writer only)
 
 	mu       sync.Mutex
-	queue    []store.Op
+	queue    []Op
 	recordAt map[string]int // session id → index in queue of its queued record
 	flushes  []chan struct{}
 	wake     chan struct{}
 	closed   bool
 	done     chan struct{}
+	held     chan struct{} // the wake channel the loop still ranges over, while HoldCommits holds it
 }
 
 // commitInterval is the most the writer waits to gather ops into one
@@ -53,17 +53,18 @@ const commitInterval = 50 * time.Millisecond
 // maxBatch bounds the ops written in one transaction.
 const maxBatch = 4096
 
-func newPersister(db *store.DB, logger *log.Logger) *persister {
-	p := &persister{db: db, journal: db.Journal(), log: logger, recordAt: map[string]int{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// NewWriter starts the writer of db; Close stops it and closes db.
+func NewWriter(db *DB, logger *log.Logger) *Writer {
+	p := &Writer{db: db, journal: db.Journal(), log: logger, recordAt: map[string]int{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go p.loop()
 	return p
 }
 
-// put queues one op; it never blocks on the disk. A record replaces one
+// Put queues one op; it never blocks on the disk. A record replaces one
 // of the same session still in the queue (keeping tools written with it).
-// It reports false once the persister is closed: Core is stopping, and
+// It reports false once the Writer is closed: Core is stopping, and
 // nothing more can be made durable.
-func (p *persister) put(op store.Op) bool {
+func (p *Writer) Put(op Op) bool {
 	if p == nil {
 		return true
 	}
@@ -99,9 +100,9 @@ func (p *persister) put(op store.Op) bool {
 	return true
 }
 
-// sync hands the journal to the kernel: a page connection calls it before
+// Sync hands the journal to the kernel: a page connection calls it before
 // it writes, so the page never sees what a crash would take back.
-func (p *persister) sync() {
+func (p *Writer) Sync() {
 	if p == nil {
 		return
 	}
@@ -111,15 +112,15 @@ func (p *persister) sync() {
 }
 
 // wakeLocked tells the writer there is work, without blocking.
-func (p *persister) wakeLocked() {
+func (p *Writer) wakeLocked() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
 	}
 }
 
-// flush waits until everything queued so far is committed.
-func (p *persister) flush() {
+// Flush waits until everything queued so far is committed.
+func (p *Writer) Flush() {
 	if p == nil {
 		return
 	}
@@ -135,13 +136,13 @@ func (p *persister) flush() {
 	<-ch
 }
 
-// close writes what is queued, stops the writer and closes the database;
+// Close writes what is queued, stops the writer and closes the database;
 // closing again waits for the first close.
-func (p *persister) close() {
+func (p *Writer) Close() {
 	if p == nil {
 		return
 	}
-	p.flush()
+	p.Flush()
 	p.mu.Lock()
 	already := p.closed
 	p.closed = true
@@ -157,7 +158,7 @@ func (p *persister) close() {
 	}
 }
 
-func (p *persister) loop() {
+func (p *Writer) loop() {
 	defer close(p.done)
 	var lastCommit time.Time
 	for range p.wake {
@@ -201,7 +202,7 @@ func (p *persister) loop() {
 // take removes the next batch from the queue, with the journal segment
 // that holds its ops (0: none to remove), and when that empties the queue,
 // the flushes it satisfies.
-func (p *persister) take() ([]store.Op, uint64, []chan struct{}) {
+func (p *Writer) take() ([]Op, uint64, []chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var seg uint64
@@ -214,7 +215,7 @@ func (p *persister) take() ([]store.Op, uint64, []chan struct{}) {
 		}
 	}
 	n := min(len(p.queue), maxBatch)
-	batch := append([]store.Op(nil), p.queue[:n]...)
+	batch := append([]Op(nil), p.queue[:n]...)
 	p.queue = p.queue[n:]
 	clear(p.recordAt)
 	for i, op := range p.queue {
@@ -228,4 +229,36 @@ func (p *persister) take() ([]store.Op, uint64, []chan struct{}) {
 		flushes, p.flushes = p.flushes, nil
 	}
 	return batch, seg, flushes
+}
+
+// HoldCommits stops the writer from committing, and so from handing the
+// journal to the kernel when it starts a new segment: only Sync writes it.
+// Crash tests use it, then Abandon, to catch what only the journal holds.
+// Flush waits for good once commits are held.
+func (p *Writer) HoldCommits() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		// The loop keeps ranging over the old channel, which nobody
+		// sends on any more.
+		p.held, p.wake = p.wake, make(chan struct{}, 1)
+	}
+}
+
+// Abandon stops persistence as kill -9 would, at this instant: nothing
+// more is committed, what the journal had not handed to the kernel is
+// lost, and later ops go nowhere. Crash tests copy the files it leaves to
+// start a Core on them; a Close after it only waits.
+func (p *Writer) Abandon() error {
+	p.mu.Lock()
+	p.closed = true
+	p.queue = nil
+	wake, held := p.wake, p.held
+	p.mu.Unlock()
+	close(wake)
+	if held != nil {
+		close(held)
+	}
+	<-p.done
+	return p.db.Abandon()
 }

@@ -1,0 +1,31 @@
+package wire
+
+// Exit statuses of the pedelec CLI, decided here and nowhere else. They
+// sit beside the error codes because they are the same kind of contract:
+// an agent reads `tool-call`'s status as it reads the code in its JSON
+// (75 says retry). ExitStatuses says what each means; docs/errors.md's
+// table is generated from it (go generate ./runtime/wire).
+const (
+	ExitOK              = 0
+	ExitFailed          = 1
+	ExitUsage           = 2
+	ExitCoreUnreachable = 75  // sysexits' EX_TEMPFAIL: docs/decisions.md
+	ExitInterrupted     = 130 // 128 + SIGINT, as a shell reports a Ctrl-C
+	ExitTerminated      = 143 // 128 + SIGTERM
+)
+
+// ExitStatus documents one exit status of the CLI.
+type ExitStatus struct {
+	Status  int
+	Meaning string // Markdown, one line
+}
+
+// ExitStatuses lists every status the CLI exits with.
+var ExitStatuses = []ExitStatus{
+	{ExitOK, "success; for `tool-call`, any result the app returned, its own domain errors included"},
+	{ExitFailed, "the thing checked or called failed: an invalid manifest, a Pedelec error (the JSON on stdout has its code)"},
+	{ExitUsage, "a usage error or unreadable input (bad flags, arguments that are not JSON, no session environment); fix the command line, do not retry it as it is"},
+	{ExitCoreUnreachable, "`tool-call`/`tool-spec` could not reach Core (`CORE_UNREACHABLE`: connection refused, cut or timed out): Core is down or restarting; retry the same command in a few seconds"},
+	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); a `tool-call` cut off this way prints `TOOL_CALL_CANCELLED` and Core settles the call `cancelled`; `serve` stops as for SIGTERM"},
+	{ExitTerminated, "stopped by SIGTERM: `serve` after its orderly stop (sessions kept for the restart), `tool-call` as for SIGINT"},
+}
