@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -45,7 +46,7 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
-	// AllowOtherUsers turns the peer check off (peer.go): programs of any
+	// AllowOtherUsers turns the peer check off (runtime/peercred): programs of any
 	// local user may connect. Off by default.
 	AllowOtherUsers bool
 	// Limits bound sessions, skills and slow clients (limits.go).
@@ -132,10 +133,9 @@ type Core struct {
 	log     *log.Logger
 	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
-	uid      int            // Core's own user: the only one the peer check lets in
-	refusals *refusalLog    // refused requests, logged once and then counted
-	peers    peerCounts     // what the peer check refused and admitted (peer.go)
-	memory   memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
+	refusals *refusalLog     // refused requests, logged once and then counted
+	peers    *peercred.Check // the peer check, with what it refused and admitted
+	memory   memoryReleaser  // hands memory back after ended sessions and large manifests (memory_release.go)
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -164,8 +164,9 @@ func NewCore(opts Options) (*Core, error) {
 	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
-	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{}, uid: os.Getuid(),
+	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{},
 		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}
+	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
 	if err := c.recover(); err != nil {
 		return nil, err
 	}
