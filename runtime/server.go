@@ -32,7 +32,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
 	c.mountMCP(mux)
-	c.routeAssets(mux)
+	c.transfers.Route(mux)
 	if assets.SDK != nil {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
 	}
