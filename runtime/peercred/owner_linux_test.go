@@ -13,28 +13,6 @@ import (
 	"time"
 )
 
-// loopbackPair connects a client to a listener on addr and returns the
-// client's socket's two ends: its own address and the server's.
-func loopbackPair(t testing.TB, addr string) (local, remote *net.TCPAddr) {
-	t.Helper()
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("SKIPPED: no %s on this machine: %v", addr, err)
-	}
-	t.Cleanup(func() { l.Close() })
-	c, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.RemoteAddr().(*net.TCPAddr), s.LocalAddr().(*net.TCPAddr)
-}
-
 // The kernel's socket diagnostics name the same owner as the /proc tables,
 // over IPv4 and IPv6 loopback.
 func TestSockDiagOwnerAgreesWithProc(t *testing.T) {
