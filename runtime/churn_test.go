@@ -18,6 +18,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -300,7 +301,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(core.Handler(Assets{}))
-	srv.Config.ConnContext = connContext
+	srv.Config.ConnContext = peercred.ConnContext
 	srv.Start()
 	core.coreURL = srv.URL
 	var isWedged atomic.Bool

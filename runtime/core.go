@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/assets"
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -46,7 +48,7 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
-	// AllowOtherUsers turns the peer check off (peer.go): programs of any
+	// AllowOtherUsers turns the peer check off (runtime/peercred): programs of any
 	// local user may connect. Off by default.
 	AllowOtherUsers bool
 	// Limits bound sessions, skills and slow clients (limits.go).
@@ -55,6 +57,8 @@ type Options struct {
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
 	Executable string
 	// AssetTicketTTL is how long an asset transfer ticket stays valid (default 30s).
+	// The SDK uses a ticket at once; the lifetime only has to cover a slow
+	// event loop.
 	AssetTicketTTL time.Duration
 	// Providers are the agent backends.
 	Providers *provider.Registry
@@ -72,6 +76,7 @@ const (
 	DefaultMaxMessageBytes = 1 << 20
 	DefaultMaxArgsBytes    = 256 << 10
 	DefaultEventLogSize    = 2000
+	DefaultAssetTicketTTL  = 30 * time.Second
 )
 
 func (o *Options) setDefaults() {
@@ -96,6 +101,9 @@ func (o *Options) setDefaults() {
 	if o.MaxArgsBytes <= 0 {
 		o.MaxArgsBytes = DefaultMaxArgsBytes
 	}
+	if o.AssetTicketTTL <= 0 {
+		o.AssetTicketTTL = DefaultAssetTicketTTL
+	}
 	o.Limits.setDefaults()
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
@@ -119,7 +127,8 @@ func (o *Options) setDefaults() {
 // The persist package's locks come last: Writer.Put appends to the journal
 // under Writer.mu, and Writer.Sync, which a page's connection calls before
 // it writes, takes only the journal's two.
-// memoryReleaser.mu, refusalLog.mu, assetTickets.mu and writeBatch.mu are
+// memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
+// ticketBook.mu, inside Core's assets.Transfers) and writeBatch.mu are
 // leaves: nothing else is taken while one is held. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
 // calls a provider while it holds Session.mu (exportProviderState runs
@@ -137,10 +146,9 @@ type Core struct {
 	log     *log.Logger
 	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
 
-	uid      int            // Core's own user: the only one the peer check lets in
-	refusals *refusalLog    // refused requests, logged once and then counted
-	peers    peerCounts     // what the peer check refused and admitted (peer.go)
-	memory   memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
+	refusals *refusalLog     // refused requests, logged once and then counted
+	peers    *peercred.Check // the peer check, with what it refused and admitted
+	memory   memoryReleaser  // hands memory back after ended sessions and large manifests (memory_release.go)
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -155,9 +163,9 @@ type Core struct {
 	// WebSocket messages, and the frames in them (DebugPath; issue 15).
 	pageMessages, pageFrames atomic.Int64
 
-	mcp     *mcpHub      // the sessions external MCP clients reach (mcp_hub.go)
-	token   string       // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
-	tickets assetTickets // asset transfer tickets (assets_http.go)
+	mcp       *mcpHub           // the sessions external MCP clients reach (mcp_hub.go)
+	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
+	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -169,8 +177,10 @@ func NewCore(opts Options) (*Core, error) {
 	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
-	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{}, uid: os.Getuid(),
+	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{},
 		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}
+	c.transfers = assets.NewTransfers(assetHost{c}, newFieldLog(c.log), opts.AssetTicketTTL)
+	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
 	if err := c.recover(); err != nil {
 		return nil, err
 	}

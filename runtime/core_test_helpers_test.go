@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -40,8 +41,8 @@ func newTestCore(tb testing.TB, providers ...provider.Provider) (*Core, *httptes
 	// With serve's listener and ConnContext, so the peer check runs once
 	// per connection, as it is accepted, as it does in serve.
 	srv := httptest.NewUnstartedServer(core.Handler(Assets{}))
-	srv.Listener = peerListener{Listener: srv.Listener, core: core}
-	srv.Config.ConnContext = connContext
+	srv.Listener = core.peers.Listener(srv.Listener)
+	srv.Config.ConnContext = peercred.ConnContext
 	srv.Start()
 	core.coreURL = srv.URL
 	tb.Cleanup(func() {

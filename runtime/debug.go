@@ -56,7 +56,7 @@ func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
 // Counts takes the numbers DebugPath reports.
 func (c *Core) Counts() DebugCounts {
 	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load(),
-		PeerRefusedConnections: c.peers.refused.Load(), AdmittedRequests: c.peers.admitted.Load()}
+		PeerRefusedConnections: c.peers.Refused(), AdmittedRequests: c.peers.Admitted()}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		n.OpenFiles = len(fds)
 	}

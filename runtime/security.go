@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 )
 
 // isLoopbackHost reports whether a Host header names this machine:
@@ -100,4 +103,20 @@ func bearerToken(r *http.Request) (string, bool) {
 func (c *Core) hasCoreToken(r *http.Request) bool {
 	token, ok := bearerToken(r)
 	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(c.token)) == 1
+}
+
+// PeerOf returns the peer check's verdict for r's connection. Core refuses
+// disallowed peers before any route runs, so a handler never needs to call
+// this to be safe; it is exported for code that wants to log or show who
+// the peer is (a debug endpoint, an MCP bridge).
+func (c *Core) PeerOf(r *http.Request) peercred.Peer { return c.peers.Of(r) }
+
+// PeerCheckNote is what start-up logs about the peer check on this platform.
+func (c *Core) PeerCheckNote() (ok bool, note string) { return c.peers.Note() }
+
+// notePeerRefused logs a connection or request the peer check refused,
+// through the refusal log like Core's other refusals.
+func (c *Core) notePeerRefused(p peercred.Peer) {
+	c.refusals.note("peer", fmt.Sprint(p.UID), "refused a connection from another user", "uid", p.UID, "reason", p.Reason,
+		"hint", "only Core's own user may connect; --allow-other-users lifts this for a deliberate shared setup")
 }

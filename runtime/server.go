@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -32,14 +32,14 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
 	c.mountMCP(mux)
-	c.routeAssets(mux)
+	c.transfers.Route(mux)
 	if assets.SDK != nil {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
 	}
 	if assets.Web != nil {
 		mux.Handle("GET /", webHandler(assets.Web))
 	}
-	return c.checkPeer(c.bodyDeadline(c.checkHost(mux)))
+	return c.peers.Handler(c.bodyDeadline(c.checkHost(mux)))
 }
 
 // checkHost refuses any request whose Host is not a loopback name.
@@ -102,11 +102,8 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	pc.serve(context.WithoutCancel(r.Context()))
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
+// writeJSON is wire.WriteJSON, under the short name Core's handlers use.
+func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, status, v) }
 
 // Listen binds addr; ":0" picks a free port. It records the address
 // provider processes dial back to.
@@ -145,13 +142,13 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 		c.coreURL = baseURL(l.Addr())
 	}
 	srv := &http.Server{Handler: c.Handler(assets), ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, ConnContext: connContext}
+		IdleTimeout: 2 * time.Minute, ConnContext: peercred.ConnContext}
 	if err := c.writeToken(); err != nil {
 		return err
 	}
 	defer c.removeToken()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(peerListener{Listener: l, core: c}) }()
+	go func() { errc <- srv.Serve(c.peers.Listener(l)) }()
 	select {
 	case err := <-errc:
 		return err

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/kaoruisaac/pedelec/prompt"
+	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // workDirs are one session's private directories under the state dir:
 //
 //	sessions/<name>/work  the provider's working directory
-//	sessions/<name>/work/assets  the files the page and the agent share (assets.go)
+//	sessions/<name>/work/assets  the files the page and the agent share (runtime/assets)
 //	sessions/<name>/bin   pedelec and pedelec-cli, first on the provider's PATH
 //	sessions/<name>/session-id  the session's id, for recover
 //
@@ -74,7 +75,7 @@ func workDirSessionID(stateDir, name string) string {
 // Anything else there (a FIFO, a link, a device) was not written by Core:
 // opening a FIFO to read it waited for a writer, and start-up with it.
 func readSessionIDFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|assets.OpenNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func makeWorkDirs(stateDir, sessionID, executable string) (workDirs, error) {
 		}
 	}
 	d := workDirs{root: root, work: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
-	for _, dir := range []string{filepath.Join(d.work, assetsDirName), d.bin} {
+	for _, dir := range []string{filepath.Join(d.work, assets.DirName), d.bin} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return d, err
 		}

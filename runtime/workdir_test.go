@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kaoruisaac/pedelec/runtime/assets"
 )
 
 // A work directory's name does not contain its session's id, and tells the
@@ -39,10 +41,10 @@ func TestWorkDirOfOldLayoutIsMoved(t *testing.T) {
 	state := t.TempDir()
 	id := newID("s_")
 	old := filepath.Join(state, "sessions", id)
-	if err := os.MkdirAll(filepath.Join(old, "work", assetsDirName), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(old, "work", assets.DirName), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(old, "work", assetsDirName, "kept.txt"), []byte("x"), 0o600)
+	os.WriteFile(filepath.Join(old, "work", assets.DirName, "kept.txt"), []byte("x"), 0o600)
 	os.MkdirAll(filepath.Join(old, "bin"), 0o700)
 	os.Symlink("/old/pedelec", filepath.Join(old, "bin", "pedelec"))
 
@@ -50,7 +52,7 @@ func TestWorkDirOfOldLayoutIsMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(d.work, assetsDirName, "kept.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(d.work, assets.DirName, "kept.txt")); err != nil {
 		t.Errorf("the session's asset did not move: %v", err)
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {

@@ -60,7 +60,7 @@ export function assetPathError(path: unknown): PedelecError | null {
 
 /**
  * The first character an asset name must not hold, as Core finds it
- * (runtime/assets.go unsafeRune): control characters split log lines and
+ * (runtime/assets/dir.go, unsafeRune): control characters split log lines and
  * listings, bidirectional formatting characters make a name display as
  * something else. `at` is the UTF-8 byte offset, as Core reports it.
  */

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runtime
+package peercred
 
 import (
 	"bufio"
@@ -13,7 +13,8 @@ import (
 	"strings"
 )
 
-const peerCheckSupported = true
+// supported: Linux names the owner of a loopback socket (sock_diag, /proc/net/tcp).
+const supported = true
 
 // errSocketDetached is the kernel's answer for a client socket no process
 // holds any more: a time-wait entry or an orphan of a closed socket. Both

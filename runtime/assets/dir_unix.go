@@ -1,14 +1,16 @@
 //go:build unix
 
-package runtime
+package assets
 
 import (
 	"io/fs"
 	"syscall"
 )
 
-// openNonBlock keeps an open of a FIFO from blocking.
-const openNonBlock = syscall.O_NONBLOCK
+// OpenNonBlock keeps an open of a FIFO from blocking: a FIFO the agent
+// swaps in for a file would otherwise hang whoever opens it to read (this
+// package, and Core reading a session-id file).
+const OpenNonBlock = syscall.O_NONBLOCK
 
 // linkCount is the number of names (hard links) of the file fi describes.
 func linkCount(fi fs.FileInfo) uint64 {

@@ -1,10 +1,11 @@
 //go:build linux
 
-package runtime
+package peercred
 
 import (
 	"encoding/binary"
 	"errors"
+	"net"
 	"syscall"
 	"testing"
 )
@@ -159,4 +160,26 @@ func FuzzParseProcSocketLine(f *testing.F) {
 			t.Fatalf("parseProcSocketLine(%q): a %d-byte address", line, n)
 		}
 	})
+}
+
+func TestParseProcAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"0100007F:1F90":                         "127.0.0.1:8080",
+		"00000000000000000000000001000000:0050": "[::1]:80",
+		"0000000000000000FFFF00000100007F:B0FB": "127.0.0.1:45307",
+	} {
+		got, ok := parseProcAddr(in)
+		if !ok {
+			t.Fatalf("%s: not parsed", in)
+		}
+		w, _ := net.ResolveTCPAddr("tcp", want)
+		if !got.IP.Equal(w.IP) || got.Port != w.Port {
+			t.Errorf("%s = %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"", "zz:1", "0100007F", "0100007F:XYZ", "01007F:1"} {
+		if _, ok := parseProcAddr(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
 }

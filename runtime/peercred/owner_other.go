@@ -1,16 +1,16 @@
 //go:build !linux
 
-package runtime
+package peercred
 
 import (
 	"errors"
 	"net"
 )
 
-// peerCheckSupported is false where Pedelec has no way to learn which user
+// supported is false where Pedelec has no way to learn which user
 // owns a loopback connection (macOS, Windows, the BSDs): Core says so at
 // start-up and accepts the connection, as docs/security.md explains.
-const peerCheckSupported = false
+const supported = false
 
 func socketOwner(peer, us *net.TCPAddr) (int, error) {
 	return -1, errors.New("this platform cannot tell which user owns a connection")

@@ -1,11 +1,11 @@
 //go:build !unix
 
-package runtime
+package assets
 
 import "io/fs"
 
-// openNonBlock: opening a named pipe does not block here.
-const openNonBlock = 0
+// OpenNonBlock: opening a named pipe does not block here.
+const OpenNonBlock = 0
 
 // linkCount: FileInfo carries no link count here, so hard links are not
 // told apart from plain files (docs/security.md, "Session assets").

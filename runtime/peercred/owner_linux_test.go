@@ -1,45 +1,17 @@
 //go:build linux
 
-package runtime
+package peercred
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
-
-// loopbackPair connects a client to a listener on addr and returns the
-// client's socket's two ends: its own address and the server's.
-func loopbackPair(t testing.TB, addr string) (local, remote *net.TCPAddr) {
-	t.Helper()
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Skipf("SKIPPED: no %s on this machine: %v", addr, err)
-	}
-	t.Cleanup(func() { l.Close() })
-	c, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s.RemoteAddr().(*net.TCPAddr), s.LocalAddr().(*net.TCPAddr)
-}
 
 // The kernel's socket diagnostics name the same owner as the /proc tables,
 // over IPv4 and IPv6 loopback.
@@ -74,7 +46,7 @@ func TestSockDiagOwnerNoSuchSocket(t *testing.T) {
 	}
 }
 
-// What a new connection's peer check costs Core: go test ./runtime -run
+// What a new connection's peer check costs Core: go test ./runtime/peercred -run
 // '^$' -bench SocketOwner -benchmem.
 func BenchmarkSocketOwner(b *testing.B) {
 	peer, us := loopbackPair(b, "127.0.0.1:0")
@@ -133,86 +105,6 @@ func TestSocketOwnerOfClosedClientIsUnknown(t *testing.T) {
 				t.Errorf("socketOwner of a closed client = uid %d, want an error", uid)
 			}
 		})
-	}
-}
-
-// Core's listener judges a connection before reading a byte of it: a
-// client that sent its request and closed is refused at accept, whatever
-// its uid was, and the next, live, connection is accepted.
-func TestPeerListenerRefusesClosedClientAtAccept(t *testing.T) {
-	core, _ := newTestCore(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := peerListener{Listener: l, core: core}
-	defer pl.Close()
-
-	gone, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone.Write([]byte("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-	goneAddr := gone.LocalAddr().(*net.TCPAddr)
-	gone.Close()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		_, err := sockDiagOwner(goneAddr, l.Addr().(*net.TCPAddr))
-		if errors.Is(err, errSocketDetached) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the closed client's socket is still held: %v", err)
-		}
-	}
-	live, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Close()
-
-	conn, err := pl.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if got, want := conn.RemoteAddr().String(), live.LocalAddr().String(); got != want {
-		t.Errorf("Accept returned the connection from %s, want the live one from %s", got, want)
-	}
-	if n := core.peers.refused.Load(); n != 1 {
-		t.Errorf("%d connections refused at accept, want 1 (the closed client's)", n)
-	}
-}
-
-// A connection of another user gets PEER_NOT_ALLOWED and is closed before
-// Core reads its request; the HTTP server never sees it.
-func TestPeerListenerAnswersAnotherUserAndCloses(t *testing.T) {
-	core, _ := newTestCore(t)
-	core.uid = os.Getuid() + 1 // this test's own connections now belong to "another user"
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := peerListener{Listener: l, core: core}
-	defer pl.Close()
-	go pl.Accept() // returns when the listener closes: every connection here is refused
-
-	c, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	var got wire.AgentResult
-	if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusForbidden || got.Error == nil || got.Error.Code != wire.CodePeerNotAllowed {
-		t.Fatalf("another user's connection: %d %s (%v)", resp.StatusCode, body, err)
-	}
-	if _, err := c.Read(make([]byte, 1)); err == nil {
-		t.Error("the connection stays open after the refusal")
 	}
 }
 

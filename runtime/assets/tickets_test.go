@@ -1,4 +1,4 @@
-package runtime
+package assets
 
 import (
 	"strings"
@@ -11,8 +11,8 @@ import (
 func tokenOf(t wire.AssetTicket) string { return t.URL[strings.LastIndex(t.URL, "/")+1:] }
 
 func TestAssetTicketRules(t *testing.T) {
-	var b assetTickets
-	read := b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute)
+	var b ticketBook
+	read := b.issue(&ticket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute)
 	if !strings.HasPrefix(read.URL, wire.AssetReadPath+"s1/") || read.Method != "GET" {
 		t.Fatalf("read ticket %+v", read)
 	}
@@ -32,12 +32,12 @@ func TestAssetTicketRules(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ session, origin, reason string }{{"s2", "http://a", "other_session"}, {"s1", "http://b", "other_origin"}, {"s1", "", "other_origin"}} {
-		tk := b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute)
+		tk := b.issue(&ticket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute)
 		if _, e := b.redeem(false, c.session, tokenOf(tk), c.origin); wire.AsError(e) == nil || wire.AsError(e).Details.(map[string]any)["reason"] != c.reason {
 			t.Fatalf("%+v: %v", c, e)
 		}
 	}
-	tk := b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, -time.Second)
+	tk := b.issue(&ticket{sessionID: "s1", origin: "http://a", path: "/x"}, -time.Second)
 	if _, err := b.redeem(false, "s1", tokenOf(tk), "http://a"); wire.AsError(err) == nil || wire.AsError(err).Code != wire.CodeAssetDownloadTicketExpired {
 		t.Fatalf("expired: %v", err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package assets
 
 import (
 	"io"
@@ -27,7 +27,7 @@ func FuzzAssetPath(f *testing.F) {
 	// slower); uploads only add files inside assets/.
 	dir := f.TempDir()
 	outside := filepath.Join(dir, "outside")
-	a := assetFS{sessionDir: filepath.Join(dir, "session")}
+	a := SessionDir(filepath.Join(dir, "session"))
 	assets := filepath.Join(a.sessionDir, "work", "assets")
 	os.MkdirAll(assets, 0o755)
 	os.MkdirAll(outside, 0o755)
@@ -88,8 +88,8 @@ func FuzzAssetTicket(f *testing.F) {
 		f.Add(seed.upload, seed.session, seed.token, seed.origin)
 	}
 	f.Fuzz(func(t *testing.T, upload bool, session, token, origin string) {
-		var b assetTickets
-		read := tokenOf(b.issue(&assetTicket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute))
+		var b ticketBook
+		read := tokenOf(b.issue(&ticket{sessionID: "s1", origin: "http://a", path: "/x"}, time.Minute))
 		up, err := b.issueUpload("s1", "http://a", "/u", 1, time.Minute)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,28 @@
-package runtime
+// Package assets is session assets: the files the page and the agent
+// share, in <work>/assets/, listed over the page's WebSocket and moved over
+// plain HTTP with single-use tickets (transfer.go, tickets.go). It knows
+// Core only through the Host interface, which the root runtime package
+// implements; it never imports that package.
+//
+// The page names assets by public paths ("/results/a.json") rooted in
+// that directory. Every rule that keeps a public path inside it is in this
+// file:
+//
+//   - a path is checked as text first (assetSegments): it starts with "/",
+//     uses "/", and has no empty, ".", ".." (also percent-encoded) or
+//     ".pedelec-" segment;
+//   - it holds no control or bidirectional formatting character
+//     (unsafeRune), so a name shows what it is;
+//   - it is then walked one segment at a time from the session directory
+//     through an os.Root (which refuses to leave the directory whatever the
+//     file system holds), Lstat-ing each segment and refusing symlinks, and
+//     checking that what was opened is the very file that was Lstat-ed, so
+//     a symlink swapped in between cannot redirect the walk either.
+//
+// The agent runs as the same user and can plant symlinks and hard links
+// anywhere in its work directory; these rules (and checkSingleLink) are
+// what stops the page from reading /etc/passwd through one.
+package assets
 
 import (
 	"crypto/rand"
@@ -18,28 +42,8 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// Session assets: the files the page and the agent share, in
-// <work>/assets/. The page names them by public paths ("/results/a.json")
-// rooted in that directory. Every rule that keeps a public path inside it
-// is in this file:
-//
-//   - a path is checked as text first (assetSegments): it starts with "/",
-//     uses "/", and has no empty, ".", ".." (also percent-encoded) or
-//     ".pedelec-" segment;
-//   - it holds no control or bidirectional formatting character
-//     (unsafeRune), so a name shows what it is;
-//   - it is then walked one segment at a time from the session directory
-//     through an os.Root (which refuses to leave the directory whatever the
-//     file system holds), Lstat-ing each segment and refusing symlinks, and
-//     checking that what was opened is the very file that was Lstat-ed, so
-//     a symlink swapped in between cannot redirect the walk either.
-//
-// The agent runs as the same user and can plant symlinks and hard links
-// anywhere in its work directory; these rules (and checkSingleLink) are
-// what stops the page from reading /etc/passwd through one.
-
-// MaxAssetBytes is the limit of one upload and of one read: 100 MiB.
-const MaxAssetBytes int64 = 100 << 20
+// MaxBytes is the limit of one upload and of one read: 100 MiB.
+const MaxBytes int64 = 100 << 20
 
 // maxListedAssets bounds one listing, so a runaway agent cannot make Core
 // build an unbounded answer.
@@ -49,11 +53,9 @@ const maxListedAssets = 10000
 // listed, read or written by public path.
 const hiddenPrefix = ".pedelec-"
 
-// assetsDirName is the shared directory inside the work directory.
-const assetsDirName = "assets"
-
-// SandboxAsset is one listed file, as the SDK's SandboxAsset type.
-type SandboxAsset = wire.Asset
+// DirName is the shared directory inside the work directory, which Core
+// makes with the session's other directories.
+const DirName = "assets"
 
 func assetErr(code wire.Code, p, format string, args ...any) *wire.Error {
 	return wire.Errorf(code, format, args...).WithDetails(map[string]any{"path": p})
@@ -116,14 +118,25 @@ func unsafeRune(p string) (at int, r rune, kind string) {
 	return -1, 0, ""
 }
 
-// assetFS is one session's view of its assets directory.
-type assetFS struct {
-	sessionDir string // sessions/<id>, created by Core
+// CheckPath checks a public path as text, as every asset method does
+// before it looks at the session.
+func CheckPath(p string) error {
+	_, err := assetSegments(p)
+	return err
 }
+
+// Dir is one session's view of its assets directory.
+type Dir struct {
+	sessionDir string // sessions/<name>, created by Core
+}
+
+// SessionDir is the assets of the session whose directory (holding
+// work/assets/) is path.
+func SessionDir(path string) Dir { return Dir{sessionDir: path} }
 
 // openAssetsRoot opens <session>/work/assets without following a symlink
 // at either step (the agent could replace assets/ with a link to /).
-func (a assetFS) openAssetsRoot(create bool) (*os.Root, error) {
+func (a Dir) openAssetsRoot(create bool) (*os.Root, error) {
 	base, err := os.OpenRoot(a.sessionDir)
 	if err != nil {
 		return nil, err
@@ -134,7 +147,7 @@ func (a assetFS) openAssetsRoot(create bool) (*os.Root, error) {
 		return nil, err
 	}
 	defer work.Close()
-	return enterDir(work, assetsDirName, create, "/")
+	return enterDir(work, DirName, create, "/")
 }
 
 // enterDir opens the directory name inside r, refusing symlinks and
@@ -172,7 +185,7 @@ func enterDir(r *os.Root, name string, create bool, pub string) (*os.Root, error
 }
 
 // walkParents opens the directory holding the last segment.
-func (a assetFS) walkParents(pub string, segs []string, create bool) (*os.Root, error) {
+func (a Dir) walkParents(pub string, segs []string, create bool) (*os.Root, error) {
 	dir, err := a.openAssetsRoot(true)
 	if err != nil {
 		return nil, err
@@ -192,12 +205,12 @@ func (a assetFS) walkParents(pub string, segs []string, create bool) (*os.Root, 
 // learns about it.
 type openedAsset struct {
 	*os.File
-	info SandboxAsset
+	info wire.Asset
 	mime string
 }
 
 // open opens the regular file at public path pub for reading.
-func (a assetFS) open(pub string) (*openedAsset, error) {
+func (a Dir) open(pub string) (*openedAsset, error) {
 	segs, err := assetSegments(pub)
 	if err != nil {
 		return nil, err
@@ -219,7 +232,7 @@ func (a assetFS) open(pub string) (*openedAsset, error) {
 		return nil, err
 	}
 	// Non-blocking, so a FIFO swapped in after the Lstat cannot hang Core.
-	f, err := dir.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
+	f, err := dir.OpenFile(name, os.O_RDONLY|OpenNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +249,7 @@ func (a assetFS) open(pub string) (*openedAsset, error) {
 }
 
 // stat describes the regular file at pub without keeping it open.
-func (a assetFS) stat(pub string) (*openedAsset, error) {
+func (a Dir) stat(pub string) (*openedAsset, error) {
 	f, err := a.open(pub)
 	if err != nil {
 		return nil, err
@@ -270,8 +283,8 @@ func checkSingleLink(pub string, fi fs.FileInfo) error {
 	return nil
 }
 
-func assetInfo(pub string, fi fs.FileInfo) SandboxAsset {
-	return SandboxAsset{Name: path.Base(pub), Path: pub, SizeBytes: fi.Size(), ModifiedAt: fi.ModTime().UnixMilli()}
+func assetInfo(pub string, fi fs.FileInfo) wire.Asset {
+	return wire.Asset{Name: path.Base(pub), Path: pub, SizeBytes: fi.Size(), ModifiedAt: fi.ModTime().UnixMilli()}
 }
 
 func assetMIME(name string) string {
@@ -286,24 +299,24 @@ func assetMIME(name string) string {
 // over pub only when all of them arrived, so the agent never sees half a
 // file. Missing parent directories are created; an existing regular file
 // is replaced; anything else at pub is refused.
-func (a assetFS) write(pub string, size int64, body io.Reader) (SandboxAsset, error) {
+func (a Dir) write(pub string, size int64, body io.Reader) (wire.Asset, error) {
 	segs, err := assetSegments(pub)
 	if err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	dir, err := a.walkParents(pub, segs, true)
 	if err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	defer dir.Close()
 	name := segs[len(segs)-1]
 	if err := checkReplaceable(dir, pub, name); err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	tmp := hiddenPrefix + "upload-" + randomHex(8)
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	done := false
 	defer func() {
@@ -314,25 +327,25 @@ func (a assetFS) write(pub string, size int64, body io.Reader) (SandboxAsset, er
 	}()
 	n, err := io.CopyBuffer(f, io.LimitReader(body, size+1), make([]byte, 256<<10))
 	if err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	if n != size {
-		return SandboxAsset{}, wire.Errorf(wire.CodeAssetUploadSizeMismatch, "upload of %s sent %s bytes; the file is %d bytes", pub, atLeast(n, size), size).
+		return wire.Asset{}, wire.Errorf(wire.CodeAssetUploadSizeMismatch, "upload of %s sent %s bytes; the file is %d bytes", pub, atLeast(n, size), size).
 			WithDetails(map[string]any{"path": pub, "expectedBytes": size, "receivedBytes": n})
 	}
 	if err := f.Close(); err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	if err := checkReplaceable(dir, pub, name); err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	if err := dir.Rename(tmp, name); err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	done = true
 	fi, err := dir.Lstat(name)
 	if err != nil {
-		return SandboxAsset{}, err
+		return wire.Asset{}, err
 	}
 	return assetInfo(pub, fi), nil
 }
@@ -357,16 +370,29 @@ func atLeast(n, size int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// List answers list_assets: every file list finds (an empty list, never
+// nil, when there is none), or the reason it could not.
+func (a Dir) List() ([]wire.Asset, error) {
+	list, err := a.list()
+	if err != nil {
+		return nil, failure(wire.CodeAssetListFailed, "", "list assets", err)
+	}
+	if list == nil {
+		list = []wire.Asset{}
+	}
+	return list, nil
+}
+
 // list returns every regular file at every level, newest first, then by
 // name (then path, so the order is total). Symlinks are neither listed nor
 // followed, nor are files with more than one hard link; ".pedelec-" entries and everything under them are skipped.
-func (a assetFS) list() ([]SandboxAsset, error) {
+func (a Dir) list() ([]wire.Asset, error) {
 	root, err := a.openAssetsRoot(true)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	var out []SandboxAsset
+	var out []wire.Asset
 	if err := listDir(root, "", &out); err != nil {
 		return nil, err
 	}
@@ -383,7 +409,7 @@ func (a assetFS) list() ([]SandboxAsset, error) {
 	return out, nil
 }
 
-func listDir(dir *os.Root, prefix string, out *[]SandboxAsset) error {
+func listDir(dir *os.Root, prefix string, out *[]wire.Asset) error {
 	d, err := dir.Open(".")
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package runtime
+package assets
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-func newAssetFS(t *testing.T) (assetFS, string) {
+func newAssetDir(t *testing.T) (Dir, string) {
 	t.Helper()
 	dir := t.TempDir()
 	assets := filepath.Join(dir, "work", "assets")
 	if err := os.MkdirAll(assets, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return assetFS{sessionDir: dir}, assets
+	return SessionDir(dir), assets
 }
 
 func codeOf(err error) wire.Code {
@@ -51,7 +51,7 @@ func TestAssetPathRules(t *testing.T) {
 }
 
 func TestAssetWriteReadList(t *testing.T) {
-	a, dir := newAssetFS(t)
+	a, dir := newAssetDir(t)
 	if _, err := a.write("/results/deep/report.json", 7, strings.NewReader(`{"a":1}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestAssetWriteReadList(t *testing.T) {
 // The agent may replace assets/ itself with a symlink; Core then refuses
 // rather than follow it.
 func TestAssetsDirSymlinkRefused(t *testing.T) {
-	a, dir := newAssetFS(t)
+	a, dir := newAssetDir(t)
 	os.RemoveAll(dir)
 	os.Symlink("/etc", dir)
 	if _, err := a.open("/passwd"); codeOf(err) != wire.CodeAssetPathInvalid {
@@ -149,7 +149,7 @@ func TestAssetsDirSymlinkRefused(t *testing.T) {
 }
 
 func TestAssetListOrder(t *testing.T) {
-	a, dir := newAssetFS(t)
+	a, dir := newAssetDir(t)
 	at := time.Now().Truncate(time.Second)
 	for name, age := range map[string]time.Duration{"b": 0, "a": 0, "sub/c": time.Minute, "z": -time.Minute} {
 		p := filepath.Join(dir, name)
@@ -174,7 +174,7 @@ func TestAssetListOrder(t *testing.T) {
 // core-token and /etc/shadow that way). A regular file with more than one
 // link is refused like a symlink: not read, not listed.
 func TestAssetHardLinkRefused(t *testing.T) {
-	a, dir := newAssetFS(t)
+	a, dir := newAssetDir(t)
 	secret := filepath.Join(a.sessionDir, "core-token")
 	if err := os.WriteFile(secret, []byte("token"), 0o600); err != nil {
 		t.Fatal(err)
