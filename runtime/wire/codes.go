@@ -98,6 +98,15 @@ const (
 	CodeEventsTruncated Code = "EVENTS_TRUNCATED"
 	// Batched messages.
 	CodeBatchTooLarge Code = "BATCH_TOO_LARGE"
+	// Approvals: the user decides which sites and which calls (docs/security.md).
+	CodeApprovalRejected         Code = "APPROVAL_REJECTED"
+	CodeApprovalTimeout          Code = "APPROVAL_TIMEOUT"
+	CodeOpenPopupFailed          Code = "OPEN_POPUP_FAILED"
+	CodeCreateSessionNotApproved Code = "CREATE_SESSION_NOT_APPROVED"
+	CodeApprovalNotFound         Code = "APPROVAL_NOT_FOUND"
+	CodeApproverNotAllowed       Code = "APPROVER_NOT_ALLOWED"
+	CodeToolCallDenied           Code = "TOOL_CALL_DENIED"
+	CodeToolConsentTimeout       Code = "TOOL_CONSENT_TIMEOUT"
 )
 
 // CodeInfo documents one code: who raises it, when, and what its details
@@ -183,4 +192,12 @@ var Codes = []CodeInfo{
 	{CodeTurnInterrupted, "Core \u2192 page, agent", "Core stopped (Ctrl-C, an upgrade, a crash) while the turn ran: the turn's `done` fails with it, its pending calls settle `interrupted`, the session comes back `error`; send the message again (the agent resumes its own thread). A `send_text` or `prepare` that reaches a stopping Core is refused with it (`reason` `shutdown`): a turn started then would outlive Core's record of it", "`turnId`, `reason`"},
 	{CodeEventsTruncated, "Core \u2192 page (`events_truncated` event)", "a resuming page missed events that Core's bounded event log no longer holds", "`fromSeq`, `toSeq`, `dropped`"},
 	{CodeBatchTooLarge, "Core", "a page sent an array message (batched requests, docs/protocol.md) with more frames than `maxBatchFrames` or more bytes than `maxMessageBytes` of its `hello`; every request in it gets this error, none is run", "`frames`, `bytes`, `maxBatchFrames`, `maxMessageBytes`, `index`"},
+	{CodeApprovalRejected, "Core \u2192 SDK", "the user rejected this origin in the approval window, the console or `pedelec deny`, or revoked it; `createSession`/`resumeSession` fail with it", "`origin`, `reason`"},
+	{CodeApprovalTimeout, "Core \u2192 SDK", "nobody decided about this origin before the approval request expired", "`origin`, `timeoutMs`"},
+	{CodeOpenPopupFailed, "SDK", "the browser blocked the approval window; open `details.url` by hand (or run `pedelec approve <origin>`) and the waiting call continues", "`url`, `origin`, `requestId`"},
+	{CodeCreateSessionNotApproved, "Core \u2192 SDK", "a request other than `createSession`/`resumeSession` came from an origin that is not approved, or the page's origin cannot be verified", "`origin`"},
+	{CodeApprovalNotFound, "Core \u2192 console, CLI", "`approve`/`deny` named a request that is not pending (decided, expired or never made), or `revoke` an origin that is not approved", "`id` or `origin`"},
+	{CodeApproverNotAllowed, "Core \u2192 console, CLI", "an approval came from somewhere that may not decide: another origin, without the per-run approver token, or from a process an agent started", "`reason`"},
+	{CodeToolCallDenied, "Core \u2192 agent", "the user denied a call that asks for consent first; the handler never ran. Do not retry the same call; tell the user", "`tool`, `reason`"},
+	{CodeToolConsentTimeout, "Core \u2192 agent", "nobody approved a call that asks for consent within the tool's timeout; the handler never ran", "`tool`, `timeoutMs`"},
 }

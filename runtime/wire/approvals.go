@@ -1,0 +1,81 @@
+package wire
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Approvals (issue 22): the user decides which sites may use Core and
+// which consequential calls run. runtime/approvals keeps the decisions;
+// the console, the approval window and `pedelec approvals|approve|deny|
+// revoke` read and make them through ApprovalsPath with the per-run
+// approver token (<state-dir>/ApproverTokenFile).
+const (
+	// ApprovalsPath + "state" (GET) answers ApprovalsState; + "decide"
+	// (POST ApprovalDecision) and + "revoke" (POST OriginRevocation) act.
+	ApprovalsPath = "/console/api/"
+	// ApproverTokenFile in the state directory holds the per-run approver
+	// token (mode 0600): what the CLI sends as "Authorization: Bearer".
+	ApproverTokenFile = "approver-token"
+)
+
+// ApprovalKind says what a pending request asks the user to allow.
+type ApprovalKind string
+
+const (
+	ApprovalOrigin ApprovalKind = "origin" // a site wants to create or resume sessions
+	ApprovalCall   ApprovalKind = "call"   // a tool call that asks for consent first
+)
+
+// Decision is the user's answer to a pending request.
+type Decision string
+
+const (
+	DecisionApprove Decision = "approve"
+	DecisionDeny    Decision = "deny"
+	// DecisionAllowSession approves this call and every later call of the
+	// same tool in the same session without asking again.
+	DecisionAllowSession Decision = "allow_session"
+)
+
+// ApprovalRequest is one pending request, as the console and the CLI list it.
+type ApprovalRequest struct {
+	ID        string       `json:"id"`
+	Kind      ApprovalKind `json:"kind"`
+	Origin    string       `json:"origin"`
+	CreatedAt time.Time    `json:"createdAt"`
+	ExpiresAt time.Time    `json:"expiresAt"`
+	// For calls: the session, the call and what the agent asked.
+	SessionID string          `json:"sessionId,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Args      json.RawMessage `json:"args,omitempty"`
+}
+
+// OriginGrant is one approved origin (scheme://host:port).
+type OriginGrant struct {
+	Origin     string    `json:"origin"`
+	ApprovedAt time.Time `json:"approvedAt"`
+	// By says who approved: "console", "cli", "--allow-origin".
+	By string `json:"by"`
+}
+
+// ApprovalsState is what GET ApprovalsPath+"state" answers.
+type ApprovalsState struct {
+	Pending []ApprovalRequest `json:"pending"`
+	Origins []OriginGrant     `json:"origins"`
+}
+
+// ApprovalDecision is POST ApprovalsPath+"decide". ID is a request id, or
+// for origins the origin itself (`pedelec approve https://app.example`).
+type ApprovalDecision struct {
+	ID       string   `json:"id"`
+	Decision Decision `json:"decision"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// OriginRevocation is POST ApprovalsPath+"revoke": the origin loses its
+// approval and its live sessions end.
+type OriginRevocation struct {
+	Origin string `json:"origin"`
+}
