@@ -71,7 +71,15 @@ export declare const ERROR_CODES: readonly [
 	"ASSET_INVALID_JSON",
 	"TURN_INTERRUPTED",
 	"EVENTS_TRUNCATED",
-	"BATCH_TOO_LARGE"
+	"BATCH_TOO_LARGE",
+	"APPROVAL_REJECTED",
+	"APPROVAL_TIMEOUT",
+	"OPEN_POPUP_FAILED",
+	"CREATE_SESSION_NOT_APPROVED",
+	"APPROVAL_NOT_FOUND",
+	"APPROVER_NOT_ALLOWED",
+	"TOOL_CALL_DENIED",
+	"TOOL_CONSENT_TIMEOUT"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
