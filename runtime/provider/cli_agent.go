@@ -45,7 +45,9 @@ import (
 // table. The tests are recordings of the real CLI under
 // testdata/<name>-<version>/ replayed by <name>_stream_test.go and a
 // <name>_test.go that runs the real CLI against e2e/modelserver (skipped
-// under -short); docs/providers.md gets a section on how it runs.
+// under -short); docs/providers.md gets a section on how it runs, and the
+// protocol golden e2e/testdata/conformance/refusals.txt, which lists the
+// known names, is re-recorded (go test ./e2e -run Conformance -update).
 // TestProviderNamedOnlyInItsFile, internal/config's TestNoProviderNamed and
 // gencodes' TestGeneratedFilesAreFresh fail if a provider is named, or
 // listed by hand, anywhere else.
