@@ -35,7 +35,7 @@ const EnvPath = "PEDELEC_CONFIG"
 //	default_model = "qwen3:8b"
 type Config struct {
 	// DefaultProvider is the provider of a session that names none; empty
-	// means the first available of provider.DefaultOrder.
+	// means the first available of provider.DefaultOrder().
 	DefaultProvider string `toml:"default_provider"`
 	// Providers holds each provider's settings, by provider name.
 	Providers map[string]provider.Settings `toml:"providers"`
@@ -45,7 +45,7 @@ type Config struct {
 }
 
 // Known is the set of provider names a config file may configure.
-func Known() []string { return append([]string(nil), provider.DefaultOrder...) }
+func Known() []string { return provider.DefaultOrder() }
 
 // DefaultPath is where the settings file lives when neither --config nor
 // PEDELEC_CONFIG says otherwise: $XDG_CONFIG_HOME/pedelec/config.toml, else
@@ -152,28 +152,21 @@ func (c Config) check(name string, data []byte) []error {
 	return errs
 }
 
-// Registry builds the providers Core offers from these settings. A
+// Registry builds the providers Core offers from these settings: every
+// registered provider, by rank, each given its [providers.<name>] section. A
 // provider turned off (enabled = false) is listed as unavailable with the
 // reason, so a page asking for it learns where it was turned off.
 func (c Config) Registry() *provider.Registry {
-	ps := provider.WithOriginalProviders(
-		provider.NewCodex(c.Providers["codex"]),
-		provider.NewClaude(c.Providers["claude"]),
-		provider.NewGemini(c.Providers["gemini"]),
-		provider.NewOpencode(c.Providers["opencode"]),
-		provider.NewCopilot(c.Providers["copilot"]),
-		provider.NewOpenAI(c.Providers["openai"]),
-		provider.NewOllama(c.Providers["ollama"]),
-		provider.NewScript(c.Providers["script"]),
-		provider.NewMCP(),
-		provider.Cursor, provider.Antigravity, provider.Qwen,
-	)
-	for i, p := range ps {
-		if c.Providers[p.Name()].TurnedOff() {
-			ps[i] = provider.Off(p.Name(), c.offReason(p.Name()))
+	var ps []provider.Provider
+	for _, spec := range provider.Specs() {
+		s := c.Providers[spec.Name]
+		p := spec.New(s)
+		if s.TurnedOff() {
+			p = provider.Off(spec.Name, c.offReason(spec.Name))
 		}
+		ps = append(ps, p)
 	}
-	return provider.NewRegistry(c.DefaultProvider, ps...)
+	return provider.NewRegistry(c.DefaultProvider, provider.WithOriginalProviders(ps...)...)
 }
 
 func (c Config) offReason(name string) string {

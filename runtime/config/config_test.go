@@ -2,9 +2,13 @@ package config
 
 import (
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -195,4 +199,27 @@ func TestProviderTurnedOff(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "c.toml:1: default_provider: \"script\" is turned off") {
 		t.Errorf("a default provider turned off: %v", err)
 	}
+}
+
+// The settings file learns the providers from their registration: no
+// provider is named in config.go, so adding one is its own file in
+// runtime/provider (which its TestProviderNamedOnlyInItsFile checks there).
+func TestNoProviderNamed(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range provider.Specs() {
+		names[s.Name] = true
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "config.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BasicLit); ok && b.Kind == token.STRING {
+			if v, _ := strconv.Unquote(b.Value); names[v] {
+				t.Errorf("%s names provider %q", fset.Position(b.Pos()), v)
+			}
+		}
+		return true
+	})
 }

@@ -24,6 +24,10 @@ var ClaudeAllowedTools = []string{
 // stream-json`, one process per turn, resumed by session id.
 func NewClaude(s Settings) Provider { return newCLIAgent(claudeSpec, s) }
 
+func init() {
+	Register(Spec{Name: claudeSpec.name, Title: "Claude Code", Rank: 20, New: NewClaude})
+}
+
 var claudeSpec = cliSpec{
 	name:        "claude",
 	description: "Claude Code (claude -p)",

@@ -14,13 +14,20 @@ import (
 // the CLI reported. Everything that is the same for every such CLI is
 // cliAgent below; what differs is a cliSpec, one small value per CLI.
 //
-// Adding an agent CLI is one new file, <name>.go, plus recordings and tests:
+// Adding an agent CLI is one new Go file, <name>.go, with its spec, its
+// Register call and its stream parser (the built-in ones keep the parser
+// beside it, in <name>_stream.go), plus its recordings under testdata and
+// its tests. No other source file names it:
 //
 //	// NewGemini is the Gemini CLI provider: `gemini -p ...`.
 //	func NewGemini(s Settings) Provider { return newCLIAgent(geminiSpec, s) }
 //
+//	func init() {
+//		Register(Spec{Name: geminiSpec.name, Title: "Gemini CLI", Rank: 30, New: NewGemini})
+//	}
+//
 //	var geminiSpec = cliSpec{
-//		name:        "gemini",                 // createSession({provider})
+//		name:        "gemini",                 // createSession({provider}), [providers.gemini]
 //		description: "Gemini CLI (gemini -p)", // list_providers
 //		command:     "gemini",                 // found on PATH ...
 //		envVar:      "PEDELEC_GEMINI_BIN",     // ... unless this or Settings.Executable names it
@@ -30,10 +37,20 @@ import (
 //		newStream:   func() cliStream { return &geminiStream{} },
 //	}
 //
-// plus a <name>_stream.go with the stream parser, recordings of the real
-// CLI under testdata/<name>-<version>/ replayed by <name>_stream_test.go, a
+// Register (registry.go) is what makes it a provider: the settings file
+// takes its [providers.<name>] section, list_providers and the default
+// order place it by Rank, and `go generate ./runtime/wire` writes it into
+// the SDK's ProviderCode and display names (sdk/src/providers.gen.ts, then
+// `npm run build` in sdk/ for the bundle Core serves) and docs/providers.md's
+// table. The tests are recordings of the real CLI under
+// testdata/<name>-<version>/ replayed by <name>_stream_test.go and a
 // <name>_test.go that runs the real CLI against e2e/modelserver (skipped
-// under -short), the name in config.go's provider list, and docs/providers.md.
+// under -short); docs/providers.md gets a section on how it runs, and the
+// protocol golden e2e/testdata/conformance/refusals.txt, which lists the
+// known names, is re-recorded (go test ./e2e -run Conformance -update).
+// TestProviderNamedOnlyInItsFile, runtime/config's TestNoProviderNamed and
+// gencodes' TestGeneratedFilesAreFresh fail if a provider is named, or
+// listed by hand, anywhere else.
 //
 // Core fills Turn.Model from createSession or Settings.DefaultModel (Check
 // reports it); an args function uses turn.Model as it is and never falls

@@ -30,6 +30,10 @@ var codexSandboxArgs = []string{
 // process per turn, resumed by thread id.
 func NewCodex(s Settings) Provider { return newCLIAgent(codexSpec, s) }
 
+func init() {
+	Register(Spec{Name: codexSpec.name, Title: "Codex", Rank: 10, New: NewCodex})
+}
+
 var codexSpec = cliSpec{
 	name:        "codex",
 	description: "OpenAI Codex CLI (codex exec)",

@@ -15,6 +15,10 @@ import (
 // resumed with --resume <sessionId>.
 func NewCopilot(s Settings) Provider { return newCLIAgent(copilotSpec, s) }
 
+func init() {
+	Register(Spec{Name: copilotSpec.name, Title: "GitHub Copilot CLI", Rank: 50, New: NewCopilot})
+}
+
 var copilotSpec = cliSpec{
 	name:        "copilot",
 	description: "GitHub Copilot CLI (copilot, headless json)",

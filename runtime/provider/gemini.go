@@ -15,6 +15,10 @@ import (
 // turn, resumed with --resume <session_id>.
 func NewGemini(s Settings) Provider { return newCLIAgent(geminiSpec, s) }
 
+func init() {
+	Register(Spec{Name: geminiSpec.name, Title: "Gemini CLI", Rank: 30, New: NewGemini})
+}
+
 var geminiSpec = cliSpec{
 	name:        "gemini",
 	description: "Gemini CLI (gemini, headless stream-json)",

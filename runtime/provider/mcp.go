@@ -29,6 +29,10 @@ type mcpProvider struct{}
 // the MCP clients, and starts no process.
 func NewMCP() Provider { return mcpProvider{} }
 
+func init() {
+	Register(Spec{Name: MCPName, Title: "MCP client", Rank: 90, NoSettings: true, New: func(Settings) Provider { return NewMCP() }})
+}
+
 func (mcpProvider) Name() string   { return MCPName }
 func (mcpProvider) External() bool { return true }
 

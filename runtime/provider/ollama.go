@@ -37,6 +37,10 @@ type Ollama struct {
 // NewOllama builds the ollama provider from its settings.
 func NewOllama(s Settings) Provider { return newOllama(s) }
 
+func init() {
+	Register(Spec{Name: "ollama", Title: "Ollama", Rank: 70, New: NewOllama})
+}
+
 func newOllama(s Settings) *Ollama {
 	root := strings.TrimRight(s.BaseURL, "/")
 	if root == "" {

@@ -77,6 +77,10 @@ type openAIConversation struct {
 // args for the loop's limits. executable and env do not apply.
 func NewOpenAI(s Settings) Provider { return newOpenAI(s) }
 
+func init() {
+	Register(Spec{Name: "openai", Title: "OpenAI-compatible endpoint", Rank: 60, New: NewOpenAI})
+}
+
 func newOpenAI(s Settings) *OpenAI {
 	p := &OpenAI{
 		settings:    s,

@@ -14,6 +14,10 @@ import (
 // with --session <id>.
 func NewOpencode(s Settings) Provider { return newCLIAgent(opencodeSpec, s) }
 
+func init() {
+	Register(Spec{Name: opencodeSpec.name, Title: "opencode", Rank: 40, New: NewOpencode})
+}
+
 var opencodeSpec = cliSpec{
 	name:        "opencode",
 	description: "opencode (opencode run)",

@@ -149,10 +149,10 @@ func (p *Process) Wait() error {
 const leftoverGrace = time.Second
 
 // reapLeftovers stops what is left of the group and anything else carrying
-// the session tag: SIGTERM, a short grace, then SIGKILL.
+// the session tag: one SIGTERM each, a short grace, then SIGKILL.
 func reapLeftovers(cmd *exec.Cmd, tag string) {
 	signalGroup(cmd, syscall.SIGTERM)
-	signalTagged(tag, syscall.SIGTERM)
+	termTaggedOutside(tag, cmd.Process.Pid)
 	deadline := time.Now().Add(leftoverGrace)
 	for time.Now().Before(deadline) && (groupAlive(cmd) || len(taggedPIDs(tag)) > 0) {
 		time.Sleep(20 * time.Millisecond)

@@ -28,6 +28,19 @@ func signalTagged(tag string, sig syscall.Signal) int {
 	return len(pids)
 }
 
+// termTaggedOutside sends SIGTERM to every live process carrying tag that
+// is outside process group pgid. Those inside were just sent it with the
+// group, and must not get it twice: bash, for one, kills itself on the spot
+// when a terminating signal arrives while it runs its EXIT trap for the
+// first, so the trap's cleanup (pyenv's lock) would be cut short.
+func termTaggedOutside(tag string, pgid int) {
+	for _, pid := range taggedPIDs(tag) {
+		if g, err := syscall.Getpgid(pid); err == nil && g != pgid {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+}
+
 // taggedPIDs lists this user's live processes, other than this one, whose
 // environment holds tag.
 func taggedPIDs(tag string) []int {

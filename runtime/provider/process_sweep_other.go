@@ -2,14 +2,12 @@
 
 package provider
 
-import "syscall"
-
 // Processes are found by their environment only on Linux (/proc);
 // elsewhere the process group is the whole cleanup.
 
 func sweepTagged(tag string) {}
 
-func signalTagged(tag string, sig syscall.Signal) int { return 0 }
+func termTaggedOutside(tag string, pgid int) {}
 
 func taggedPIDs(tag string) []int { return nil }
 

@@ -82,9 +82,14 @@ func TestLeftoversGetToCleanUp(t *testing.T) {
 	dir := t.TempDir()
 	ready, cleaned := dir+"/ready", dir+"/cleaned"
 	tag, env := tagEnv(t)
-	// The leftover shell sets its trap (a builtin redirection: no fork to
-	// wait for), says so, and sleeps; the leader exits once it is ready.
-	script := `bash -c 'trap "echo done > ` + cleaned + `" EXIT; : > ` + ready + `; sleep 300' & ` +
+	// The leftover shell sets its trap, starts its child, says it is ready
+	// and waits; the leader exits once it is. Ready only once the child
+	// runs: bash notices a SIGTERM only when its wait returns, so one that
+	// came before the child existed would leave it waiting 300 s.
+	// The trap takes a while, as pyenv's does (it runs rm): a second
+	// SIGTERM while it runs kills bash on the spot, so each leftover must
+	// get exactly one.
+	script := `bash -c 'trap "sleep 0.3; echo done > ` + cleaned + `" EXIT; sleep 300 & : > ` + ready + `; wait' & ` +
 		`while [ ! -e ` + ready + ` ]; do sleep 0.05; done`
 	p, err := startProcess(context.Background(), ProcessSpec{Path: "/bin/sh", Args: []string{"-c", script}, Env: env})
 	if err != nil {

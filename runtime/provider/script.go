@@ -23,6 +23,10 @@ type script struct{ settings Settings }
 // NewScript returns the script provider.
 func NewScript(s Settings) Provider { return &script{settings: s} }
 
+func init() {
+	Register(Spec{Name: "script", Title: "Script (deterministic, built in)", Rank: 80, New: NewScript})
+}
+
 func (p *script) Name() string { return "script" }
 
 func (p *script) Check(context.Context) wire.ProviderInfo {

@@ -43,3 +43,11 @@ var (
 		reason: "not offered: Qwen Code 0.24.4's allowlist let `pedelec-cli $(rm -f somefile)` run and delete the file, " +
 			"so it cannot be limited to pedelec commands (docs/providers.md)"}
 )
+
+// Listed, never offered: no settings, never the default.
+func init() {
+	listed := func(p Provider) func(Settings) Provider { return func(Settings) Provider { return p } }
+	Register(Spec{Name: Cursor.Name(), Title: "Cursor", Rank: 100, NoSettings: true, New: listed(Cursor)})
+	Register(Spec{Name: Antigravity.Name(), Title: "Antigravity", Rank: 110, NoSettings: true, New: listed(Antigravity)})
+	Register(Spec{Name: Qwen.Name(), Title: "Qwen Code", Rank: 120, NoSettings: true, New: listed(Qwen)})
+}

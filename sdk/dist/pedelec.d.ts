@@ -111,6 +111,12 @@ export type ToolErrorResult = {
 		retryable?: boolean;
 	};
 };
+/**
+ * The providers a session can name, as listProviders() lists them: the
+ * original's six plus Pedelec Core's own. listProviders() says which of
+ * them run here.
+ */
+export type ProviderCode = "codex" | "claude" | "gemini" | "opencode" | "copilot" | "openai" | "ollama" | "script" | "mcp" | "cursor" | "antigravity" | "qwen";
 export type JsonPrimitive = string | number | boolean | null;
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
 export type JsonValue = JsonPrimitive | JsonValue[] | {
@@ -287,12 +293,6 @@ export type SerializableSkillsManifest = {
 	guidance: string;
 	tools: SerializableToolManifest[];
 };
-/**
- * The providers a session can name. The original's six, plus Pedelec
- * Core's own (openai, script, gemini, copilot, mcp). listProviders() says
- * which of them run here.
- */
-export type ProviderCode = "codex" | "antigravity" | "opencode" | "cursor" | "claude" | "ollama" | "openai" | "script" | "gemini" | "copilot" | "mcp";
 /**
  * createSession's input. The union forbids `model` without `provider`
  * (runtime validation rejects it too, with INVALID_INPUT).

@@ -1091,22 +1091,25 @@ function invalidInput(problems) {
   return new PedelecError("INVALID_INPUT", `${n} in the tool definitions: ${parts}`, { problems });
 }
 
-// src/providers.ts
-var DISPLAY_NAMES = {
+// src/providers.gen.ts
+var PROVIDER_TITLES = {
   codex: "Codex",
   claude: "Claude Code",
-  ollama: "Ollama",
+  gemini: "Gemini CLI",
   opencode: "opencode",
+  copilot: "GitHub Copilot CLI",
+  openai: "OpenAI-compatible endpoint",
+  ollama: "Ollama",
+  script: "Script (deterministic, built in)",
+  mcp: "MCP client",
   cursor: "Cursor",
   antigravity: "Antigravity",
-  openai: "OpenAI-compatible endpoint",
-  script: "Script (deterministic, built in)",
-  gemini: "Gemini CLI",
-  copilot: "GitHub Copilot CLI",
-  mcp: "MCP client"
+  qwen: "Qwen Code"
 };
+
+// src/providers.ts
 function displayName(code) {
-  return DISPLAY_NAMES[code] ?? code;
+  return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code] : code;
 }
 function providerInfo(p) {
   return {

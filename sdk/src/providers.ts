@@ -1,25 +1,13 @@
 // The original SDK's provider view of Core's list_providers answer:
 // ProviderInfo {name, code, available, error} and PedelecSettings.
 
+import { PROVIDER_TITLES } from "./providers.gen.js";
 import type { PedelecSettings, ProviderCode, ProviderDetails, ProviderInfo, ProviderList } from "./types.js";
 
-// Names for a picker. Core reports codes; a code not listed here is shown as it is.
-const DISPLAY_NAMES: Record<string, string> = {
-  codex: "Codex",
-  claude: "Claude Code",
-  ollama: "Ollama",
-  opencode: "opencode",
-  cursor: "Cursor",
-  antigravity: "Antigravity",
-  openai: "OpenAI-compatible endpoint",
-  script: "Script (deterministic, built in)",
-  gemini: "Gemini CLI",
-  copilot: "GitHub Copilot CLI",
-  mcp: "MCP client",
-};
-
+// Names for a picker, generated from Core's registry. Core reports codes; a
+// code not listed (a Core newer than this SDK) is shown as it is.
 export function displayName(code: string): string {
-  return DISPLAY_NAMES[code] ?? code;
+  return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code as ProviderCode] : code;
 }
 
 export function providerInfo(p: ProviderDetails): ProviderInfo {

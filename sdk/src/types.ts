@@ -4,6 +4,7 @@
 // The wire frames themselves live in client/protocol.ts.
 
 import type { PedelecError } from "./errors.js";
+import type { ProviderCode } from "./providers.gen.js";
 
 // ---- JSON ----
 
@@ -233,23 +234,9 @@ export type SerializableSkillsManifest = {
 
 // ---- client input and answers ----
 
-/**
- * The providers a session can name. The original's six, plus Pedelec
- * Core's own (openai, script, gemini, copilot, mcp). listProviders() says
- * which of them run here.
- */
-export type ProviderCode =
-  | "codex"
-  | "antigravity"
-  | "opencode"
-  | "cursor"
-  | "claude"
-  | "ollama"
-  | "openai"
-  | "script"
-  | "gemini"
-  | "copilot"
-  | "mcp";
+// ProviderCode is generated from Core's registry of providers (go generate
+// ./runtime/wire), so a provider added to Core is one the SDK knows.
+export type { ProviderCode };
 
 /**
  * createSession's input. The union forbids `model` without `provider`

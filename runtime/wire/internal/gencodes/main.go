@@ -1,6 +1,9 @@
 // Command gencodes writes what is generated from the one list of error
 // codes (runtime/wire/codes.go) and exit statuses (runtime/wire/exit.go):
-// docs/errors.md's two tables and the SDK's union, sdk/src/codes.gen.ts.
+// docs/errors.md's two tables and the SDK's union, sdk/src/codes.gen.ts;
+// and from the providers registered in runtime/provider: the SDK's
+// ProviderCode and display names, sdk/src/providers.gen.ts, and
+// docs/providers.md's table of providers.
 // Run by `go generate ./runtime/wire`; its test fails while they are stale.
 package main
 

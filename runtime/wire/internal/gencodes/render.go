@@ -10,46 +10,60 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// The files written, relative to the repository's root.
+// The files written whole, relative to the repository's root.
 const (
-	docPath = "docs/errors.md"
-	tsPath  = "sdk/src/codes.gen.ts"
+	tsPath          = "sdk/src/codes.gen.ts"
+	providersTSPath = "sdk/src/providers.gen.ts"
 )
 
 // section is one generated part of a hand-written file: what lies between
-// its begin and end markers is replaced, the rest is left alone.
+// its begin and end markers is replaced, the rest is left alone. source
+// says, in the markers, what to edit instead.
 type section struct {
 	name   string
+	source string
 	render func() string
 }
 
-var docSections = []section{
-	{"codes", codesTable},
-	{"exit-statuses", exitTable},
+const codesSource = "runtime/wire/codes.go or runtime/wire/exit.go"
+
+// docSections are the generated parts of hand-written files, by file.
+var docSections = map[string][]section{
+	"docs/errors.md": {
+		{"codes", codesSource, codesTable},
+		{"exit-statuses", codesSource, exitTable},
+	},
+	"docs/providers.md": {
+		{"providers", providersSource, providersTable},
+	},
 }
 
 // render returns the generated files' new contents, keyed by path, reading
 // the hand-written parts from root.
 func render(root string) (map[string][]byte, error) {
-	doc, err := os.ReadFile(filepath.Join(root, docPath))
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range docSections {
-		if doc, err = replaceSection(doc, s); err != nil {
-			return nil, fmt.Errorf("%s: %w", docPath, err)
+	files := map[string][]byte{tsPath: []byte(typescript()), providersTSPath: []byte(providersTS())}
+	for path, sections := range docSections {
+		doc, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			return nil, err
 		}
+		for _, s := range sections {
+			if doc, err = replaceSection(doc, s); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		files[path] = doc
 	}
-	return map[string][]byte{docPath: doc, tsPath: []byte(typescript())}, nil
+	return files, nil
 }
 
-func markers(name string) (begin, end string) {
-	return "<!-- generated:" + name + " by `go generate ./runtime/wire`; edit runtime/wire/codes.go or runtime/wire/exit.go, not here -->",
-		"<!-- end generated:" + name + " -->"
+func markers(s section) (begin, end string) {
+	return "<!-- generated:" + s.name + " by `go generate ./runtime/wire`; edit " + s.source + ", not here -->",
+		"<!-- end generated:" + s.name + " -->"
 }
 
 func replaceSection(doc []byte, s section) ([]byte, error) {
-	begin, end := markers(s.name)
+	begin, end := markers(s)
 	i := bytes.Index(doc, []byte(begin))
 	j := bytes.Index(doc, []byte(end))
 	if i < 0 || j < i {

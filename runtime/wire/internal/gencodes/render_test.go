@@ -33,13 +33,14 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 // A marker missing from docs/errors.md is an error, not a table written
 // somewhere else or dropped.
 func TestMissingMarkersAreAnError(t *testing.T) {
-	begin, end := markers("codes")
+	codes := docSections["docs/errors.md"][0]
+	begin, end := markers(codes)
 	for _, doc := range []string{"no markers", end + "\n" + begin, begin + " only"} {
-		if _, err := replaceSection([]byte(doc), docSections[0]); err == nil {
+		if _, err := replaceSection([]byte(doc), codes); err == nil {
 			t.Errorf("%q: no error", doc)
 		}
 	}
-	out, err := replaceSection([]byte("before\n"+begin+"\nold\n"+end+"\nafter\n"), docSections[0])
+	out, err := replaceSection([]byte("before\n"+begin+"\nold\n"+end+"\nafter\n"), codes)
 	if err != nil || !bytes.HasPrefix(out, []byte("before\n"+begin+"\n| code |")) || !bytes.HasSuffix(out, []byte(end+"\nafter\n")) {
 		t.Errorf("replaced: %q, %v", out, err)
 	}
