@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,6 +53,7 @@ func ServeStdio(ctx context.Context, m *Mirror, r io.Reader, w io.Writer) error 
 // not see. It returns nil at the end of r.
 func screenLines(r io.Reader, toSDK io.Writer, out *lineWriter) error {
 	in := bufio.NewReaderSize(r, 64<<10)
+	var batches batchRule
 	for {
 		line, size, err := readLine(in, MaxMessageBytes)
 		switch {
@@ -60,6 +63,10 @@ func screenLines(r io.Reader, toSDK io.Writer, out *lineWriter) error {
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
 			if answer := checkMessages(line); answer != nil {
+				out.write(answer)
+				break
+			}
+			if answer := batches.check(line); answer != nil {
 				out.write(answer)
 				break
 			}
@@ -77,6 +84,61 @@ func screenLines(r io.Reader, toSDK io.Writer, out *lineWriter) error {
 			return err
 		}
 	}
+}
+
+// batchRule follows the revision a stdio session speaks, as far as
+// batches go: MCP 2025-06-18 removed them, and the SDK ends a session
+// that sends one in a later revision. Such a batch is answered here with
+// -32600 instead, and the session goes on.
+type batchRule struct {
+	noneSince string // the revision spoken, once it has no batches
+}
+
+// check returns the refusal of payload, a batch the session's revision
+// does not allow, or notes the revision payload's messages set.
+func (b *batchRule) check(payload []byte) []byte {
+	payload = bytes.TrimSpace(payload)
+	var msgs []json.RawMessage
+	if payload[0] == '[' {
+		if b.noneSince != "" {
+			return refuse(nil, jsonrpc.CodeInvalidRequest, nil, "JSON-RPC batches are not part of MCP %s", b.noneSince)
+		}
+		_ = json.Unmarshal(payload, &msgs) // checkMessages has checked it
+	} else {
+		msgs = []json.RawMessage{payload}
+	}
+	for _, raw := range msgs {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				ProtocolVersion string         `json:"protocolVersion"`
+				Meta            map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		v, _ := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string) // a stateless request's
+		if m.Method == "initialize" {
+			v = negotiated(m.Params.ProtocolVersion)
+		}
+		if v >= firstWithoutBatches {
+			b.noneSince = v
+		}
+	}
+	return nil
+}
+
+// firstWithoutBatches is the first MCP revision without JSON-RPC batches.
+const firstWithoutBatches = "2025-06-18"
+
+// negotiated is the revision the SDK answers an initialize for version
+// with: that one if it speaks it, else the newest that has initialize.
+func negotiated(version string) string {
+	if version < "2026-07-28" && slices.Contains(mcp.SupportedProtocolVersions(), version) {
+		return version
+	}
+	return "2025-11-25"
 }
 
 // readLine reads one line and returns it with its newline, and its size

@@ -173,6 +173,7 @@ func TestJSONRPCErrors(t *testing.T) {
 		{"params not an object", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1]}`, jsonrpc.CodeInvalidParams, 6.0},
 		{"unknown tool", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"nope"}}`, jsonrpc.CodeInvalidParams, 8.0},
 		{"bad cursor", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"!!"}}`, jsonrpc.CodeInvalidParams, 9.0},
+		{"batch after 2025-06-18", `[{"jsonrpc":"2.0","id":11,"method":"ping"}]`, jsonrpc.CodeInvalidRequest, nil},
 	}
 	for _, tc := range cases {
 		c.send(tc.line)
