@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
+	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
@@ -36,8 +36,8 @@ func runMCP(c *cli.Context) error {
 		return usageErrorf("mcp takes no arguments (got %v); MCP clients start it as `pedelec mcp`", c.Args().Slice())
 	}
 	logger := loggerFrom(c)
-	bridge := mcpserve.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
-	mirror := mcpserve.NewMirror(Version, bridge.Call)
+	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
+	mirror := mcpbridge.NewMirror(Version, bridge.Call, mcpbridge.Options{Logger: logger})
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	ready := make(chan struct{})
@@ -47,7 +47,7 @@ func runMCP(c *cli.Context) error {
 	case <-time.After(5 * time.Second):
 	}
 	// ServeStdio returns when the client closes stdin: the normal way to stop.
-	if err := mcpserve.ServeStdio(ctx, mirror.Server(), c.App.Reader, c.App.Writer); err != nil && ctx.Err() == nil {
+	if err := mcpbridge.ServeStdio(ctx, mirror, c.App.Reader, c.App.Writer); err != nil && ctx.Err() == nil {
 		logger.Debug("mcp session ended", "err", err)
 	}
 	return nil

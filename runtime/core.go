@@ -132,8 +132,8 @@ func (o *Options) setDefaults() {
 // leaves: nothing else is taken while one is held. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
 // calls a provider while it holds Session.mu (exportProviderState runs
-// without it). mcpserve's locks are never held while it calls Core, nor
-// Core's while Core calls it. What a session needs of Core under its own
+// without it). mcpbridge's locks (and the MCP SDK's under it) are never
+// held while it calls Core, nor Core's while Core calls it. What a session needs of Core under its own
 // lock takes no Core lock: closing is atomic, opts and coreURL do not
 // change once serving. Code that ends, retires or detaches a session
 // (End, retire, mcpSessionsChanged, Session.detached) takes each lock in

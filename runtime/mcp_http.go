@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kaoruisaac/pedelec/runtime/mcpserve"
+	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -23,7 +24,12 @@ const mcpLongPoll = 25 * time.Second
 // browser origins that are not allowed (MCP's DNS-rebinding rule); the
 // Host check and the peer check cover them like every endpoint.
 func (c *Core) mountMCP(mux *http.ServeMux) {
-	mirror := mcpserve.NewMirror(c.opts.Version, c.CallMCPTool)
+	// The page cannot report progress yet (issue 26): the call gets none to
+	// pass on, and the mirror says, to a client that asks, that it waits.
+	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
+		return c.CallMCPTool(ctx, sessionID, tool, args)
+	}
+	mirror := mcpbridge.NewMirror(c.opts.Version, call, mcpbridge.Options{Logger: c.log})
 	mirror.Update(c.MCPSnapshot())
 	go func() {
 		snap := c.MCPSnapshot()
@@ -32,7 +38,7 @@ func (c *Core) mountMCP(mux *http.ServeMux) {
 			mirror.Update(snap)
 		}
 	}()
-	streamable := mcpserve.NewStreamableHTTP(mirror.Server(), c.opts.MaxMessageBytes)
+	streamable := mcpbridge.NewHTTPHandler(mirror, c.opts.MaxMessageBytes)
 	context.AfterFunc(c.mcp.ctx, streamable.Close) // Core stopping ends every MCP session
 
 	mux.Handle("GET "+wire.MCPToolsPath, c.mcpGuard(http.HandlerFunc(c.serveMCPTools)))

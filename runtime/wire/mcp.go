@@ -50,3 +50,15 @@ type MCPCallRequest struct {
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 }
+
+// Progress is how far a running call has come, as MCP's
+// notifications/progress carries it: Progress grows with every report,
+// Total is where it ends when that is known (0: unknown), Message says
+// what is happening. Today only the MCP bridge makes one (a call still
+// waiting for the page's handler); issue 26 lets the handler report its
+// own.
+type Progress struct {
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}

@@ -1,4 +1,4 @@
-package mcpserve
+package mcpbridge
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestBridgeCall(t *testing.T) {
 	dir := t.TempDir()
 	b := NewBridge(srv.URL, dir, log.New(io.Discard))
 	call := func() (json.RawMessage, error) {
-		return b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`))
+		return b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`), func(wire.Progress) {})
 	}
 
 	if _, err := call(); !isCode(err, wire.CodeCoreUnreachable) || !strings.Contains(err.Error(), "no token at") {
@@ -78,7 +78,7 @@ func TestBridgeCallCancelled(t *testing.T) {
 		<-arrived // the call is in flight
 		cancel()
 	}()
-	_, err := b.Call(ctx, "s1", "slow", json.RawMessage(`{}`))
+	_, err := b.Call(ctx, "s1", "slow", json.RawMessage(`{}`), func(wire.Progress) {})
 	if !isCode(err, wire.CodeToolCallCancelled) || !strings.Contains(err.Error(), "the call to slow was cancelled") {
 		t.Fatalf("cancelled call: %v", err)
 	}

@@ -1,4 +1,4 @@
-package mcpserve
+package mcpbridge
 
 import (
 	"context"
@@ -145,10 +145,12 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 	return snap, nil
 }
 
-// Call forwards one call to Core and waits for its answer. Cancelling ctx
-// drops the request, which Core takes as the caller giving up: the pending
-// call settles as cancelled and the page's ctx.signal aborts.
-func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+// Call forwards one call to Core and waits for its answer; it is the
+// Mirror's Caller. Cancelling ctx drops the request, which Core takes as
+// the caller giving up: the pending call settles as cancelled and the
+// page's ctx.signal aborts. Core's answer is one JSON body, so nothing
+// reaches progress yet (issue 26 streams the page's reports through).
+func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
 	token, err := b.token()
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())

@@ -1,4 +1,4 @@
-package mcpserve
+package mcpbridge
 
 import (
 	"bytes"
@@ -31,13 +31,13 @@ func FuzzStdioSession(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input string) {
 		var out bytes.Buffer
-		if err := ServeStdio(context.Background(), bigServer(), strings.NewReader(input), &out); err != nil {
+		if err := ServeStdio(context.Background(), bigMirror(newTestTools()), strings.NewReader(input), &out); err != nil {
 			t.Fatalf("ServeStdio: %v", err)
 		}
 		lines := strings.Count(input, "\n") + 1
-		// Each line is answered at most once (a batch in one line); a
-		// batch by at most maxBatchAnswerBytes past one tools/list page.
-		if limit := lines * (maxBatchAnswerBytes + 200<<10); out.Len() > limit {
+		// Each line is answered at most once (a batch in one line), a
+		// batch by at most MaxBatchMessages tools/list pages.
+		if limit := lines * MaxBatchMessages * (200 << 10); out.Len() > limit {
 			t.Fatalf("%d bytes of output for %d lines", out.Len(), lines)
 		}
 		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {

@@ -1,4 +1,4 @@
-package mcpserve
+package mcpbridge
 
 import (
 	"bufio"
@@ -12,18 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type httpHarness struct {
 	t   *testing.T
-	h   *StreamableHTTP
+	h   *HTTPHandler
 	url string
 }
 
-func startHTTP(t *testing.T, s *Server) *httpHarness {
+func startHTTP(t *testing.T, m *Mirror, maxBody int64) *httpHarness {
 	t.Helper()
-	h := NewStreamableHTTP(s, 4096)
+	h := NewHTTPHandler(m, maxBody)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); srv.Close() })
 	return &httpHarness{t: t, h: h, url: srv.URL}
@@ -76,32 +77,19 @@ func events(t *testing.T, resp *http.Response) []map[string]any {
 	return out
 }
 
-func (hh *httpHarness) initialize() string {
+func (hh *httpHarness) initialize(version string) string {
 	hh.t.Helper()
-	resp := hh.post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	resp := hh.post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
 	id := resp.Header.Get(sessionIDHeader)
-	if ev := events(hh.t, resp); len(ev) != 1 || ev[0]["result"].(map[string]any)["protocolVersion"] != "2025-06-18" || id == "" {
+	if ev := events(hh.t, resp); len(ev) != 1 || ev[0]["result"].(map[string]any)["protocolVersion"] != version || id == "" {
 		hh.t.Fatalf("initialize: session %q, %v", id, ev)
 	}
-	resp = hh.post(context.Background(), id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{protocolVersionHeader: "2025-06-18"})
+	resp = hh.post(context.Background(), id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{protocolVersionHeader: version})
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusAccepted {
 		hh.t.Fatalf("notifications/initialized: HTTP %d, want 202", resp.StatusCode)
 	}
 	return id
-}
-
-// waitCallInFlight waits until session id has one call running.
-func (hh *httpHarness) waitCallInFlight(id string) {
-	hh.t.Helper()
-	waitFor(hh.t, "the call to be in flight", func() bool {
-		hh.h.mu.Lock()
-		hs := hh.h.sessions[id]
-		hh.h.mu.Unlock()
-		hs.ss.mu.Lock()
-		defer hs.ss.mu.Unlock()
-		return len(hs.ss.calls) == 1
-	})
 }
 
 func (hh *httpHarness) status(method, session string, header map[string]string) int {
@@ -121,10 +109,19 @@ func (hh *httpHarness) status(method, session string, header map[string]string) 
 	return resp.StatusCode
 }
 
-func rpcError(t *testing.T, resp *http.Response) (int, *Error) {
+// sessions is how many MCP sessions the server keeps.
+func (hh *httpHarness) sessions() int {
+	n := 0
+	for range hh.h.server.Sessions() {
+		n++
+	}
+	return n
+}
+
+func rpcError(t *testing.T, resp *http.Response) (int, *jsonrpc.Error) {
 	t.Helper()
 	defer resp.Body.Close()
-	var r struct{ Error *Error }
+	var r struct{ Error *jsonrpc.Error }
 	body, _ := io.ReadAll(resp.Body)
 	if json.Unmarshal(body, &r) != nil || r.Error == nil {
 		return resp.StatusCode, nil
@@ -133,20 +130,20 @@ func rpcError(t *testing.T, resp *http.Response) (int, *Error) {
 }
 
 func TestHTTPSessionLifecycle(t *testing.T) {
-	s, ended := testServer()
-	hh := startHTTP(t, s)
+	tt := newTestTools()
+	hh := startHTTP(t, testMirror(tt, Options{}), 4096)
 	ctx := context.Background()
 
 	// Before initialize: answered, and no session is left behind.
-	ev := events(t, hh.post(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil))
-	if len(ev) != 1 || errCode(t, ev[0]) != CodeInvalidRequest {
-		t.Fatalf("tools/list without a session: %v", ev)
+	ev := events(t, hh.post(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil))
+	if len(ev) != 1 || ev[0]["result"] == nil {
+		t.Fatalf("ping without a session: %v", ev)
 	}
-	if n := len(hh.h.sessions); n != 0 {
+	if n := hh.sessions(); n != 0 {
 		t.Fatalf("%d sessions kept for a request without initialize", n)
 	}
 
-	id := hh.initialize()
+	id := hh.initialize("2025-06-18")
 	ev = events(t, hh.post(ctx, id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, map[string]string{protocolVersionHeader: "2025-06-18"}))
 	if len(ev) != 1 || ev[0]["id"] != 2.0 || ev[0]["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"] != `{"a":1}` {
 		t.Fatalf("tools/call: %v", ev)
@@ -173,16 +170,19 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 	// DELETE ends the session and the calls it has in flight.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	blocked := make(chan []map[string]any, 1)
+	blocked := make(chan struct{})
 	go func() {
-		blocked <- events(t, hh.post(callCtx, id, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`, nil))
+		defer close(blocked)
+		resp := hh.post(callCtx, id, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block"}}`, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}()
-	hh.waitCallInFlight(id)
+	tt.awaitStarted(t, "block")
 	if got := hh.status(http.MethodDelete, id, nil); got != http.StatusNoContent {
 		t.Fatalf("DELETE: %d, want 204", got)
 	}
-	if why := <-ended; why != errSessionClosed.Error() {
-		t.Fatalf("the call ended with %q", why)
+	if why := tt.awaitEnded(t); why == nil {
+		t.Fatal("the call's ctx ended without a cause")
 	}
 	<-blocked
 	resp = hh.post(ctx, id, `{"jsonrpc":"2.0","id":5,"method":"ping"}`, nil)
@@ -193,13 +193,12 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 }
 
 func TestHTTPBadRequests(t *testing.T) {
-	s, _ := testServer()
-	hh := startHTTP(t, s)
+	hh := startHTTP(t, testMirror(newTestTools(), Options{}), 4096)
 	ctx := context.Background()
-	id := hh.initialize()
+	id := hh.initialize("2025-06-18")
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 
-	check := func(name string, resp *http.Response, status int, code int) {
+	check := func(name string, resp *http.Response, status int, code int64) {
 		t.Helper()
 		got, rerr := rpcError(t, resp)
 		if got != status || (code != 0 && (rerr == nil || rerr.Code != code)) {
@@ -210,61 +209,70 @@ func TestHTTPBadRequests(t *testing.T) {
 	check("no text/event-stream in Accept", hh.post(ctx, id, ping, map[string]string{"Accept": "application/json"}), http.StatusBadRequest, 0)
 	check("too big", hh.post(ctx, id, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 5000)+`"}}`, nil), http.StatusRequestEntityTooLarge, 0)
 	check("empty body", hh.post(ctx, id, ``, nil), http.StatusBadRequest, 0)
-	check("malformed JSON", hh.post(ctx, id, `{"jsonrpc":`, nil), http.StatusBadRequest, CodeParseError)
-	check("not JSON-RPC", hh.post(ctx, id, `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil), http.StatusBadRequest, CodeInvalidRequest)
+	check("malformed JSON", hh.post(ctx, id, `{"jsonrpc":`, nil), http.StatusBadRequest, 0)
+	check("not JSON-RPC", hh.post(ctx, id, `{"jsonrpc":"1.0","id":1,"method":"ping"}`, nil), http.StatusBadRequest, 0)
 	check("unknown version", hh.post(ctx, id, ping, map[string]string{protocolVersionHeader: "1999-01-01"}), http.StatusBadRequest, 0)
 	check("batch in 2025-06-18", hh.post(ctx, id, `[`+ping+`]`, map[string]string{protocolVersionHeader: "2025-06-18"}), http.StatusBadRequest, 0)
 
-	// A stateless-revision client (SEP-2575) learns which versions to fall
-	// back to.
-	resp := hh.post(ctx, "", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, map[string]string{protocolVersionHeader: "2026-07-28"})
-	status, rerr := rpcError(t, resp)
-	var data unsupportedVersionData
-	if status != http.StatusBadRequest || rerr == nil || rerr.Code != CodeUnsupportedProtocolVersion || json.Unmarshal(rerr.Data, &data) != nil || data.Supported[0] != "2025-11-25" {
+	// A stateless-revision client (SEP-2575) learns from server/discover
+	// that this stateful endpoint speaks only the initialize revisions, and
+	// a call in that revision is refused with the versions to fall back to.
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	ev := events(t, hh.post(ctx, "", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{`+meta+`}}`,
+		map[string]string{protocolVersionHeader: "2026-07-28", "Mcp-Method": "server/discover"}))
+	if versions, _ := json.Marshal(ev[0]["result"].(map[string]any)["supportedVersions"]); string(versions) != `["2025-11-25","2025-06-18","2025-03-26","2024-11-05"]` {
+		t.Errorf("server/discover: %v", ev)
+	}
+	status, rerr := rpcError(t, hh.post(ctx, "", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{`+meta+`}}`,
+		map[string]string{protocolVersionHeader: "2026-07-28", "Mcp-Method": "tools/list"}))
+	var data mcp.UnsupportedProtocolVersionData
+	if status != http.StatusBadRequest || rerr == nil || rerr.Code != mcp.CodeUnsupportedProtocolVersion || json.Unmarshal(rerr.Data, &data) != nil || data.Supported[0] != "2025-11-25" {
 		t.Errorf("2026-07-28 request: HTTP %d %+v", status, rerr)
 	}
 
 	// A batch in 2025-03-26 (no version header): answered event by event.
-	ev := events(t, hh.post(ctx, id, `[`+ping+`,{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, map[string]string{protocolVersionHeader: ""}))
+	ev = events(t, hh.post(ctx, id, `[`+ping+`,{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, map[string]string{protocolVersionHeader: ""}))
 	if len(ev) != 2 {
 		t.Errorf("batch: %v", ev)
 	}
 }
 
 // The client dropping its POST cancels the call (docs/mcp.md: "the client
-// going away").
+// going away"), which the SDK alone would let run on.
 func TestHTTPDroppedPOSTCancelsTheCall(t *testing.T) {
-	s, ended := testServer()
-	hh := startHTTP(t, s)
-	id := hh.initialize()
+	tt := newTestTools()
+	hh := startHTTP(t, testMirror(tt, Options{}), 4096)
+	id := hh.initialize("2025-11-25")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, hh.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"block"}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set(sessionIDHeader, id)
+		req.Header.Set(protocolVersionHeader, "2025-11-25")
 		if resp, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	hh.waitCallInFlight(id)
+	tt.awaitStarted(t, "block")
 	cancel()
-	select {
-	case why := <-ended:
-		if why != context.Canceled.Error() {
-			t.Fatalf("the call ended with %q", why)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("dropping the POST did not end the call")
+	if why := tt.awaitEnded(t); why == nil {
+		t.Fatal("the call's ctx ended without a cause")
+	}
+	// The session goes on.
+	resp := hh.post(context.Background(), id, `{"jsonrpc":"2.0","id":10,"method":"ping"}`, map[string]string{protocolVersionHeader: "2025-11-25"})
+	if ev := events(t, resp); len(ev) != 1 || ev[0]["id"] != 10.0 {
+		t.Fatalf("ping after: %v", ev)
 	}
 }
 
-// The go-sdk's client against this server over Streamable HTTP: initialize
+// The go-sdk's client against the handler over Streamable HTTP: initialize
 // (after its server/discover probe), tools, calls, and list_changed on the
 // GET stream.
 func TestHTTPWithTheSDKClient(t *testing.T) {
-	s, _ := testServer()
-	hh := startHTTP(t, s)
+	m := testMirror(newTestTools(), Options{})
+	hh := startHTTP(t, m, 1<<20)
 	var changes atomic.Int32
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changes.Add(1) },
@@ -287,8 +295,12 @@ func TestHTTPWithTheSDKClient(t *testing.T) {
 	}
 	// The GET stream opens asynchronously; change the tools until the
 	// client has heard of it.
+	n := 0
 	waitFor(t, "list_changed on the GET stream", func() bool {
-		s.AddTool(Tool{Name: "more", InputSchema: json.RawMessage(`{"type":"object"}`)}, nil)
+		n++
+		extra := tool("more")
+		extra.Description = strings.Repeat("x", n)
+		m.Update(snapshot(tool("echo"), extra))
 		time.Sleep(20 * time.Millisecond)
 		return changes.Load() > 0
 	})
@@ -299,8 +311,7 @@ func TestHTTPWithTheSDKClient(t *testing.T) {
 // open, and the evicted client gets 404 (the spec's cue to initialize
 // again).
 func TestHTTPSessionsBounded(t *testing.T) {
-	s, _ := testServer()
-	hh := startHTTP(t, s)
+	hh := startHTTP(t, testMirror(newTestTools(), Options{}), 4096)
 	hh.h.maxSessions = 2
 	ctx := context.Background()
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
@@ -310,14 +321,21 @@ func TestHTTPSessionsBounded(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
+	idle := func(id string) bool {
+		hh.h.mu.Lock()
+		defer hh.h.mu.Unlock()
+		u := hh.h.use[id]
+		return u != nil && u.open == 0
+	}
 
-	a := hh.initialize()
-	b := hh.initialize()
+	a := hh.initialize("2025-06-18")
+	b := hh.initialize("2025-06-18")
 	// b holds its notification stream open: in use, so never evicted.
 	streamCtx, closeStream := context.WithCancel(ctx)
 	defer closeStream()
 	req, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, hh.url, nil)
 	req.Header.Set(sessionIDHeader, b)
+	req.Header.Set(protocolVersionHeader, "2025-06-18")
 	req.Header.Set("Accept", "text/event-stream")
 	stream, err := http.DefaultClient.Do(req)
 	if err != nil || stream.StatusCode != http.StatusOK {
@@ -329,16 +347,10 @@ func TestHTTPSessionsBounded(t *testing.T) {
 		t.Fatalf("ping a: HTTP %d", got)
 	}
 	// The client has the ping's answer (an SSE event, flushed) before the
-	// server's handler has returned and marked a idle.
-	waitFor(t, "a to be idle", func() bool {
-		hh.h.mu.Lock()
-		hs := hh.h.sessions[a]
-		hh.h.mu.Unlock()
-		_, idle := hs.idleSince()
-		return idle
-	})
+	// handler has returned and marked a idle.
+	waitFor(t, "a to be idle", func() bool { return idle(a) })
 
-	c := hh.initialize() // over the limit: a is the only idle one
+	c := hh.initialize("2025-06-18") // over the limit: a is the only idle one
 	if got := pingStatus(a); got != http.StatusNotFound {
 		t.Errorf("evicted a: HTTP %d, want 404", got)
 	}
@@ -347,10 +359,70 @@ func TestHTTPSessionsBounded(t *testing.T) {
 			t.Errorf("%s: HTTP %d, want 200", name, got)
 		}
 	}
-	hh.h.mu.Lock()
-	n := len(hh.h.sessions)
-	hh.h.mu.Unlock()
-	if n != 2 {
+	if n := hh.sessions(); n != 2 {
 		t.Errorf("%d sessions kept, want 2", n)
 	}
+}
+
+// Core stopping (Close) ends every session and the calls they have in
+// flight.
+func TestHTTPCloseEndsSessions(t *testing.T) {
+	tt := newTestTools()
+	hh := startHTTP(t, testMirror(tt, Options{}), 4096)
+	id := hh.initialize("2025-11-25")
+	go func() {
+		resp := hh.post(context.Background(), id, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block"}}`, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
+	tt.awaitStarted(t, "block")
+	hh.h.Close()
+	if tt.awaitEnded(t) == nil {
+		t.Fatal("the call's ctx ended without a cause")
+	}
+	waitFor(t, "no sessions", func() bool { return hh.sessions() == 0 })
+}
+
+// Over HTTP the server's pings go on the client's notification stream. A
+// client that keeps none open (the spec allows it) cannot be pinged, and
+// that says nothing about it: its session stays. One that keeps a stream
+// open and leaves KeepAliveMisses pings unanswered is gone: its session
+// ends, and its next request gets 404.
+func TestHTTPKeepAlive(t *testing.T) {
+	hh := startHTTP(t, testMirror(newTestTools(), Options{KeepAlive: 30 * time.Millisecond}), 4096)
+	ctx := context.Background()
+	v := map[string]string{protocolVersionHeader: "2025-11-25"}
+	ping := func(id string) int {
+		resp := hh.post(ctx, id, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, v)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	id := hh.initialize("2025-11-25")
+	time.Sleep(10 * 30 * time.Millisecond)
+	if got := ping(id); got != http.StatusOK {
+		t.Fatalf("a session without a notification stream: HTTP %d after 10 ping intervals", got)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, hh.url, nil)
+	req.Header.Set(sessionIDHeader, id)
+	req.Header.Set(protocolVersionHeader, "2025-11-25")
+	req.Header.Set("Accept", "text/event-stream")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", stream, err)
+	}
+	pings := 0
+	sc := bufio.NewScanner(stream.Body)
+	for sc.Scan() { // unanswered, until the server ends the stream
+		if strings.Contains(sc.Text(), `"method":"ping"`) {
+			pings++
+		}
+	}
+	stream.Body.Close()
+	if pings < KeepAliveMisses {
+		t.Fatalf("the stream ended after %d pings, want %d", pings, KeepAliveMisses)
+	}
+	// The stream ends as the session closes; the handler forgets the
+	// session id a moment later, so the 404 is waited for, not raced.
+	waitFor(t, "HTTP 404 after the unanswered pings", func() bool { return ping(id) == http.StatusNotFound })
 }

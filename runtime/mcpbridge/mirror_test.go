@@ -1,4 +1,4 @@
-package mcpserve
+package mcpbridge
 
 import (
 	"context"
@@ -22,15 +22,15 @@ func session(id string, ordinal int, tools ...string) wire.MCPSession {
 	return s
 }
 
-// connect runs m's server over stdio (pipes) and the go-sdk's client
-// against it: the SDK is the conformance check of the hand-written server.
+// connect runs m's server over stdio (pipes), as `pedelec mcp` does, and
+// the go-sdk's client against it.
 func connect(t *testing.T, m *Mirror, changes *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- ServeStdio(ctx, m.Server(), toServer, fromServer); fromServer.Close() }()
+	go func() { served <- ServeStdio(ctx, m, toServer, fromServer); fromServer.Close() }()
 	t.Cleanup(func() {
 		fromClient.Close()
 		if err := <-served; err != nil {
@@ -63,26 +63,16 @@ func names(t *testing.T, cs *mcp.ClientSession) []string {
 	return out
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestMirrorNamesAndListChanged(t *testing.T) {
 	type called struct{ session, tool, args string }
 	calls := make(chan called, 4)
-	m := NewMirror("test", func(_ context.Context, sid, tool string, args json.RawMessage) (json.RawMessage, error) {
+	m := NewMirror("test", func(_ context.Context, sid, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
 		calls <- called{sid, tool, string(args)}
 		if tool == "bad" {
 			return nil, wire.Errorf(wire.CodeToolArgsInvalid, "x: expected an integer")
 		}
 		return json.RawMessage(`{"ok":1}`), nil
-	})
+	}, Options{})
 	var changes atomic.Int32
 	cs := connect(t, m, &changes)
 	if got := names(t, cs); len(got) != 0 {
@@ -137,7 +127,7 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 }
 
 func TestResultStructuredOnlyForObjects(t *testing.T) {
-	if r := Result(json.RawMessage(`[1,2]`)); r.StructuredContent != nil || r.Content[0].Text != `[1,2]` {
+	if r := Result(json.RawMessage(`[1,2]`)); r.StructuredContent != nil || r.Content[0].(*mcp.TextContent).Text != `[1,2]` {
 		t.Fatalf("array result: %+v", r)
 	}
 	if r := Result(json.RawMessage(`{"a":1}`)); r.StructuredContent == nil {

@@ -1,0 +1,279 @@
+// Package mcpbridge is Pedelec's layer on the official MCP Go SDK
+// (github.com/modelcontextprotocol/go-sdk): it shows the tools of Core's
+// mcp sessions as one MCP server's tools. `pedelec mcp` (over stdio, fed
+// by the Bridge) and Core's own /mcp endpoint (Streamable HTTP, fed
+// in-process) both build their server here, so the names, schemas and
+// results an MCP client sees are the same on both. The protocol itself
+// (JSON-RPC, revisions, sessions, cancellation, list_changed, pings) is
+// the SDK's; what is here is Pedelec's: the mirror of pages' tools with
+// their `page<N>__` names, results and errors in-band, progress while a
+// page's handler works, the link to Core with its token, and the bounds
+// one client may make Core hold (stdio.go, http.go).
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Caller runs one call in one session through Core's broker. It returns
+// the handler's JSON result, or an error (a *wire.Error keeps its code).
+// progress, never nil, takes what the call reports of its progress while
+// it runs; the Mirror passes it on to a client that asked for progress.
+// Nothing reports any yet (the page's handler has no way to, issue 26);
+// meanwhile the Mirror itself tells such a client that it is still
+// waiting (progress.go).
+type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error)
+
+// Options tune a Mirror; the zero value is what Pedelec runs with.
+type Options struct {
+	// KeepAlive is the interval of the server's pings (DefaultKeepAlive
+	// when 0; none when negative).
+	KeepAlive time.Duration
+	// ProgressInterval is how often a call whose request carries a
+	// progressToken is reported still waiting (DefaultProgressInterval
+	// when 0).
+	ProgressInterval time.Duration
+	// Logger hears what goes wrong with a client (it stopped answering
+	// pings, a tool it cannot be shown) and the SDK's warnings and errors;
+	// nil discards them.
+	Logger *log.Logger
+}
+
+// DefaultKeepAlive is how often the server pings its client (sessions.go).
+// A ping costs one small message; 30 s finds a client that hangs (its
+// session ends and its calls are cancelled after KeepAliveMisses
+// unanswered pings, 90 s) long before anyone would wonder, and keeps an
+// idle connection busy well inside the minutes after which proxies and
+// NATs drop one. Over HTTP the ping goes on the client's notification
+// stream (GET).
+const DefaultKeepAlive = 30 * time.Second
+
+// KeepAliveMisses is how many pings in a row may go unanswered before the
+// session ends: one missed ping is a busy client, three a gone one.
+const KeepAliveMisses = 3
+
+// DefaultProgressInterval is how often a waiting call is reported: well
+// inside the shortest request timeout a client resets on progress (the
+// TypeScript SDK's default is 60 s).
+const DefaultProgressInterval = 10 * time.Second
+
+// Mirror is an MCP server whose tools follow a snapshot of mcp sessions.
+type Mirror struct {
+	server         *mcp.Server
+	call           Caller
+	progressEvery  time.Duration
+	keepAliveEvery time.Duration
+	log            *log.Logger
+	sdkLog         *slog.Logger // the SDK's share of log, nil for none
+
+	mu    sync.Mutex
+	tools map[string]mirrored // by MCP name
+
+	// callsMu guards calls; taken alone (sessions.go).
+	callsMu sync.Mutex
+	calls   map[*mcp.ServerSession]*sessionCalls
+}
+
+// mirrored is one listed tool and what it was built from, so an update
+// touches (and notifies about) only what changed.
+type mirrored struct {
+	sessionID string
+	tool      string
+	timeout   time.Duration // the call's limit in Core, for progress messages
+	key       string        // the tool as listed, marshalled
+}
+
+// Instructions tell the MCP client what these tools are.
+const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
+
+// NewMirror makes an MCP server with no tools yet. It advertises tools
+// (and their list_changed) even while no page is open, so the client knows
+// to listen for them, and nothing else: Pedelec offers no resources,
+// prompts or logging.
+func NewMirror(version string, call Caller, opts Options) *Mirror {
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = DefaultKeepAlive
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = DefaultProgressInterval
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = log.New(io.Discard)
+	}
+	m := &Mirror{call: call, progressEvery: opts.ProgressInterval, keepAliveEvery: opts.KeepAlive, log: logger, sdkLog: sdkLogger(opts.Logger),
+		tools: map[string]mirrored{}, calls: map[*mcp.ServerSession]*sessionCalls{}}
+	m.server = mcp.NewServer(&mcp.Implementation{Name: "pedelec", Title: "Pedelec: the tools of your open web pages", Version: version},
+		&mcp.ServerOptions{
+			Instructions: Instructions,
+			Logger:       m.sdkLog,
+			// Pings start once the client is initialized (sessions.go).
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { m.keepAlive(req.Session) },
+			Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		})
+	return m
+}
+
+// sdkLogger hands the SDK the warnings and errors of logger: its info
+// lines (every session connecting) would drown what Pedelec logs.
+func sdkLogger(logger *log.Logger) *slog.Logger {
+	if logger == nil {
+		return nil // the SDK discards
+	}
+	sdk := logger.With("from", "mcp-sdk")
+	if sdk.GetLevel() < log.WarnLevel {
+		sdk.SetLevel(log.WarnLevel)
+	}
+	return slog.New(sdk)
+}
+
+// Server is the MCP server, for a transport to run.
+func (m *Mirror) Server() *mcp.Server { return m.server }
+
+// Update makes the server's tools those of snap. Tools that appear, change
+// or disappear are added or removed; the SDK then sends one
+// notifications/tools/list_changed to every connected client.
+func (m *Mirror) Update(snap wire.MCPSnapshot) {
+	want := map[string]*mcp.Tool{}
+	targets := map[string]mirrored{}
+	several := len(snap.Sessions) > 1
+	for _, s := range snap.Sessions {
+		for _, t := range s.Tools {
+			if !isObjectSchema(t.ArgsSchema) {
+				// Core accepts only object argsSchemas; anything else is a bug.
+				continue
+			}
+			name := ToolName(s, t.Name, several)
+			// The schema goes out as the page declared it: a raw schema
+			// is neither re-inferred nor used by the SDK to check
+			// arguments (Core checks them, and says what is wrong in-band).
+			tool := &mcp.Tool{
+				Name:        name,
+				Title:       title(s, t.Name, several),
+				Description: t.Description,
+				InputSchema: t.ArgsSchema,
+			}
+			key, _ := json.Marshal(tool)
+			want[name] = tool
+			targets[name] = mirrored{sessionID: s.SessionID, tool: t.Name, timeout: time.Duration(t.TimeoutMs) * time.Millisecond, key: string(key)}
+		}
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var gone []string
+	for name, had := range m.tools {
+		if now, ok := targets[name]; !ok || now.key != had.key || now.sessionID != had.sessionID || now.timeout != had.timeout {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		m.server.RemoveTools(gone...)
+		for _, name := range gone {
+			delete(m.tools, name)
+		}
+	}
+	for name, tool := range want {
+		if _, ok := m.tools[name]; ok {
+			continue
+		}
+		target := targets[name]
+		if m.addTool(tool, m.handler(target)) {
+			m.tools[name] = target
+		}
+	}
+}
+
+// addTool adds one tool. The SDK panics on a tool it cannot list (a schema
+// that is not an object, a malformed x-mcp-header); Core's schema subset
+// allows neither, but one page's tool must never take Core down.
+func (m *Mirror) addTool(tool *mcp.Tool, h mcp.ToolHandler) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.log.Error("an MCP client cannot be shown this tool", "tool", tool.Name, "err", r)
+			ok = false
+		}
+	}()
+	m.server.AddTool(tool, h)
+	return true
+}
+
+// ToolName is the name an MCP client sees: the tool's own name while one
+// mcp session is live, else "page<ordinal>__<name>", where the ordinal
+// numbers the mcp sessions of this Core in creation order (see docs/mcp.md).
+func ToolName(s wire.MCPSession, tool string, several bool) string {
+	if !several {
+		return tool
+	}
+	return fmt.Sprintf("page%d__%s", s.Ordinal, tool)
+}
+
+func title(s wire.MCPSession, tool string, several bool) string {
+	if !several {
+		return tool
+	}
+	return fmt.Sprintf("%s (page %d, %s)", tool, s.Ordinal, s.Origin)
+}
+
+func isObjectSchema(raw json.RawMessage) bool {
+	var m map[string]any
+	return json.Unmarshal(raw, &m) == nil && m["type"] == "object"
+}
+
+// handler forwards one MCP tools/call to the session's broker. Pedelec
+// errors (TOOL_ARGS_INVALID, TOOL_TIMEOUT, SESSION_ENDED...) come back
+// in-band as isError results, so the model reads them and can correct
+// itself; the request's ctx ending (notifications/cancelled, the client
+// gone) cancels the pending call and aborts the handler's ctx.signal.
+func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := bytes.TrimSpace(req.Params.Arguments)
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage("{}")
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer m.track(req.Session, cancel)()
+		progress := startProgress(ctx, req, m.progressEvery, target.timeout)
+		result, err := m.call(ctx, target.sessionID, target.tool, args, progress.report)
+		progress.stop() // no progress may follow the result
+		if err != nil {
+			return ErrorResult(wire.AsError(err)), nil
+		}
+		return Result(result), nil
+	}
+}
+
+// Result is a handler's JSON result as MCP content: the JSON as text (what
+// every client shows the model) and, when it is an object, also as
+// structuredContent (clients validate that it is one).
+func Result(result json.RawMessage) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}}
+	var obj map[string]any
+	if json.Unmarshal(result, &obj) == nil && obj != nil {
+		res.StructuredContent = result
+	}
+	return res
+}
+
+// ErrorResult is a Pedelec error as an isError result: the same
+// {"ok":false,"error":{code,message,details}} that `pedelec tool-call` prints.
+func ErrorResult(werr *wire.Error) *mcp.CallToolResult {
+	body, _ := json.Marshal(wire.AgentResult{OK: false, Error: werr})
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		StructuredContent: json.RawMessage(body),
+	}
+}
