@@ -110,7 +110,7 @@ func runServe(c *cli.Context) error {
 	}()
 
 	// c.Context ends on SIGINT or SIGTERM (interruptible): the orderly stop.
-	return core.Serve(c.Context, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
+	return core.Serve(c.Context, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files, Console: web.Console})
 }
 
 // announceListening logs and prints where Core listens: the address it
