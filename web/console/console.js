@@ -187,7 +187,7 @@ const fact = (k, v) => el("span", {}, `${k} `, el("b", { text: v }));
 
 function renderTurn(s, t, calls) {
   const badge = !t.done ? pill("running") : t.ok ? pill("done", "idle") : pill("failed");
-  const parts = [el("div", { class: "turn-head" }, t.warmup ? "warm-up" : "turn", el("span", { class: "mono", text: t.id }), time(t.startedAt), badge)];
+  const parts = [el("div", { class: "turn-head" }, el("span", { text: t.warmup ? "warm-up" : "turn" }), el("span", { class: "mono", text: t.id }), el("span", { text: time(t.startedAt) }), badge)];
   if (t.text) parts.push(el("div", { class: "bubble bubble-user" }, el("span", { class: "who", text: "user" }), t.text));
   else if (!t.warmup) parts.push(el("div", { class: "bubble bubble-user muted" }, el("span", { class: "who", text: "user" }), "(Core no longer knows this message)"));
   for (const c of calls) parts.push(renderCall(c));
