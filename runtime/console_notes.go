@@ -43,11 +43,11 @@ type callNote struct {
 const (
 	// consoleNoteTurns and consoleNoteCalls bound the notes of one session.
 	consoleNoteTurns = 200
-	consoleNoteCalls = 500
+	consoleNoteCalls = 200
 	// consoleResultBytes bounds the part of a result the console keeps: a
 	// page may answer with up to MaxMessageBytes, and the console shows it
 	// to a person, who needs the start of it.
-	consoleResultBytes = 16 << 10
+	consoleResultBytes = 8 << 10
 )
 
 func (n *consoleNotes) turnStarted(id, text string, warmup bool, at time.Time) {

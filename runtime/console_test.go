@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -350,5 +351,30 @@ func TestConsoleShowsWhoApproved(t *testing.T) {
 	d, ok := f.delta(h.core.consoleInput(false, nil))
 	if !ok || len(d.Sessions) != 1 || d.Sessions[0].Calls[0].ApprovedBy != "console" {
 		t.Errorf("delta after the approval: %+v", d)
+	}
+}
+
+// The notes keep a bounded part of each session: long results are not
+// kept, and old calls and turns are dropped.
+func TestConsoleNotesAreBounded(t *testing.T) {
+	var n consoleNotes
+	now := time.Now()
+	for i := range consoleNoteCalls + 5 {
+		n.callStarted(fmt.Sprint("tr_", i), now)
+	}
+	if len(n.calls) != consoleNoteCalls || n.calls["tr_0"] != nil {
+		t.Fatalf("%d calls kept", len(n.calls))
+	}
+	big := json.RawMessage(`"` + strings.Repeat("x", consoleResultBytes) + `"`)
+	last := fmt.Sprint("tr_", consoleNoteCalls+4)
+	n.callSettled(last, callOutcome{result: big}, wire.OutcomeResult, now)
+	if c := n.calls[last]; !c.truncated || c.result != nil || c.outcome != wire.OutcomeResult {
+		t.Fatalf("a long result: %+v", c)
+	}
+	for i := range consoleNoteTurns + 1 {
+		n.turnStarted(fmt.Sprint("t_", i), "hi", false, now)
+	}
+	if len(n.turns) != consoleNoteTurns {
+		t.Fatalf("%d turns kept", len(n.turns))
 	}
 }
