@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/sdk"
 	"github.com/kaoruisaac/pedelec/web"
 	"github.com/urfave/cli/v2"
@@ -110,7 +111,7 @@ func runServe(c *cli.Context) error {
 	}()
 
 	// c.Context ends on SIGINT or SIGTERM (interruptible): the orderly stop.
-	return core.Serve(c.Context, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files})
+	return core.Serve(c.Context, l, pruntime.Assets{SDK: sdk.Dist, Web: web.Files, Console: web.Console})
 }
 
 // announceListening logs and prints where Core listens: the address it
@@ -118,7 +119,7 @@ func runServe(c *cli.Context) error {
 // unspecified address), and, for an address beyond loopback, what that
 // exposes to the network.
 func announceListening(logger *log.Logger, banner io.Writer, addr net.Addr, url string) {
-	logger.Info("Pedelec Core listening", "addr", addr.String(), "url", url, "demo", url+"/", "sdk", url+"/sdk/pedelec.js")
+	logger.Info("Pedelec Core listening", "addr", addr.String(), "url", url, "demo", url+"/", "sdk", url+"/sdk/pedelec.js", "console", url+wire.ConsolePath)
 	reach := exposure(addr)
 	if reach != "" {
 		logger.Warn("Core listens beyond loopback", "addr", addr.String(), "reachableFrom", reach,
@@ -126,6 +127,7 @@ func announceListening(logger *log.Logger, banner io.Writer, addr net.Addr, url 
 			"guard", "the peer check refuses every peer it cannot identify (any not on loopback) unless --allow-other-users; the Host check refuses names not given with --allow-host")
 	}
 	fmt.Fprintf(banner, "\n  Pedelec is running on %s. Open %s/ in your browser for the demo.\n  Pages elsewhere import %s/sdk/pedelec.js (allow their origin with --allow-origin).\n", addr, url, url)
+	fmt.Fprintf(banner, "  The console, what agents do and what waits for you: %s%s\n", url, wire.ConsolePath)
 	if reach != "" {
 		fmt.Fprintf(banner, "  WARNING: %s is reachable from %s, not only from this machine.\n", addr, reach)
 	}

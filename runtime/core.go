@@ -128,8 +128,8 @@ func (o *Options) setDefaults() {
 // under Writer.mu, and Writer.Sync, which a page's connection calls before
 // it writes, takes only the journal's two.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
-// ticketBook.mu, inside Core's assets.Transfers) and writeBatch.mu are
-// leaves: nothing else is taken while one is held. A provider may hold
+// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu and
+// consoleSignal.mu (bumped under Session.mu and Core.mu) are leaves: nothing else is taken while one is held. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
 // calls a provider while it holds Session.mu (exportProviderState runs
 // without it). mcpbridge's locks (and the MCP SDK's under it) are never
@@ -166,6 +166,13 @@ type Core struct {
 	mcp       *mcpHub           // the sessions external MCP clients reach (mcp_hub.go)
 	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
 	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
+
+	// The console (console_*.go): what wakes its feeds, the approver
+	// token its page carries (approver_token.go), and the approvals it
+	// shows: nil until runtime/approvals' book is set here.
+	console          consoleSignal
+	approver         string
+	consoleApprovals func() wire.ApprovalsState
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -178,7 +185,8 @@ func NewCore(opts Options) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{},
-		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_")}
+		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_"),
+		approver: newApproverToken()}
 	c.transfers = assets.NewTransfers(assetHost{c}, newFieldLog(c.log), opts.AssetTicketTTL)
 	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
 	if err := c.recover(); err != nil {
@@ -194,6 +202,7 @@ func (c *Core) isClosing() bool { return c.closing.Load() }
 func (c *Core) indexSessionLocked(s *Session) {
 	c.sessions[s.id] = s
 	c.threads[agentThreadID(s.id)] = s.id
+	c.console.bump()
 }
 
 // sessionForAgent finds a session by the id its agent was given
@@ -240,6 +249,7 @@ func (c *Core) forget(id string, after time.Duration) {
 		delete(c.sessions, id)
 		delete(c.threads, agentThreadID(id))
 		c.mu.Unlock()
+		c.console.bump()
 	})
 }
 

@@ -21,11 +21,13 @@ var noTools, _ = schema.NewRegistry(schema.Skills{})
 // dropped at once instead of living on for the window, so a client that
 // creates and ends sessions cannot pile them up in Core's memory.
 func (c *Core) retire(s *Session) {
+	final := s.retiredConsoleView()
 	s.mu.Lock()
 	rec := &Session{
 		core: c, id: s.id, secret: s.secret, origin: s.origin, provider: s.provider, model: s.model,
 		tools: noTools, autoEnd: s.autoEnd, dirs: s.dirs, log: s.log,
 		status: wire.StatusEnded, seq: s.seq, calls: pendingCalls{settled: s.calls.settled}, ended: true,
+		consoleFinal: final,
 	}
 	s.mu.Unlock()
 	c.mu.Lock()

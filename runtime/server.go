@@ -19,6 +19,8 @@ import (
 type Assets struct {
 	SDK fs.FS // holds dist/pedelec.js and dist/pedelec.d.ts
 	Web fs.FS // holds index.html and the demo's files at its root
+	// Console holds the console's index.html and files (web/console).
+	Console fs.FS
 }
 
 // Handler is Core's whole HTTP surface.
@@ -33,6 +35,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
 	c.mountMCP(mux)
 	c.transfers.Route(mux)
+	c.mountConsole(mux, assets.Console)
 	if assets.SDK != nil {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
 	}
@@ -147,6 +150,10 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 		return err
 	}
 	defer c.removeToken()
+	if err := c.writeApproverToken(); err != nil {
+		return err
+	}
+	defer c.removeApproverToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(c.peers.Listener(l)) }()
 	select {

@@ -45,6 +45,8 @@ type Session struct {
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage
+	notes          consoleNotes         // what the console shows that the events lack (console_notes.go)
+	consoleFinal   *wire.ConsoleSession // a retired session's last console view (ended.go)
 }
 
 type turnState struct {

@@ -1,0 +1,232 @@
+package runtime
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/persist"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// consoleKey changes whenever what the console shows of a session may
+// have: every event advances seq (a call, its settling, chat, a status),
+// and attaching or ending does not always emit one.
+type consoleKey struct {
+	seq      int64
+	notes    int64 // consoleNotes.version
+	status   wire.Status
+	attached bool
+	ended    bool
+}
+
+// consoleState is what consoleView needs of a session, copied under its
+// lock so the events are read without it: logged frames never change.
+type consoleState struct {
+	key    consoleKey
+	info   wire.ConsoleSession // the fields that are not read from events
+	events []persist.Event
+	notes  consoleNotes
+	final  *wire.ConsoleSession
+}
+
+func (s *Session) consoleKey() consoleKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.consoleKeyLocked()
+}
+
+func (s *Session) consoleKeyLocked() consoleKey {
+	return consoleKey{seq: s.seq, notes: s.notes.version, status: s.status, attached: s.conn != nil, ended: s.ended}
+}
+
+func (s *Session) consoleStateLocked() consoleState {
+	st := consoleState{key: s.consoleKeyLocked(), final: s.consoleFinal}
+	st.info = wire.ConsoleSession{
+		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Status: s.status,
+		CreatedAt: s.createdAt.UnixMilli(), Seq: s.seq, Attached: s.conn != nil, External: s.isExternal(),
+		Tools: s.tools.Names(),
+	}
+	if st.final != nil {
+		return st
+	}
+	st.events = make([]persist.Event, s.events.len())
+	for i := range st.events {
+		st.events[i] = s.events.at(i)
+	}
+	st.notes = s.notes.copy()
+	return st
+}
+
+// consoleView is the session as the console shows it and its record
+// downloads. An ended session that Core retired keeps the view it had.
+func (s *Session) consoleView() wire.ConsoleSession {
+	s.mu.Lock()
+	st := s.consoleStateLocked()
+	s.mu.Unlock()
+	if st.final != nil {
+		v := *st.final
+		v.Status, v.Attached, v.Seq = st.info.Status, st.info.Attached, st.info.Seq
+		return v
+	}
+	return buildConsoleSession(st.info, st.events, st.notes)
+}
+
+// consoleFrame is the part of an event frame the console reads.
+type consoleFrame struct {
+	Event  string          `json:"event"`
+	Seq    int64           `json:"seq"`
+	TurnID string          `json:"turnId"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// buildConsoleSession reads a session's turns and calls from its event log
+// and adds what only the notes know: the user's text, results, errors, times.
+func buildConsoleSession(info wire.ConsoleSession, events []persist.Event, notes consoleNotes) wire.ConsoleSession {
+	v := info
+	v.Turns, v.Calls = []wire.ConsoleTurn{}, []wire.ConsoleCall{}
+	if v.Tools == nil {
+		v.Tools = []string{}
+	}
+	if len(events) > 0 && events[0].Seq > 1 {
+		v.Truncated = true
+	}
+	turnAt := map[string]int{}
+	callAt := map[string]int{}
+	turn := func(id string) *wire.ConsoleTurn {
+		if i, ok := turnAt[id]; ok {
+			return &v.Turns[i]
+		}
+		t := wire.ConsoleTurn{ID: id}
+		if n, ok := notes.turns[id]; ok {
+			t.Text, t.Warmup, t.StartedAt = n.text, n.warmup, n.startedAt.UnixMilli()
+		}
+		turnAt[id] = len(v.Turns)
+		v.Turns = append(v.Turns, t)
+		return &v.Turns[len(v.Turns)-1]
+	}
+	var agent = map[string]*strings.Builder{}
+	for _, ev := range events {
+		var f consoleFrame
+		if json.Unmarshal(ev.Frame, &f) != nil {
+			continue
+		}
+		if f.TurnID != "" {
+			turn(f.TurnID)
+		}
+		switch f.Event {
+		case wire.EventChatDelta:
+			var d wire.ChatDeltaData
+			if f.TurnID != "" && json.Unmarshal(f.Data, &d) == nil {
+				b := agent[f.TurnID]
+				if b == nil {
+					b = &strings.Builder{}
+					agent[f.TurnID] = b
+				}
+				b.WriteString(d.Text)
+			}
+		case wire.EventToolCall:
+			var d wire.ToolCallData
+			if json.Unmarshal(f.Data, &d) != nil {
+				continue
+			}
+			if _, seen := callAt[d.ToolRequestID]; seen {
+				continue // delivered again to a resumed page
+			}
+			if f.TurnID != "" && d.TurnStartedAt > 0 && turn(f.TurnID).StartedAt == 0 {
+				turn(f.TurnID).StartedAt = d.TurnStartedAt
+			}
+			callAt[d.ToolRequestID] = len(v.Calls)
+			v.Calls = append(v.Calls, consoleCall(v.ID, f.TurnID, d, notes.calls[d.ToolRequestID]))
+		case wire.EventToolCallSettled:
+			var d wire.ToolCallSettledData
+			if json.Unmarshal(f.Data, &d) != nil {
+				continue
+			}
+			if i, ok := callAt[d.ToolRequestID]; ok {
+				v.Calls[i].Status = string(d.Outcome)
+			}
+		case wire.EventError:
+			var d wire.ErrorData
+			if f.TurnID != "" && json.Unmarshal(f.Data, &d) == nil && d.Error != nil {
+				turn(f.TurnID).Error = d.Error
+			}
+		case wire.EventDone:
+			var d wire.DoneData
+			if f.TurnID != "" && json.Unmarshal(f.Data, &d) == nil {
+				t := turn(f.TurnID)
+				t.Done, t.OK = true, d.OK
+				t.Warmup = t.Warmup || d.Prepare
+				if d.Error != nil {
+					t.Error = d.Error
+				}
+			}
+		case wire.EventEnded:
+			var d wire.EndedData
+			if json.Unmarshal(f.Data, &d) == nil {
+				v.EndReason = d.Reason
+			}
+		}
+	}
+	for id, b := range agent {
+		v.Turns[turnAt[id]].Agent = b.String()
+	}
+	return v
+}
+
+// consoleCall is one tool_call event with what the notes add.
+func consoleCall(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.ConsoleCall {
+	c := wire.ConsoleCall{
+		ID: d.ToolRequestID, TurnID: turnID, Tool: d.Tool, Args: d.Args, Status: "pending",
+		StartedAt: d.Deadline - d.TimeoutMs, TimeoutMs: d.TimeoutMs,
+		Command: toolCallCommandLine(sessionID, d.Tool, d.Args),
+	}
+	if n == nil {
+		return c
+	}
+	c.StartedAt = n.startedAt.UnixMilli()
+	c.ApprovedBy = n.approvedBy
+	if !n.settledAt.IsZero() {
+		c.Status = string(n.outcome)
+		c.SettledAt = n.settledAt.UnixMilli()
+		ms := n.settledAt.Sub(n.startedAt).Milliseconds()
+		c.DurationMs = &ms
+		c.Result, c.ResultTruncated, c.Error = n.result, n.truncated, n.err
+	}
+	return c
+}
+
+// toolCallCommandLine is the `pedelec tool-call` line that repeats a call,
+// quoted for a POSIX shell. It names the session with --thread-id and
+// carries no secret: it runs where the agent's environment is
+// (PEDELEC_CORE_URL and PEDELEC_AGENT_SECRET), while the session runs a
+// turn, as the agent's own call did.
+func toolCallCommandLine(sessionID, tool string, args json.RawMessage) string {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return "pedelec tool-call --thread-id " + shellQuote(sessionID) + " " + shellQuote(tool) + " " + shellQuote(string(args))
+}
+
+// shellQuote quotes s as one POSIX shell word: inside single quotes
+// nothing is special but the quote itself, written '\”.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-.,:/@%+=", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// retiredConsoleView is what an ended session keeps for the console once
+// Core retires it (ended.go): the view, not the events it was read from.
+func (s *Session) retiredConsoleView() *wire.ConsoleSession {
+	v := s.consoleView()
+	v.Status = wire.StatusEnded
+	return &v
+}

@@ -1,0 +1,102 @@
+package wire
+
+import "encoding/json"
+
+// The console (issue 22): Core's own page at ConsolePath shows the user
+// what agents do. Its feed and a session's record are read-only; the
+// console's buttons act through ApprovalsPath. Only Core's own origin may
+// read either (docs/security.md, "The console").
+const (
+	ConsolePath = "/console/"
+	// ConsoleFeedPath streams Server-Sent Events: one "snapshot" event
+	// (ConsoleSnapshot) and then "delta" events (ConsoleDelta).
+	ConsoleFeedPath = "/console/api/feed"
+	// ConsoleRecordPath + <session id> + "/record" is one session's
+	// ConsoleSession as a JSON download.
+	ConsoleRecordPath = "/console/api/sessions/"
+	// ApproverTokenHeader carries the approver token on the console's
+	// actions (or "Authorization: Bearer <token>", as the CLI sends it).
+	ApproverTokenHeader = "X-Pedelec-Approver"
+)
+
+// ConsoleSnapshot is the feed's first event: everything the console shows.
+type ConsoleSnapshot struct {
+	Version  int64            `json:"version"`
+	CoreURL  string           `json:"coreUrl"`
+	Sessions []ConsoleSession `json:"sessions"` // oldest first
+	// Processes are the live provider processes: those carrying a session's
+	// PEDELEC_THREAD_ID (found on Linux only).
+	Processes []ConsoleProcess `json:"processes"`
+	// Approvals is null when this Core has no approvals API yet.
+	Approvals *ApprovalsState `json:"approvals"`
+}
+
+// ConsoleDelta is one later feed event: only what changed since the last.
+// A session listed is whole (replace it); an absent field is unchanged.
+type ConsoleDelta struct {
+	Version   int64             `json:"version"`
+	Sessions  []ConsoleSession  `json:"sessions,omitempty"`
+	Removed   []string          `json:"removed,omitempty"` // sessions Core forgot
+	Processes *[]ConsoleProcess `json:"processes,omitempty"`
+	Approvals *ApprovalsState   `json:"approvals,omitempty"`
+}
+
+// ConsoleSession is one session as the console shows it and as its record
+// downloads. Times are unix milliseconds.
+type ConsoleSession struct {
+	ID        string `json:"id"`
+	Origin    string `json:"origin"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model,omitempty"`
+	Status    Status `json:"status"`
+	CreatedAt int64  `json:"createdAt"`
+	Seq       int64  `json:"seq"`
+	Attached  bool   `json:"attached"` // a page is connected
+	// External: the agent is an MCP client outside Core (provider "mcp").
+	External  bool          `json:"external,omitempty"`
+	EndReason EndReason     `json:"endReason,omitempty"`
+	Tools     []string      `json:"tools"`
+	Turns     []ConsoleTurn `json:"turns"`
+	Calls     []ConsoleCall `json:"calls"` // oldest first
+	// Truncated: the session's bounded event log no longer holds its
+	// oldest events, so older turns and calls are missing here.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ConsoleTurn is one turn: what the user sent and what the agent wrote.
+type ConsoleTurn struct {
+	ID        string `json:"id"`
+	Text      string `json:"text"` // the user's message ("" when Core no longer knows it)
+	Warmup    bool   `json:"warmup,omitempty"`
+	StartedAt int64  `json:"startedAt,omitempty"`
+	Agent     string `json:"agent"` // the agent's chat text, joined
+	Done      bool   `json:"done"`
+	OK        bool   `json:"ok"`
+	Error     *Error `json:"error,omitempty"`
+}
+
+// ConsoleCall is one tool call. Status is "pending" or how it settled (a
+// SettleOutcome). Command repeats the call from the agent's shell.
+type ConsoleCall struct {
+	ID              string          `json:"id"`
+	TurnID          string          `json:"turnId,omitempty"`
+	Tool            string          `json:"tool"`
+	Args            json.RawMessage `json:"args"`
+	Status          string          `json:"status"`
+	StartedAt       int64           `json:"startedAt"`
+	SettledAt       int64           `json:"settledAt,omitempty"`
+	DurationMs      *int64          `json:"durationMs,omitempty"`
+	TimeoutMs       int64           `json:"timeoutMs"`
+	Result          json.RawMessage `json:"result,omitempty"`
+	ResultTruncated bool            `json:"resultTruncated,omitempty"`
+	Error           *Error          `json:"error,omitempty"`
+	ApprovedBy      string          `json:"approvedBy,omitempty"`
+	Command         string          `json:"command"`
+}
+
+// ConsoleProcess is one live provider process.
+type ConsoleProcess struct {
+	PID       int    `json:"pid"`
+	SessionID string `json:"sessionId"`
+	Command   string `json:"command"`
+}

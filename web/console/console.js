@@ -1,0 +1,337 @@
+// The Pedelec console: Core's own page. It follows Core's feed
+// (/console/api/feed: a snapshot, then deltas) and acts through the
+// approvals API with this run's approver token. Everything shown comes
+// from pages and agents, so it is written as text, never as HTML.
+
+const FEED = "/console/api/feed";
+const APPROVALS = "/console/api/"; // wire.ApprovalsPath
+const TOKEN = document.querySelector('meta[name="pedelec-approver-token"]')?.content ?? "";
+
+const state = {
+  sessions: new Map(), // id → ConsoleSession, in the order Core lists them
+  processes: [],
+  approvals: null, // null: this Core has no approvals API
+  selected: null,
+  open: new Set(), // calls whose details are open
+  version: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+/** el builds an element; children are nodes or text. */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, text });
+
+function time(ms) {
+  if (!ms) return "";
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+function duration(ms) {
+  if (ms === undefined || ms === null) return "";
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 2 : 1)} s`;
+}
+
+function pretty(raw) {
+  try {
+    return JSON.stringify(raw, null, 2);
+  } catch {
+    return String(raw);
+  }
+}
+
+// ---- the feed ----
+
+function connect() {
+  const live = $("live");
+  const es = new EventSource(FEED);
+  es.addEventListener("snapshot", (e) => {
+    const snap = JSON.parse(e.data);
+    state.sessions = new Map(snap.sessions.map((s) => [s.id, s]));
+    state.processes = snap.processes ?? [];
+    state.approvals = snap.approvals;
+    state.version = snap.version;
+    $("core-url").textContent = snap.coreUrl ?? "";
+    live.textContent = "live";
+    live.className = "pill pill-live";
+    render();
+  });
+  es.addEventListener("delta", (e) => {
+    const d = JSON.parse(e.data);
+    for (const s of d.sessions ?? []) state.sessions.set(s.id, s);
+    for (const id of d.removed ?? []) state.sessions.delete(id);
+    if (d.processes) state.processes = d.processes;
+    if (d.approvals) state.approvals = d.approvals;
+    state.version = d.version;
+    render();
+  });
+  es.onerror = () => {
+    // EventSource reconnects by itself and gets a fresh snapshot.
+    live.textContent = "reconnecting…";
+    live.className = "pill pill-wait";
+  };
+}
+
+// ---- rendering ----
+
+function render() {
+  renderApprovals();
+  renderSessions();
+  renderDetail();
+  renderOrigins();
+  renderProcesses();
+  document.body.dataset.version = String(state.version);
+}
+
+function renderSessions() {
+  const list = $("session-list");
+  const all = [...state.sessions.values()];
+  $("no-sessions").hidden = all.length > 0;
+  if (!state.selected || !state.sessions.has(state.selected)) {
+    // The newest live session, else the newest.
+    const live = all.filter((s) => s.status !== "ended");
+    state.selected = (live.at(-1) ?? all.at(-1))?.id ?? null;
+  }
+  list.replaceChildren(
+    ...all
+      .slice()
+      .reverse()
+      .map((s) =>
+        el(
+          "li",
+          {},
+          el(
+            "button",
+            {
+              class: "session",
+              "data-session-id": s.id,
+              "data-status": s.status,
+              "aria-current": s.id === state.selected ? "true" : "false",
+              onclick: () => {
+                state.selected = s.id;
+                render();
+                if (matchMedia("(max-width: 760px)").matches) $("detail").scrollIntoView({ block: "start" });
+              },
+            },
+            el("div", { class: "row" }, el("span", { class: "origin", text: s.origin || "(no origin)" }), pill(s.status)),
+            el("div", { class: "sub", text: `${s.provider}${s.model ? " · " + s.model : ""} · ${s.calls.length} call${s.calls.length === 1 ? "" : "s"} · ${time(s.createdAt)}` }),
+            el("div", { class: "sub mono", text: s.id }),
+          ),
+        ),
+      ),
+  );
+}
+
+function renderDetail() {
+  const s = state.selected && state.sessions.get(state.selected);
+  $("detail-empty").hidden = !!s;
+  const body = $("detail-body");
+  body.hidden = !s;
+  if (!s) return;
+  body.dataset.sessionId = s.id;
+  const head = el(
+    "div",
+    { class: "detail-head" },
+    el("h2", { text: s.origin || s.id }),
+    pill(s.status),
+    el(
+      "div",
+      { class: "head-actions" },
+      el("a", { class: "button", href: `/console/api/sessions/${encodeURIComponent(s.id)}/record`, download: `pedelec-${s.id}.json`, "data-action": "download" }, "Download JSON"),
+    ),
+  );
+  const facts = el(
+    "div",
+    { class: "facts" },
+    fact("session", s.id),
+    fact("provider", s.provider),
+    s.model && fact("model", s.model),
+    fact("created", time(s.createdAt)),
+    fact("page", s.attached ? "connected" : "not connected"),
+    s.endReason && fact("ended", s.endReason),
+    fact("tools", s.tools.join(", ") || "none"),
+  );
+  const parts = [head, facts];
+  if (s.truncated) parts.push(el("p", { class: "notice", text: "Core's event log no longer holds this session's oldest events: earlier turns and calls are not shown." }));
+  const callsByTurn = new Map();
+  for (const c of s.calls) {
+    const k = c.turnId ?? "";
+    if (!callsByTurn.has(k)) callsByTurn.set(k, []);
+    callsByTurn.get(k).push(c);
+  }
+  for (const t of s.turns) parts.push(renderTurn(s, t, callsByTurn.get(t.id) ?? []));
+  const loose = callsByTurn.get("") ?? [];
+  if (loose.length) {
+    parts.push(el("div", { class: "turn" }, el("div", { class: "turn-head" }, "Calls from the MCP client"), ...loose.map((c) => renderCall(c))));
+  }
+  if (!s.turns.length && !loose.length) parts.push(el("p", { class: "muted", text: "No turns yet." }));
+  body.replaceChildren(...parts);
+}
+
+const fact = (k, v) => el("span", {}, `${k} `, el("b", { text: v }));
+
+function renderTurn(s, t, calls) {
+  const badge = !t.done ? pill("running") : t.ok ? pill("done", "idle") : pill("failed");
+  const parts = [el("div", { class: "turn-head" }, el("span", { text: t.warmup ? "warm-up" : "turn" }), el("span", { class: "mono", text: t.id }), el("span", { text: time(t.startedAt) }), badge)];
+  if (t.text) parts.push(el("div", { class: "bubble bubble-user" }, el("span", { class: "who", text: "user" }), t.text));
+  else if (!t.warmup) parts.push(el("div", { class: "bubble bubble-user muted" }, el("span", { class: "who", text: "user" }), "(Core no longer knows this message)"));
+  for (const c of calls) parts.push(renderCall(c));
+  if (t.agent) parts.push(el("div", { class: "bubble bubble-agent" }, el("span", { class: "who", text: `agent (${s.provider})` }), t.agent));
+  if (t.error) parts.push(el("div", { class: "turn-error", text: `${t.error.code}: ${t.error.message}` }));
+  return el("div", { class: "turn", "data-turn-id": t.id }, ...parts);
+}
+
+function renderCall(c) {
+  const details = el(
+    "details",
+    { class: "call", "data-call-id": c.id, "data-status": c.status, open: state.open.has(c.id) },
+    el(
+      "summary",
+      {},
+      el("span", { class: "tool", text: c.tool }),
+      pill(c.status),
+      el("span", { class: "meta", text: [time(c.startedAt), duration(c.durationMs), c.approvedBy ? `approved by ${c.approvedBy}` : ""].filter(Boolean).join(" · ") }),
+    ),
+  );
+  details.addEventListener("toggle", () => (details.open ? state.open.add(c.id) : state.open.delete(c.id)));
+  const body = el("div", { class: "call-body" }, el("h4", { text: "arguments" }), el("pre", { class: "args", text: pretty(c.args) }));
+  if (c.error) {
+    body.append(el("h4", { text: "error" }), el("pre", { class: "error", text: `${c.error.code}: ${c.error.message}${c.error.details ? "\n" + pretty(c.error.details) : ""}` }));
+  } else if (c.resultTruncated) {
+    body.append(el("h4", { text: "result" }), el("p", { class: "muted", text: "The result was too long to keep here." }));
+  } else if (c.result !== undefined) {
+    body.append(el("h4", { text: "result" }), el("pre", { class: "result", text: pretty(c.result) }));
+  } else if (c.status === "pending") {
+    body.append(el("p", { class: "muted", text: "Waiting for the page's handler…" }));
+  }
+  if (c.approvedBy) body.append(el("p", { class: "hint", text: `Approved by ${c.approvedBy}.` }));
+  const copy = el("button", { "data-action": "copy-command", title: c.command }, "Copy as command");
+  copy.addEventListener("click", (e) => {
+    e.preventDefault();
+    copyText(c.command).then(
+      () => (copy.textContent = "Copied"),
+      () => (copy.textContent = "Copy failed: select the text below"),
+    );
+    setTimeout(() => (copy.textContent = "Copy as command"), 2000);
+  });
+  body.append(
+    el("h4", { text: "repeat it" }),
+    el("pre", { class: "command", text: c.command }),
+    el("div", { class: "command-row" }, copy),
+    el("p", {
+      class: "hint",
+      text: "Runs in the agent's shell while the session runs a turn: it needs the agent's PEDELEC_CORE_URL and PEDELEC_AGENT_SECRET, which the console never shows.",
+    }),
+  );
+  details.append(body);
+  return details;
+}
+
+async function copyText(text) {
+  if (navigator.clipboard?.writeText) return navigator.clipboard.writeText(text);
+  const area = el("textarea", {}, text);
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand("copy");
+  area.remove();
+  if (!ok) throw new Error("copy refused");
+}
+
+function unavailable(where) {
+  where.replaceChildren(el("p", { class: "notice", "data-approvals": "unavailable", text: "Approvals are not available in this Core: every origin it allows (its own and --allow-origin) is approved, and no call asks for consent." }));
+}
+
+function renderApprovals() {
+  const box = $("approvals-body");
+  box.className = "";
+  if (!state.approvals) return unavailable(box);
+  const pending = state.approvals.pending ?? [];
+  if (!pending.length) {
+    box.replaceChildren(el("p", { class: "muted", text: "Nothing waits for you." }));
+    return;
+  }
+  box.replaceChildren(
+    ...pending.map((p) => {
+      const what =
+        p.kind === "origin"
+          ? el("div", {}, el("b", { text: p.origin }), " wants to start agent sessions.")
+          : el("div", {}, el("b", { class: "mono", text: p.tool }), ` from ${p.origin} asks to run`, el("pre", { text: pretty(p.args) }));
+      const actions = el(
+        "div",
+        { class: "actions" },
+        el("button", { class: "primary", onclick: () => decide(p.id, "approve") }, "Approve"),
+        el("button", { class: "danger", onclick: () => decide(p.id, "deny") }, "Deny"),
+        p.kind === "call" && el("button", { onclick: () => decide(p.id, "allow_session") }, "Allow for this session"),
+      );
+      return el("div", { class: "approval", "data-approval-id": p.id }, what, el("span", { class: "hint", text: `expires ${time(p.expiresAt && Date.parse(p.expiresAt))}` }), actions);
+    }),
+  );
+}
+
+function renderOrigins() {
+  const box = $("origins-body");
+  box.className = "";
+  if (!state.approvals) return unavailable(box);
+  const origins = state.approvals.origins ?? [];
+  if (!origins.length) {
+    box.replaceChildren(el("p", { class: "muted", text: "None yet." }));
+    return;
+  }
+  box.replaceChildren(
+    ...origins.map((o) =>
+      el(
+        "div",
+        { class: "origin-row", "data-origin": o.origin },
+        el("span", {}, el("b", { text: o.origin }), el("span", { class: "hint", text: ` by ${o.by}` })),
+        o.by === "--allow-origin" ? el("span", { class: "hint", text: "from the command line" }) : el("button", { class: "danger", onclick: () => revoke(o.origin) }, "Revoke"),
+      ),
+    ),
+  );
+}
+
+function renderProcesses() {
+  $("no-processes").hidden = state.processes.length > 0;
+  $("process-list").replaceChildren(
+    ...state.processes.map((p) => el("li", { class: "process", "data-pid": p.pid }, el("b", { text: String(p.pid) }), " ", p.command, el("span", { class: "muted", text: ` (${p.sessionId})` }))),
+  );
+}
+
+// ---- actions ----
+
+async function post(path, body) {
+  const res = await fetch(APPROVALS + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Pedelec-Approver": TOKEN },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) {
+    let msg = `${res.status}`;
+    try {
+      const j = await res.json();
+      msg = j.error ? `${j.error.code}: ${j.error.message}` : msg;
+    } catch {}
+    alert(`Core refused: ${msg}`);
+  }
+}
+
+const decide = (id, decision) => post("decide", { id, decision });
+const revoke = (origin) => {
+  if (confirm(`Revoke ${origin}? Its live sessions end.`)) post("revoke", { origin });
+};
+
+connect();
