@@ -120,3 +120,23 @@ func (c *Core) removeToken() {
 		os.Remove(path)
 	}
 }
+
+// writeApproverToken writes the per-run approver token for the CLI
+// (`pedelec approve` and friends), readable by Core's user only.
+func (c *Core) writeApproverToken() error {
+	path := filepath.Join(c.opts.StateDir, wire.ApproverTokenFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(c.approverToken+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the approver token: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// removeApproverToken removes it at shutdown, unless another Core has
+// written its own since.
+func (c *Core) removeApproverToken() {
+	path := filepath.Join(c.opts.StateDir, wire.ApproverTokenFile)
+	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == c.approverToken {
+		os.Remove(path)
+	}
+}
