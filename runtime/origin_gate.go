@@ -109,7 +109,7 @@ func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bo
 		pc.respond(req.ID, approvalStatus{Approved: pc.originApproved(), Origin: pc.origin}, nil)
 		return true
 	case methodRequestApproval:
-		st, _, err := pc.requestApproval()
+		st, _, err := pc.requestApproval(true)
 		pc.respond(req.ID, st, err)
 		return true
 	case methodAwaitApproval:
@@ -133,7 +133,7 @@ func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bo
 
 // requestApproval asks the user for this connection's origin (joining the
 // origin's pending request) and logs how to answer from the terminal.
-func (pc *conn) requestApproval() (approvalStatus, *approvals.Ticket, error) {
+func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, error) {
 	if pc.originApproved() {
 		return approvalStatus{Approved: true, Origin: pc.origin}, nil, nil
 	}
@@ -147,8 +147,10 @@ func (pc *conn) requestApproval() (approvalStatus, *approvals.Ticket, error) {
 		return approvalStatus{Approved: true, Origin: pc.origin}, t, nil
 	}
 	url := pc.core.URL() + approvalPagePath + r.ID
-	pc.core.log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
-		"origin", r.Origin, "request", r.ID, "url", url)
+	if logIt {
+		pc.core.log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
+			"origin", r.Origin, "request", r.ID, "url", url)
+	}
 	return approvalStatus{Origin: pc.origin, RequestID: r.ID, URL: url, ExpiresAt: &r.ExpiresAt,
 		TimeoutMs: pc.core.book.OriginTimeout().Milliseconds()}, t, nil
 }
@@ -156,7 +158,7 @@ func (pc *conn) requestApproval() (approvalStatus, *approvals.Ticket, error) {
 // awaitApproval waits for the origin's decision, then answers the request
 // (await_approval) or runs it (create_session, resume_session, with h).
 func (pc *conn) awaitApproval(ctx context.Context, req wire.Request, h handler) {
-	_, t, err := pc.requestApproval()
+	_, t, err := pc.requestApproval(h != nil) // await_approval follows a logged request_approval
 	if err == nil && t != nil {
 		wctx, cancel := context.WithCancel(ctx)
 		go func() {
