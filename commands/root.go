@@ -4,6 +4,7 @@
 package commands
 
 import (
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"io"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,10 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			providersCommand(),
 			scriptAgentCommand(),
 			mcpCommand(),
+			approvalsCommand(),
+			decideCommand("approve", "Approve an origin or a pending call (`pedelec approvals` lists them)", wire.DecisionApprove),
+			decideCommand("deny", "Deny an origin's request or a pending call", wire.DecisionDeny),
+			revokeCommand(),
 		},
 	}
 	onUsageErrorEverywhere(app.Commands)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"io"
 	"net"
 	"os"
@@ -32,6 +33,7 @@ provider processes killed.`,
 			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for the session database and session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
 			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
+			&cli.DurationFlag{Name: "origin-approval-timeout", Value: approvals.DefaultOriginTimeout, Usage: "how long an unapproved site's createSession waits for your decision", EnvVars: []string{"PEDELEC_ORIGIN_APPROVAL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
 			&cli.IntFlag{Name: "event-log-size", Value: pruntime.DefaultEventLogSize, Usage: "events kept per session for a page that resumes after losing its connection", EnvVars: []string{"PEDELEC_EVENT_LOG_SIZE"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
@@ -68,21 +70,22 @@ func runServe(c *cli.Context) error {
 	}
 	providers := cfg.Registry()
 	core, err := pruntime.NewCore(pruntime.Options{
-		StateDir:        c.String("state-dir"),
-		ToolTimeout:     c.Duration("tool-timeout"),
-		TurnTimeout:     c.Duration("turn-timeout"),
-		ResumeWindow:    c.Duration("resume-window"),
-		EventLogSize:    c.Int("event-log-size"),
-		MaxPendingCalls: c.Int("max-pending-calls"),
-		MaxMessageBytes: c.Int64("max-message-bytes"),
-		AllowOrigins:    c.StringSlice("allow-origin"),
-		AllowHosts:      c.StringSlice("allow-host"),
-		AllowOtherUsers: c.Bool("allow-other-users"),
-		Limits:          limits,
-		AssetTicketTTL:  c.Duration("asset-ticket-ttl"),
-		Providers:       providers,
-		Logger:          logger,
-		Version:         Version,
+		StateDir:              c.String("state-dir"),
+		ToolTimeout:           c.Duration("tool-timeout"),
+		TurnTimeout:           c.Duration("turn-timeout"),
+		ResumeWindow:          c.Duration("resume-window"),
+		OriginApprovalTimeout: c.Duration("origin-approval-timeout"),
+		EventLogSize:          c.Int("event-log-size"),
+		MaxPendingCalls:       c.Int("max-pending-calls"),
+		MaxMessageBytes:       c.Int64("max-message-bytes"),
+		AllowOrigins:          c.StringSlice("allow-origin"),
+		AllowHosts:            c.StringSlice("allow-host"),
+		AllowOtherUsers:       c.Bool("allow-other-users"),
+		Limits:                limits,
+		AssetTicketTTL:        c.Duration("asset-ticket-ttl"),
+		Providers:             providers,
+		Logger:                logger,
+		Version:               Version,
 	})
 	if err != nil {
 		return err

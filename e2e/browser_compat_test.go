@@ -266,7 +266,7 @@ return { Refused: await refused.getApprovalStatus(), Down: await down.getApprova
 		if got.Down["installed"] != false || got.Down["approved"] != false || got.Down["appConnected"] != false {
 			t.Errorf("Core not running: %v", got.Down)
 		}
-		if got.Avail["available"] != false || got.AvailErr != "ORIGIN_NOT_ALLOWED" || got.DownAvailErr != "CORE_UNREACHABLE" {
+		if got.Avail["available"] != false || got.AvailErr != "CREATE_SESSION_NOT_APPROVED" || got.DownAvailErr != "CORE_UNREACHABLE" {
 			t.Errorf("checkAvailability: refused %v (%s), down %s", got.Avail, got.AvailErr, got.DownAvailErr)
 		}
 	})

@@ -18,17 +18,26 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// A page from an origin not on the allowlist is refused with 403 and a log
-// line telling the user how to allow it; an allowed one works; a session
-// belongs to the origin that created it.
+// A page from an origin not on the allowlist (issue 22: nor approved by
+// the user) connects but may only ask for approval: every other request is
+// CREATE_SESSION_NOT_APPROVED, and a log line says how to approve it. An
+// allowed one works; a session belongs to the origin that created it.
+// Before issue 22 the WebSocket itself was refused with 403
+// ORIGIN_NOT_ALLOWED; an origin that can never be approved ("null") still is
+// (core_bounds_test.go).
 func TestOriginAllowlist(t *testing.T) {
 	srv := testenv.Serve(t, []string{"--allow-origin", "http://app.localhost:5173", "--allow-origin", "http://localhost:*"})
-	_, resp, err := wspage.TryDial(srv.WSURL, "http://evil.example")
-	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("evil origin: err=%v resp=%v", err, resp)
+	evil := wspage.Dial(t, srv.WSURL, "http://evil.example")
+	for _, method := range []string{wire.MethodListProviders, wire.MethodSendText, wire.MethodEndSession} {
+		if _, err := evil.Call(method, wire.SendTextParams{SessionID: "s_x", Text: "x"}); err == nil || err.Code != wire.CodeCreateSessionNotApproved {
+			t.Fatalf("%s from an unapproved origin: %+v", method, err)
+		}
 	}
-	testenv.Await(t, 5*time.Second, "a log line saying how to allow the origin", func() bool {
-		return strings.Contains(srv.Logs(), "--allow-origin http://evil.example")
+	if _, err := evil.Call("request_approval", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Await(t, 5*time.Second, "a log line saying how to approve the origin", func() bool {
+		return strings.Contains(srv.Logs(), "pedelec approve http://evil.example")
 	})
 	// Core's own page origin is always allowed.
 	wspage.Dial(t, srv.WSURL, srv.URL)

@@ -27,9 +27,12 @@ type conn struct {
 	core   *Core
 	ws     *websocket.Conn
 	origin string
-	log    *log.Logger
-	out    chan outFrame
-	batch  *writeBatch // nil in tests that build a conn by hand
+	// preApproved: Core's own page, a client without Origin, or
+	// --allow-origin; otherwise the Book decides (origin_gate.go).
+	preApproved bool
+	log         *log.Logger
+	out         chan outFrame
+	batch       *writeBatch // nil in tests that build a conn by hand
 	// batched: the page asked for batched messages (conn_frames.go); msg
 	// is the writer's buffer for them.
 	batched bool

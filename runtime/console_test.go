@@ -87,7 +87,7 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	var f feedTracker
 	in := h.core.consoleInput(false, nil)
 	snap := f.snapshot(in, h.core.coreURL)
-	if len(snap.Sessions) != 0 || snap.Approvals != nil || snap.Version != 1 {
+	if len(snap.Sessions) != 0 || snap.Approvals == nil || len(snap.Approvals.Pending)+len(snap.Approvals.Origins) != 0 || snap.Version != 1 {
 		t.Fatalf("empty snapshot: %+v", snap)
 	}
 	if _, ok := f.delta(h.core.consoleInput(false, nil)); ok {
@@ -127,17 +127,24 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	}
 }
 
-// The approvals the console shows come from the book once it is set: a fake here.
+// The approvals the console shows are the Book's, and a change to them
+// wakes the console's feeds.
 func TestConsoleFeedApprovals(t *testing.T) {
 	h := newHarness(t, func(o *Options) {})
-	if snap := h.core.ConsoleSnapshot(); snap.Approvals != nil {
-		t.Fatalf("approvals without a book: %+v", snap.Approvals)
+	if snap := h.core.ConsoleSnapshot(); snap.Approvals == nil || len(snap.Approvals.Origins) != 0 {
+		t.Fatalf("approvals before any grant: %+v", snap.Approvals)
 	}
-	h.core.consoleApprovals = func() wire.ApprovalsState {
-		return wire.ApprovalsState{Pending: []wire.ApprovalRequest{}, Origins: []wire.OriginGrant{{Origin: "http://app.test", By: "console"}}}
+	changed := h.core.console.wait()
+	if err := h.core.book.Grant("http://app.test", "console"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the console was not woken by a grant")
 	}
 	snap := h.core.ConsoleSnapshot()
-	if snap.Approvals == nil || len(snap.Approvals.Origins) != 1 {
+	if snap.Approvals == nil || len(snap.Approvals.Origins) != 1 || snap.Approvals.Origins[0].Origin != "http://app.test" {
 		t.Fatalf("approvals: %+v", snap.Approvals)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
@@ -45,6 +46,10 @@ type Options struct {
 	// AllowOrigins are page origins allowed besides Core's own, exact or with
 	// a "*" port or subdomain wildcard ("http://localhost:*").
 	AllowOrigins []string
+	// OriginApprovalTimeout is how long an unapproved origin's
+	// createSession/resumeSession waits for the user (default
+	// approvals.DefaultOriginTimeout).
+	OriginApprovalTimeout time.Duration
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
@@ -127,6 +132,11 @@ func (o *Options) setDefaults() {
 // The persist package's locks come last: Writer.Put appends to the journal
 // under Writer.mu, and Writer.Sync, which a page's connection calls before
 // it writes, takes only the journal's two.
+// approvals.Book.mu is a leaf too: it is taken under any of the above
+// (Core asks the Book whether an origin is approved), holds nothing else
+// but the state database's own transaction while a grant is written
+// (persist.DB.SaveGrant, not the Writer), and the Book calls back
+// (OnRevoke: ending sessions) and feeds its listeners without it.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
 // ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu and
 // consoleSignal.mu (bumped under Session.mu and Core.mu) are leaves: nothing else is taken while one is held. A provider may hold
@@ -173,6 +183,8 @@ type Core struct {
 	console          consoleSignal
 	approver         string
 	consoleApprovals func() wire.ApprovalsState
+	book             *approvals.Book  // origin grants and requests waiting for the user (origin_gate.go)
+	guard            *approvals.Guard // who may read and make decisions
 }
 
 // NewCore makes a Core; Serve (server.go) puts it on the network.
@@ -250,6 +262,7 @@ func (c *Core) forget(id string, after time.Duration) {
 		delete(c.threads, agentThreadID(id))
 		c.mu.Unlock()
 		c.console.bump()
+		c.book.EndSession(id) // its "allow for this session" choices go with it
 	})
 }
 

@@ -49,6 +49,9 @@ func (c *conn) handleRequest(ctx context.Context, data []byte, index int) {
 		c.respond(req.ID, nil, atIndex(wire.Errorf(wire.CodeInvalidInput, "frame type %q is not %q", req.Type, wire.FrameRequest), index))
 		return
 	}
+	if c.gateRequest(ctx, req, index) {
+		return
+	}
 	h, ok := methods[req.Method]
 	if !ok {
 		c.respond(req.ID, nil, atIndex(wire.Errorf(wire.CodeUnknownMethod, "unknown method %q", req.Method).

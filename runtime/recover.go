@@ -29,6 +29,10 @@ func (c *Core) recover() error {
 		return err
 	}
 	c.persist = persist.NewWriter(db, c.log)
+	if err := c.openBook(db); err != nil {
+		c.persist.Close()
+		return fmt.Errorf("read approved origins from the state database: %w", err)
+	}
 	db.Recovered.Log(c.log)
 	records, err := db.Sessions()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -34,6 +35,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
 	c.mountMCP(mux)
+	c.mountApprovals(mux)
 	c.transfers.Route(mux)
 	c.mountConsole(mux, assets.Console)
 	if assets.SDK != nil {
@@ -87,10 +89,14 @@ func sdkHandler(sdk fs.FS) http.Handler {
 }
 
 func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	origin, ok := c.originAllowed(r)
-	if !ok {
-		c.refuseOrigin(w, origin)
-		return
+	origin, preApproved := c.originAllowed(r)
+	if !preApproved {
+		// Not Core's own page nor --allow-origin: it may connect to ask the
+		// user (origin_gate.go), if it has an origin the user could approve.
+		if _, err := approvals.NormalizeOrigin(origin); err != nil {
+			c.refuseOrigin(w, origin)
+			return
+		}
 	}
 	// The origin was checked above with Pedelec's own rules.
 	batch := &writeBatch{}
@@ -101,6 +107,7 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	pc := newConn(c, ws, origin)
 	pc.batch = batch
+	pc.preApproved = preApproved
 	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"
 	pc.serve(context.WithoutCancel(r.Context()))
 }

@@ -226,7 +226,7 @@ func (d *DB) prepare() error {
 	}
 	return guard("preparing it", func() error {
 		return d.bolt.Update(func(tx *bolt.Tx) error {
-			for _, name := range [][]byte{sessionsBucket, eventsBucket, skillsBucket, setAsideBucket, metaBucket} {
+			for _, name := range [][]byte{sessionsBucket, eventsBucket, skillsBucket, setAsideBucket, metaBucket, originsBucket} {
 				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 					return &unreadableError{why: fmt.Sprintf("bucket %s: %v", name, err)}
 				}

@@ -70,6 +70,7 @@ const (
 	EndReasonDisconnect          EndReason = "disconnect"            // the page went away with autoEndOnDisconnect
 	EndReasonShutdown            EndReason = "shutdown"              // Core is stopping
 	EndReasonResumeWindowExpired EndReason = "resume_window_expired" // nobody resumed a detached session in time
+	EndReasonOriginRevoked       EndReason = "origin_revoked"        // the user revoked the page's origin
 )
 
 // The complete lists, which a test keeps in step with docs/protocol.md and
@@ -77,7 +78,7 @@ const (
 var (
 	Statuses       = []Status{StatusIdle, StatusRunning, StatusWaitingToolResult, StatusEnded, StatusError}
 	SettleOutcomes = []SettleOutcome{OutcomeResult, OutcomeTimeout, OutcomeSessionEnded, OutcomeCancelled, OutcomeInterrupted}
-	EndReasons     = []EndReason{EndReasonEndSession, EndReasonDisconnect, EndReasonShutdown, EndReasonResumeWindowExpired}
+	EndReasons     = []EndReason{EndReasonEndSession, EndReasonDisconnect, EndReasonShutdown, EndReasonResumeWindowExpired, EndReasonOriginRevoked}
 )
 
 // Request is a page → Core frame: {"type":"request","id":1,"method":"...","params":{...}}.

@@ -218,7 +218,7 @@ export type ErrorEventContext = PedelecEventContext & {
  * was not resumed within Core's resume window. Other strings may come from
  * newer Cores.
  */
-export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
+export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | "origin_revoked" | (string & {});
 export type EndedEventContext = PedelecEventContext & {
 	type: "ended" | "sdk_ended";
 	/** Pedelec Core addition: why it ended. */
@@ -386,6 +386,22 @@ export type PedelecOptions = {
 	 * when it was imported from /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
 	 */
 	url?: string;
+	/**
+	 * Pedelec Core addition: told while a createSession/resumeSession waits
+	 * for the user to approve this origin: the approval window's URL, and
+	 * an OPEN_POPUP_FAILED error when the browser blocked the window (open
+	 * the URL by hand, or run `pedelec approve <origin>`; the call keeps
+	 * waiting).
+	 */
+	onApprovalPending?: (pending: ApprovalPending) => void;
+};
+/** Pedelec Core addition: an origin approval the SDK is waiting for. */
+export type ApprovalPending = {
+	origin: string;
+	requestId: string;
+	url: string;
+	/** OPEN_POPUP_FAILED when the browser blocked the approval window. */
+	error?: PedelecError;
 };
 /** Pedelec Core addition: what sendTurn resolves with once the turn is over. */
 export type TurnResult = {
@@ -579,6 +595,9 @@ export declare class Pedelec {
 	private readonly sessions;
 	private readonly reconnector;
 	private closed;
+	private readonly onApprovalPending?;
+	/** The approval this client waits for, shared by concurrent calls. */
+	private approval;
 	/**
 	 * Connects lazily: nothing is sent until the first call. With no options
 	 * it reaches Core at its default address (or the Core that served this
@@ -631,6 +650,18 @@ export declare class Pedelec {
 	 * unwrapped into Core's parameters.
 	 */
 	request<T>(type: string, payload?: Record<string, unknown>): Promise<T>;
+	/**
+	 * Waits until this page's origin may use Core. An origin Core does not
+	 * know yet asks the user: the approval window opens (window.open; the
+	 * call usually follows a click, so the browser lets it), and the call
+	 * waits for the decision: APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked
+	 * window is reported to onApprovalPending (and the console) as
+	 * OPEN_POPUP_FAILED with the URL, and the call keeps waiting.
+	 */
+	/** get_approval_status; a Core from before approvals that answers at all approved the origin. */
+	private approvalAnswer;
+	private ensureApproved;
+	private waitForApproval;
 	/** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
 	close(): void;
 	private track;

@@ -166,12 +166,12 @@ var Connection = class {
     return this.probe(httpBase(this.url)).catch(() => false);
   }
   /** Sends one request and resolves with its result, or rejects with its error. */
-  async request(method, params) {
+  async request(method, params, timeoutMs) {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method, deadline: Date.now() + this.timeoutMs });
+      this.pending.set(id, { resolve, reject, method, deadline: Date.now() + (timeoutMs ?? this.timeoutMs) });
       this.watchDeadlines();
       let text;
       try {
@@ -1985,11 +1985,15 @@ var Pedelec = class {
     __publicField(this, "sessions", /* @__PURE__ */ new Set());
     __publicField(this, "reconnector");
     __publicField(this, "closed", false);
+    __publicField(this, "onApprovalPending");
+    /** The approval this client waits for, shared by concurrent calls. */
+    __publicField(this, "approval", null);
     const opts = options ?? {};
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : void 0;
     this.reconnector = new Reconnector(
       async () => {
         const outcomes = await Promise.all([...this.sessions].map((s) => s.resumeAfterReconnect()));
@@ -2017,6 +2021,7 @@ var Pedelec = class {
    * path, reason, default model and description, and the default provider.
    */
   async listProviderDetails() {
+    await this.ensureApproved();
     const result = await this.connection.request("list_providers", {});
     if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
       throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
@@ -2035,8 +2040,8 @@ var Pedelec = class {
   async getApprovalStatus() {
     const origin = pageOrigin2();
     try {
-      await this.connection.ready();
-      return { installed: true, approved: true, origin, appConnected: true };
+      const answer = await this.approvalAnswer();
+      return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
       if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
@@ -2058,13 +2063,17 @@ var Pedelec = class {
       desktop: { available: false, launchAttempted: false }
     };
     try {
-      await this.connection.ready();
+      const answer = await this.approvalAnswer();
       result.extension.available = true;
-      result.approval.approved = true;
+      result.approval.approved = answer.approved === true;
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
       result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || await this.connection.reachable();
+      return result;
+    }
+    if (!result.approval.approved) {
+      result.error = new PedelecError("CREATE_SESSION_NOT_APPROVED", `This origin (${origin}) is not approved to use Pedelec Core yet: createSession() asks the user`, { origin });
       return result;
     }
     result.desktop.launchAttempted = true;
@@ -2093,6 +2102,7 @@ var Pedelec = class {
       throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
     const manifest = checkedManifest(skills === void 0 ? { guidance: "", tools: [] } : skills);
+    await this.ensureApproved();
     const params = { skills: manifest };
     if (provider !== void 0) {
       params.provider = provider;
@@ -2131,6 +2141,7 @@ var Pedelec = class {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
+    await this.ensureApproved();
     const info = await this.connection.request("resume_session", { sessionId });
     return this.track(info, options?.tools ?? []);
   }
@@ -2149,6 +2160,62 @@ var Pedelec = class {
       if (params.skills === void 0) params.skills = { guidance: "", tools: [] };
     }
     return this.connection.request(type, params);
+  }
+  /**
+   * Waits until this page's origin may use Core. An origin Core does not
+   * know yet asks the user: the approval window opens (window.open; the
+   * call usually follows a click, so the browser lets it), and the call
+   * waits for the decision: APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked
+   * window is reported to onApprovalPending (and the console) as
+   * OPEN_POPUP_FAILED with the URL, and the call keeps waiting.
+   */
+  /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
+  async approvalAnswer() {
+    try {
+      return await this.connection.request("get_approval_status", {});
+    } catch (err) {
+      if (PedelecError.from(err).code === "UNKNOWN_METHOD") return { approved: true, origin: pageOrigin2() ?? "" };
+      throw err;
+    }
+  }
+  ensureApproved() {
+    if (!this.approval) {
+      this.approval = this.waitForApproval().finally(() => {
+        this.approval = null;
+      });
+    }
+    return this.approval;
+  }
+  async waitForApproval() {
+    let answer;
+    try {
+      answer = await this.connection.request("request_approval", {});
+    } catch (err) {
+      if (PedelecError.from(err).code === "UNKNOWN_METHOD") return;
+      throw err;
+    }
+    if (answer.approved || !answer.requestId || !answer.url) return;
+    const pending = { origin: answer.origin, requestId: answer.requestId, url: answer.url };
+    let popup = null;
+    try {
+      popup = typeof window !== "undefined" && typeof window.open === "function" ? window.open(answer.url, "pedelec-approval-" + answer.requestId, "popup,width=520,height=560") : null;
+    } catch {
+      popup = null;
+    }
+    if (!popup) {
+      pending.error = new PedelecError(
+        "OPEN_POPUP_FAILED",
+        `The browser blocked Pedelec's approval window. Open ${answer.url} to decide, or run \`pedelec approve ${answer.origin}\`; this call keeps waiting`,
+        { url: answer.url, origin: answer.origin, requestId: answer.requestId }
+      );
+      if (typeof console !== "undefined") console.warn(pending.error.message);
+    }
+    try {
+      this.onApprovalPending?.(pending);
+    } catch {
+    }
+    const waitMs = (answer.timeoutMs ?? 12e4) + 3e4;
+    await this.connection.request("await_approval", {}, waitMs);
   }
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close() {

@@ -5,7 +5,7 @@
 // (`pedelec serve`), and docs/compat.md maps each method's meaning.
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
-import type { Method, SessionInfo } from "./client/protocol.js";
+import type { ApprovalAnswer, Method, SessionInfo } from "./client/protocol.js";
 import { DEFAULT_RECONNECT, Reconnector, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
@@ -14,6 +14,7 @@ import { displayName, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
 import type {
   AnyToolDefinition,
+  ApprovalPending,
   ApprovalStatus,
   CreateSessionInput,
   PedelecAvailability,
@@ -64,6 +65,9 @@ export class Pedelec {
   private readonly sessions = new Set<PedelecSession<string, readonly AnyToolDefinition[]>>();
   private readonly reconnector: Reconnector;
   private closed = false;
+  private readonly onApprovalPending?: (pending: ApprovalPending) => void;
+  /** The approval this client waits for, shared by concurrent calls. */
+  private approval: Promise<void> | null = null;
 
   /**
    * Connects lazily: nothing is sent until the first call. With no options
@@ -76,6 +80,7 @@ export class Pedelec {
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : undefined;
     // When the connection drops, every session waits in a reconnecting
     // state and the client retries with backoff until Core is back, then
     // resumes each one from the last event it handled.
@@ -108,6 +113,7 @@ export class Pedelec {
    * path, reason, default model and description, and the default provider.
    */
   async listProviderDetails(): Promise<ProviderList> {
+    await this.ensureApproved();
     const result = await this.connection.request<ProviderList>("list_providers", {});
     if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
       throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
@@ -128,8 +134,8 @@ export class Pedelec {
   async getApprovalStatus(): Promise<ApprovalStatus> {
     const origin = pageOrigin();
     try {
-      await this.connection.ready();
-      return { installed: true, approved: true, origin, appConnected: true };
+      const answer = await this.approvalAnswer();
+      return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
       if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
@@ -152,13 +158,17 @@ export class Pedelec {
       desktop: { available: false, launchAttempted: false },
     };
     try {
-      await this.connection.ready();
+      const answer = await this.approvalAnswer();
       result.extension.available = true;
-      result.approval.approved = true;
+      result.approval.approved = answer.approved === true;
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
       result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || (await this.connection.reachable());
+      return result;
+    }
+    if (!result.approval.approved) {
+      result.error = new PedelecError("CREATE_SESSION_NOT_APPROVED", `This origin (${origin}) is not approved to use Pedelec Core yet: createSession() asks the user`, { origin });
       return result;
     }
     result.desktop.launchAttempted = true;
@@ -207,6 +217,7 @@ export class Pedelec {
       throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
+    await this.ensureApproved();
     const params: Record<string, unknown> = { skills: manifest };
     if (provider !== undefined) {
       params.provider = provider;
@@ -249,6 +260,7 @@ export class Pedelec {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
+    await this.ensureApproved();
     const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
     return this.track(info, (options?.tools ?? []) as TTools);
   }
@@ -268,6 +280,67 @@ export class Pedelec {
       if (params.skills === undefined) params.skills = { guidance: "", tools: [] };
     }
     return this.connection.request<T>(type as Method, params);
+  }
+
+  /**
+   * Waits until this page's origin may use Core. An origin Core does not
+   * know yet asks the user: the approval window opens (window.open; the
+   * call usually follows a click, so the browser lets it), and the call
+   * waits for the decision: APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked
+   * window is reported to onApprovalPending (and the console) as
+   * OPEN_POPUP_FAILED with the URL, and the call keeps waiting.
+   */
+  /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
+  private async approvalAnswer(): Promise<ApprovalAnswer> {
+    try {
+      return await this.connection.request<ApprovalAnswer>("get_approval_status", {});
+    } catch (err) {
+      if (PedelecError.from(err).code === "UNKNOWN_METHOD") return { approved: true, origin: pageOrigin() ?? "" };
+      throw err;
+    }
+  }
+
+  private ensureApproved(): Promise<void> {
+    if (!this.approval) {
+      this.approval = this.waitForApproval().finally(() => {
+        this.approval = null;
+      });
+    }
+    return this.approval;
+  }
+
+  private async waitForApproval(): Promise<void> {
+    let answer: ApprovalAnswer;
+    try {
+      answer = await this.connection.request<ApprovalAnswer>("request_approval", {});
+    } catch (err) {
+      // A Core from before approvals gates origins at the connection.
+      if (PedelecError.from(err).code === "UNKNOWN_METHOD") return;
+      throw err;
+    }
+    if (answer.approved || !answer.requestId || !answer.url) return;
+    const pending: ApprovalPending = { origin: answer.origin, requestId: answer.requestId, url: answer.url };
+    let popup: unknown = null;
+    try {
+      popup = typeof window !== "undefined" && typeof window.open === "function" ? window.open(answer.url, "pedelec-approval-" + answer.requestId, "popup,width=520,height=560") : null;
+    } catch {
+      popup = null;
+    }
+    if (!popup) {
+      pending.error = new PedelecError(
+        "OPEN_POPUP_FAILED",
+        `The browser blocked Pedelec's approval window. Open ${answer.url} to decide, or run \`pedelec approve ${answer.origin}\`; this call keeps waiting`,
+        { url: answer.url, origin: answer.origin, requestId: answer.requestId },
+      );
+      if (typeof console !== "undefined") console.warn(pending.error.message);
+    }
+    try {
+      this.onApprovalPending?.(pending);
+    } catch {
+      // a listener's failure is not the approval's
+    }
+    const waitMs = (answer.timeoutMs ?? 120_000) + 30_000;
+    await this.connection.request<ApprovalAnswer>("await_approval", {}, waitMs);
   }
 
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */

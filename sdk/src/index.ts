@@ -13,6 +13,7 @@ export { DEFAULT_URL } from "./client/url.js";
 export { MAX_ASSET_BYTES } from "./assets.js";
 export type {
   // the original's names
+  ApprovalPending,
   ApprovalStatus,
   ChatEventContext,
   CreateSessionInput,

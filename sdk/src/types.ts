@@ -131,7 +131,7 @@ export type ErrorEventContext = PedelecEventContext & {
  * was not resumed within Core's resume window. Other strings may come from
  * newer Cores.
  */
-export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | (string & {});
+export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | "origin_revoked" | (string & {});
 
 export type EndedEventContext = PedelecEventContext & {
   type: "ended" | "sdk_ended";
@@ -332,6 +332,23 @@ export type PedelecOptions = {
    * when it was imported from /sdk/pedelec.js, else ws://127.0.0.1:7077/ws.
    */
   url?: string;
+  /**
+   * Pedelec Core addition: told while a createSession/resumeSession waits
+   * for the user to approve this origin: the approval window's URL, and
+   * an OPEN_POPUP_FAILED error when the browser blocked the window (open
+   * the URL by hand, or run `pedelec approve <origin>`; the call keeps
+   * waiting).
+   */
+  onApprovalPending?: (pending: ApprovalPending) => void;
+};
+
+/** Pedelec Core addition: an origin approval the SDK is waiting for. */
+export type ApprovalPending = {
+  origin: string;
+  requestId: string;
+  url: string;
+  /** OPEN_POPUP_FAILED when the browser blocked the approval window. */
+  error?: PedelecError;
 };
 
 /** Pedelec Core addition: what sendTurn resolves with once the turn is over. */

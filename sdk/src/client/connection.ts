@@ -103,12 +103,12 @@ export class Connection {
   }
 
   /** Sends one request and resolves with its result, or rejects with its error. */
-  async request<T>(method: Method, params: unknown): Promise<T> {
+  async request<T>(method: Method, params: unknown, timeoutMs?: number): Promise<T> {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame: RequestFrame = { type: "request", id, method, params };
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method, deadline: Date.now() + this.timeoutMs });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method, deadline: Date.now() + (timeoutMs ?? this.timeoutMs) });
       this.watchDeadlines();
       let text: string;
       try {

@@ -38,6 +38,9 @@ export type HelloFrame = {
 };
 
 export type Method =
+  | "get_approval_status"
+  | "request_approval"
+  | "await_approval"
   | "list_providers"
   | "create_session"
   | "resume_session"
@@ -48,6 +51,16 @@ export type Method =
   | "list_assets"
   | "asset_upload_ticket"
   | "asset_read_ticket";
+
+/** What get_approval_status, request_approval and await_approval answer (issue 22). */
+export type ApprovalAnswer = {
+  approved: boolean;
+  origin: string;
+  requestId?: string;
+  url?: string;
+  expiresAt?: string;
+  timeoutMs?: number;
+};
 
 export type SessionInfo = {
   sessionId: string;

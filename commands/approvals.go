@@ -1,0 +1,156 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/urfave/cli/v2"
+)
+
+// The approvals commands (issue 22): the user's decisions from a terminal.
+// They find Core like `pedelec mcp` (--core-url, --state-dir) and
+// authenticate with the approver token `pedelec serve` writes there. Core
+// refuses decisions from processes an agent runs; these commands refuse
+// first, with a clearer message, when their own environment is an agent's.
+
+func approvalsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
+		&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its approver token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+	}
+}
+
+func approvalsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "approvals",
+		Usage: "List approved origins and the requests waiting for your decision",
+		Flags: append(approvalsFlags(), &cli.StringFlag{Name: "format", Value: "text", Usage: "text or json", EnvVars: []string{"PEDELEC_APPROVALS_FORMAT"}}),
+		Action: func(c *cli.Context) error {
+			var st wire.ApprovalsState
+			if err := approverCall(c, "GET", "state", nil, &st); err != nil {
+				return err
+			}
+			out := c.App.Writer
+			if c.String("format") == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PENDING\tKIND\tORIGIN\tTOOL\tEXPIRES")
+			for _, p := range st.Pending {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Kind, p.Origin, p.Tool, time.Until(p.ExpiresAt).Round(time.Second))
+			}
+			fmt.Fprintln(tw, "\nAPPROVED ORIGIN\tSINCE\tBY")
+			for _, g := range st.Origins {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Origin, g.ApprovedAt.Local().Format(time.DateTime), g.By)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func decideCommand(name, usage string, d wire.Decision) *cli.Command {
+	flags := approvalsFlags()
+	if d == wire.DecisionDeny {
+		flags = append(flags, &cli.StringFlag{Name: "reason", Usage: "told to the page or the agent", EnvVars: []string{"PEDELEC_DENY_REASON"}})
+	} else {
+		flags = append(flags, &cli.BoolFlag{Name: "session", Usage: "for a call: allow this tool for the rest of its session", EnvVars: []string{"PEDELEC_APPROVE_SESSION"}})
+	}
+	return &cli.Command{
+		Name: name, Usage: usage, ArgsUsage: "<origin|request-id>", Flags: flags,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("%s needs one origin or request id (see `pedelec approvals`)", name)
+			}
+			dec := wire.ApprovalDecision{ID: c.Args().First(), Decision: d, Reason: c.String("reason")}
+			if d == wire.DecisionApprove && c.Bool("session") {
+				dec.Decision = wire.DecisionAllowSession
+			}
+			var res struct {
+				Request wire.ApprovalRequest `json:"request"`
+			}
+			if err := approverCall(c, "POST", "decide", dec, &res); err != nil {
+				return err
+			}
+			what := res.Request.Origin
+			if res.Request.Kind == wire.ApprovalCall {
+				what = "the call of " + res.Request.Tool + " (" + res.Request.ID + ")"
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %s\n", dec.Decision, what)
+			return nil
+		},
+	}
+}
+
+func revokeCommand() *cli.Command {
+	return &cli.Command{
+		Name: "revoke", Usage: "Take an origin's approval away; its live sessions end", ArgsUsage: "<origin>", Flags: approvalsFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("revoke needs one origin")
+			}
+			if err := approverCall(c, "POST", "revoke", wire.OriginRevocation{Origin: c.Args().First()}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "revoked: %s\n", c.Args().First())
+			return nil
+		},
+	}
+}
+
+// approverCall sends one approvals API request with the approver token.
+func approverCall(c *cli.Context, method, name string, body, out any) error {
+	if method == "POST" {
+		for _, k := range approvals.AgentEnvVars {
+			if os.Getenv(k) != "" {
+				return wire.Errorf(wire.CodeApproverNotAllowed, "this process runs under an agent (%s is set): only the user may decide", k)
+			}
+		}
+	}
+	tokenPath := filepath.Join(c.String("state-dir"), wire.ApproverTokenFile)
+	token, err := os.ReadFile(tokenPath)
+	if err != nil {
+		fmt.Fprintln(c.App.ErrWriter, "pedelec: "+fmt.Sprintf("no approver token at %s: is `pedelec serve` running with --state-dir %s? (%v)", tokenPath, c.String("state-dir"), err))
+		return &unreachableError{msg: "no approver token"}
+	}
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(c.Context, method, strings.TrimRight(c.String("core-url"), "/")+wire.ApprovalsPath+name, rd)
+	if err != nil {
+		return usageErrorf("--core-url: %v", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "pedelec: Pedelec Core at %s did not answer: %v\n", c.String("core-url"), err)
+		return &unreachableError{msg: "Core did not answer"}
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if resp.StatusCode != http.StatusOK {
+		var res wire.AgentResult
+		if json.Unmarshal(data, &res) == nil && res.Error != nil {
+			return res.Error
+		}
+		return fmt.Errorf("core answered %s: %s", resp.Status, strings.TrimSpace(string(data)))
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}

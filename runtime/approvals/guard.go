@@ -1,0 +1,112 @@
+package approvals
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// Guard decides who may read and make decisions: the approval window, the
+// console and the CLI, never a web page of another origin and never an
+// agent (docs/security.md has the threat model). Every request has already
+// passed Core's peer check (Core's own OS user) and Host check (a loopback
+// name) before it reaches the Guard.
+type Guard struct {
+	// Token is the per-run approver token: embedded in the pages Core
+	// serves (which no other origin can read or frame) and written to
+	// <state-dir>/approver-token for the CLI.
+	Token string
+	// RefuseAgent says why r comes from a process an agent runs (a
+	// provider process Core started or its descendant, or a process with
+	// the agent variables), or "" when it does not. nil: no such check.
+	RefuseAgent func(r *http.Request) string
+}
+
+// HeaderApprover carries the approver token (Authorization: Bearer works too).
+const HeaderApprover = "X-Pedelec-Approver"
+
+// Refusal is why r may not reach the approvals API ("" when it may).
+// Actions (decide, revoke) are also refused to agents.
+func (g *Guard) Refusal(r *http.Request, action bool) string {
+	if why := sameOriginRefusal(r); why != "" {
+		return why
+	}
+	token := r.Header.Get(HeaderApprover)
+	if token == "" {
+		if scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+			token = strings.TrimSpace(t)
+		}
+	}
+	if g.Token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(g.Token)) != 1 {
+		return "the request does not carry this Core's approver token"
+	}
+	if action && g.RefuseAgent != nil {
+		if why := g.RefuseAgent(r); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// sameOriginRefusal: a browser names the page that sent a request in
+// Origin and Sec-Fetch-Site; only Core's own pages (or no browser at all:
+// the CLI sends neither) may use the API.
+func sameOriginRefusal(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
+		return "the request came from the page of another origin (" + o + ")"
+	}
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return "the request came from a " + site + " page"
+	}
+	return ""
+}
+
+// API wraps an approvals API handler: refused requests get
+// APPROVER_NOT_ALLOWED (403) and never reach it.
+func (g *Guard) API(next http.Handler, action bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		noFraming(w)
+		w.Header().Set("Cache-Control", "no-store")
+		if why := g.Refusal(r, action); why != "" {
+			wire.WriteJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeApproverNotAllowed,
+				"only the user may decide, from Core's own pages or `pedelec approve`: %s", why).WithDetails(map[string]any{"reason": why})})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Page wraps a page that embeds the token (the approval window, the
+// console). It may be opened from any page (the approval window is opened
+// by the page that asks), but only as a top-level document: never framed,
+// never fetched or included by another origin, and in its own browsing
+// context group, so the page that opened it keeps no handle into it.
+func (g *Guard) Page(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		noFraming(w)
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Referrer-Policy", "no-referrer")
+		switch dest := r.Header.Get("Sec-Fetch-Dest"); dest {
+		case "", "document":
+		default:
+			http.Error(w, "this page opens only as a window of its own", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// noFraming: no page of any origin may frame what the Guard serves.
+func noFraming(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+}

@@ -1,0 +1,289 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/persist"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/web"
+)
+
+// The origin gate (issue 22). A page whose origin is neither Core's own
+// nor matched by --allow-origin (pre-approval, for scripts and CI) nor
+// approved by the user may still open the WebSocket, but may only ask
+// about approval: get_approval_status, request_approval, await_approval.
+// Its create_session and resume_session wait for the user's decision
+// (approvals.Book), and every other request is
+// CREATE_SESSION_NOT_APPROVED. Revoking an origin ends its live sessions.
+
+// Methods an unapproved origin may call.
+const (
+	methodGetApprovalStatus = "get_approval_status" // {approved, origin}; never asks the user
+	methodRequestApproval   = "request_approval"    // asks the user (once per origin): {approved, requestId, url, ...}
+	methodAwaitApproval     = "await_approval"      // waits for the decision: {approved: true} or the code
+)
+
+// approvalStatus is what get_approval_status, request_approval and
+// await_approval answer.
+type approvalStatus struct {
+	Approved  bool       `json:"approved"`
+	Origin    string     `json:"origin"`
+	RequestID string     `json:"requestId,omitempty"`
+	URL       string     `json:"url,omitempty"` // the approval window to open
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+}
+
+// grantStore keeps the Book's grants in the state database.
+type grantStore struct{ db *persist.DB }
+
+func (g grantStore) Grants() ([]wire.OriginGrant, error) {
+	recs, err := g.db.Grants()
+	out := make([]wire.OriginGrant, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, wire.OriginGrant{Origin: r.Origin, ApprovedAt: time.UnixMilli(r.ApprovedAt).UTC(), By: r.By})
+	}
+	return out, err
+}
+
+func (g grantStore) SaveGrant(o wire.OriginGrant) error {
+	return g.db.SaveGrant(persist.GrantRecord{Origin: o.Origin, ApprovedAt: o.ApprovedAt.UnixMilli(), By: o.By})
+}
+
+func (g grantStore) DeleteGrant(origin string) error { return g.db.DeleteGrant(origin) }
+
+// openBook makes the Book on the state database recover opened.
+func (c *Core) openBook(db *persist.DB) error {
+	book, err := approvals.New(approvals.Options{Store: grantStore{db}, OriginTimeout: c.opts.OriginApprovalTimeout,
+		OnRevoke: c.endOriginSessions})
+	if err != nil {
+		return err
+	}
+	c.book = book
+	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal}
+	// The console shows the Book's pending requests and grants, and wakes
+	// its feeds whenever they change.
+	c.consoleApprovals = book.State
+	changes, stop := book.Subscribe()
+	go func() {
+		defer stop()
+		for {
+			select {
+			case <-changes:
+				c.ConsoleChanged()
+			case <-c.mcp.ctx.Done(): // Core stopped
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// Book is the approvals Book (the console reads it).
+func (c *Core) Book() *approvals.Book { return c.book }
+
+// ApproverGuard is the guard of the approvals API, for other /console routes.
+func (c *Core) ApproverGuard() *approvals.Guard { return c.guard }
+
+// endOriginSessions ends every live session of a revoked origin.
+func (c *Core) endOriginSessions(origin string) {
+	c.mu.Lock()
+	var mine []*Session
+	for _, s := range c.sessions {
+		if o, err := approvals.NormalizeOrigin(s.origin); err == nil && o == origin {
+			mine = append(mine, s)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range mine {
+		s.End(wire.EndedData{Reason: wire.EndReasonOriginRevoked})
+	}
+	if len(mine) > 0 {
+		c.log.Info("origin revoked: its sessions ended", "origin", origin, "sessions", len(mine))
+	}
+}
+
+// originApproved: the connection's origin may use Core now. Asked per
+// request, so a revocation applies to open connections at once.
+func (pc *conn) originApproved() bool {
+	return pc.preApproved || pc.core.book.Approved(pc.origin)
+}
+
+// gateRequest runs before dispatch. It reports true when it took the
+// request over (answered it, or will answer it from its own goroutine).
+func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bool {
+	switch req.Method {
+	case methodGetApprovalStatus:
+		pc.respond(req.ID, approvalStatus{Approved: pc.originApproved(), Origin: pc.origin}, nil)
+		return true
+	case methodRequestApproval:
+		st, _, err := pc.requestApproval(true)
+		pc.respond(req.ID, st, err)
+		return true
+	case methodAwaitApproval:
+		go pc.awaitApproval(ctx, req, nil)
+		return true
+	}
+	if pc.originApproved() {
+		return false
+	}
+	switch req.Method {
+	case wire.MethodCreateSession, wire.MethodResumeSession:
+		// Waits for the user off the read loop, then runs as if approved.
+		go pc.awaitApproval(ctx, req, methods[req.Method])
+		return true
+	}
+	pc.respond(req.ID, nil, atIndex(wire.Errorf(wire.CodeCreateSessionNotApproved,
+		"origin %s is not approved to use this Pedelec Core: createSession or resumeSession asks the user first", pc.origin).
+		WithDetails(map[string]any{"origin": pc.origin}), index))
+	return true
+}
+
+// requestApproval asks the user for this connection's origin (joining the
+// origin's pending request) and logs how to answer from the terminal.
+func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, error) {
+	if pc.originApproved() {
+		return approvalStatus{Approved: true, Origin: pc.origin}, nil, nil
+	}
+	t, err := pc.core.book.RequestOrigin(pc.origin)
+	if err != nil {
+		return approvalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).
+			WithDetails(map[string]any{"origin": pc.origin})
+	}
+	r := t.Request()
+	if r.ID == "" {
+		return approvalStatus{Approved: true, Origin: pc.origin}, t, nil
+	}
+	url := pc.core.URL() + approvalPagePath + r.ID
+	if logIt {
+		pc.core.log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
+			"origin", r.Origin, "request", r.ID, "url", url)
+	}
+	return approvalStatus{Origin: pc.origin, RequestID: r.ID, URL: url, ExpiresAt: &r.ExpiresAt,
+		TimeoutMs: pc.core.book.OriginTimeout().Milliseconds()}, t, nil
+}
+
+// awaitApproval waits for the origin's decision, then answers the request
+// (await_approval) or runs it (create_session, resume_session, with h).
+func (pc *conn) awaitApproval(ctx context.Context, req wire.Request, h handler) {
+	_, t, err := pc.requestApproval(h != nil) // await_approval follows a logged request_approval
+	if err == nil && t != nil {
+		wctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-pc.closed:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+		err = t.Wait(wctx)
+		cancel()
+	}
+	if err != nil {
+		if ctx.Err() != nil || pc.isClosed() {
+			return // the page went away; nobody to answer
+		}
+		pc.respond(req.ID, nil, err)
+		return
+	}
+	if h == nil {
+		pc.respond(req.ID, approvalStatus{Approved: true, Origin: pc.origin}, nil)
+		return
+	}
+	result, then, err := h(ctx, pc, req.Params)
+	pc.respond(req.ID, result, err)
+	if err == nil && then != nil {
+		then()
+	}
+}
+
+// approvalPagePath + request id is the approval window.
+const approvalPagePath = "/console/approve/"
+
+// mountApprovals routes the approval window and the approvals API.
+func (c *Core) mountApprovals(mux *http.ServeMux) {
+	mux.Handle("GET "+approvalPagePath+"{id}", c.guard.Page(http.HandlerFunc(c.serveApprovalPage)))
+	mux.Handle("GET "+wire.ApprovalsPath+"state", c.guard.API(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, c.book.State())
+	}), false))
+	mux.Handle("POST "+wire.ApprovalsPath+"decide", c.guard.API(http.HandlerFunc(c.serveDecide), true))
+	mux.Handle("POST "+wire.ApprovalsPath+"revoke", c.guard.API(http.HandlerFunc(c.serveRevoke), true))
+}
+
+func (c *Core) serveDecide(w http.ResponseWriter, r *http.Request) {
+	var d wire.ApprovalDecision
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&d); err != nil {
+		writeJSON(w, http.StatusBadRequest, wire.AgentResult{Error: wire.Errorf(wire.CodeInvalidInput, "the body is not an ApprovalDecision: %v", err)})
+		return
+	}
+	by := approvals.ByCLI
+	if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" {
+		by = approvals.ByConsole
+	}
+	req, err := c.book.Decide(d.ID, d.Decision, d.Reason, by)
+	if err != nil {
+		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
+		return
+	}
+	c.log.Info("approval decided", "kind", req.Kind, "origin", req.Origin, "tool", req.Tool, "decision", d.Decision, "by", by)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request": req})
+}
+
+func (c *Core) serveRevoke(w http.ResponseWriter, r *http.Request) {
+	var rv wire.OriginRevocation
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&rv); err != nil {
+		writeJSON(w, http.StatusBadRequest, wire.AgentResult{Error: wire.Errorf(wire.CodeInvalidInput, "the body is not an OriginRevocation: %v", err)})
+		return
+	}
+	if err := c.book.Revoke(rv.Origin); err != nil {
+		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
+		return
+	}
+	c.log.Info("origin revoked", "origin", rv.Origin)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// errorStatus is the HTTP status of an approvals API error.
+func errorStatus(err error) int {
+	switch wire.AsError(err).Code {
+	case wire.CodeApprovalNotFound:
+		return http.StatusNotFound
+	case wire.CodeInvalidInput:
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+// approvePage is the approval window's template (web/approve).
+var approvePage = template.Must(template.New("approve").Parse(web.ApprovePage))
+
+// serveApprovalPage renders the approval window of one pending request,
+// with the approver token embedded: only Core's own origin can read it
+// (no CORS), and the Guard's headers keep it out of frames and out of
+// the reach of the page that opened it.
+func (c *Core) serveApprovalPage(w http.ResponseWriter, r *http.Request) {
+	req, found := c.book.Pending(r.PathValue("id"))
+	args := ""
+	if len(req.Args) > 0 {
+		var buf bytes.Buffer
+		if json.Indent(&buf, req.Args, "", "  ") == nil {
+			args = buf.String()
+		}
+	}
+	nonce := newID("n")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+
+		"'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if !found {
+		w.WriteHeader(http.StatusNotFound)
+	}
+	if err := approvePage.Execute(w, map[string]any{"Found": found, "Req": req, "Args": args, "Token": c.approver, "Nonce": nonce}); err != nil {
+		c.log.Warn("approval page", "err", err)
+	}
+}
