@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+	"unicode"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
@@ -102,7 +103,12 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
 			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
 	}
-	args = bytes.TrimSpace(args)
+	// The validator is the one place Core decodes a call's arguments; the
+	// page is sent these bytes as they are, so they must be exactly what it
+	// checked: no space or byte order mark around them (JSON.parse refuses
+	// the mark) and UTF-8 throughout (ValidateArgs refuses the rest, which
+	// would end the page's socket as a text frame).
+	args = bytes.TrimFunc(args, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -205,8 +211,10 @@ func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
 
 // submitResult settles one pending call with the page's result, or says
 // why the call is not pending.
+// result is a value of the page's decoded frame, so it is JSON already
+// (or absent); Core does not look inside it, and hands it on as it is.
 func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
-	if len(result) == 0 || !json.Valid(result) {
+	if len(result) == 0 {
 		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
 	}
 	s.mu.Lock()

@@ -190,12 +190,26 @@ func (s *Session) isEnded() bool {
 // old number again.
 func (s *Session) emitLocked(event, turnID string, data any) {
 	s.seq++
-	frame, err := json.Marshal(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	frame, err := eventFrame(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
 	if err != nil {
 		s.log.Error("encode event", "event", event, "err", err)
 		return
 	}
 	s.logEventLocked(frame)
+}
+
+// eventFrame encodes one event. A tool_call's args are the agent's bytes,
+// checked by callTool, and go to the page as they are: not scanned and
+// re-encoded again (docs/protocol.md, "A call's JSON").
+func eventFrame(e wire.Event) ([]byte, error) {
+	d, ok := e.Data.(wire.ToolCallData)
+	if !ok {
+		return json.Marshal(e)
+	}
+	args := d.Args
+	d.Args = nil
+	e.Data = d
+	return wire.MarshalRaw(e, "args", args)
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when
