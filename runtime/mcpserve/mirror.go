@@ -143,11 +143,12 @@ func (m *Mirror) handler(sessionID, tool string) ToolFunc {
 // Result is a handler's JSON result as MCP content: the JSON as text (what
 // every client shows the model) and, when it is an object, also as
 // structuredContent (clients validate that it is one).
+// The result is JSON Core checked, so its first byte tells an object: it
+// is not decoded just to ask.
 func Result(result json.RawMessage) *CallToolResult {
 	res := &CallToolResult{Content: []Content{TextContent(string(result))}}
-	var obj map[string]any
-	if json.Unmarshal(result, &obj) == nil && obj != nil {
-		res.StructuredContent = json.RawMessage(result)
+	if trimmed := bytes.TrimLeft(result, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+		res.StructuredContent = result
 	}
 	return res
 }
