@@ -83,9 +83,11 @@ type callOutcome struct {
 	err    error
 }
 
+// eventData is the call's tool_call data but for its args, which
+// emitToolCallLocked writes in as they are.
 func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 	return wire.ToolCallData{
-		ToolRequestID: p.id, Tool: p.tool, Args: p.args, TimeoutMs: p.timeoutMs,
+		ToolRequestID: p.id, Tool: p.tool, TimeoutMs: p.timeoutMs,
 		Deadline: p.deadline.UnixMilli(), TurnStartedAt: p.turnStartedAt.UnixMilli(), Redelivered: redelivered,
 	}
 }
@@ -142,7 +144,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	// the call it runs a handler for. The record, with the call in its
 	// pending list, goes to the journal before the tool_call event does.
 	s.refreshStatusAndSaveLocked()
-	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
+	s.emitToolCallLocked(call, false)
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 

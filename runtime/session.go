@@ -189,27 +189,33 @@ func (s *Session) isEnded() bool {
 // While detached the seq still advances, so a resumed page never sees an
 // old number again.
 func (s *Session) emitLocked(event, turnID string, data any) {
+	s.emitWithArgsLocked(event, turnID, data, nil)
+}
+
+// emitToolCallLocked sends call's tool_call event. Its args are the
+// agent's bytes, checked by callTool, and go to the page as they are: not
+// scanned and re-encoded again (docs/protocol.md, "A call's JSON").
+func (s *Session) emitToolCallLocked(call *pendingCall, redelivered bool) {
+	s.emitWithArgsLocked(wire.EventToolCall, call.turnID, call.eventData(redelivered), call.args)
+}
+
+// emitWithArgsLocked is emitLocked with args, when not nil, written in as
+// they are as the last member of data (wire.MarshalRaw).
+func (s *Session) emitWithArgsLocked(event, turnID string, data any, args json.RawMessage) {
 	s.seq++
-	frame, err := eventFrame(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	e := wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data}
+	var frame []byte
+	var err error
+	if args == nil {
+		frame, err = json.Marshal(e)
+	} else {
+		frame, err = wire.MarshalRaw(e, "args", args)
+	}
 	if err != nil {
 		s.log.Error("encode event", "event", event, "err", err)
 		return
 	}
 	s.logEventLocked(frame)
-}
-
-// eventFrame encodes one event. A tool_call's args are the agent's bytes,
-// checked by callTool, and go to the page as they are: not scanned and
-// re-encoded again (docs/protocol.md, "A call's JSON").
-func eventFrame(e wire.Event) ([]byte, error) {
-	d, ok := e.Data.(wire.ToolCallData)
-	if !ok {
-		return json.Marshal(e)
-	}
-	args := d.Args
-	d.Args = nil
-	e.Data = d
-	return wire.MarshalRaw(e, "args", args)
 }
 
 // refreshStatusLocked derives the status from the session's facts and, when
@@ -305,7 +311,7 @@ func (s *Session) resume(pc *conn, lastSeq *int64) (*wire.SessionInfo, func(), e
 		s.replayLocked(pc, from)
 		if lastSeq == nil {
 			for _, call := range s.calls.inOrder() {
-				s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
+				s.emitToolCallLocked(call, true)
 			}
 		}
 		s.saveLocked()

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -30,11 +29,11 @@ func MarshalRaw(v any, key string, raw json.RawMessage) ([]byte, error) {
 	for end > 0 && b[end-1] == '}' {
 		end--
 	}
-	null := `"` + key + `":null`
-	if end == len(b) || !bytes.HasSuffix(b[:end], []byte(null)) {
-		return nil, fmt.Errorf("wire.MarshalRaw: %T does not end with %s", v, null)
-	}
 	at := end - len("null")
+	member := at - len(key) - 3 // "key":
+	if end == len(b) || member < 0 || string(b[member:at]) != `"`+key+`":` || string(b[at:end]) != "null" {
+		return nil, fmt.Errorf(`wire.MarshalRaw: %T does not end with "%s":null`, v, key)
+	}
 	out := make([]byte, 0, at+len(raw)+len(b)-end)
 	out = append(append(append(out, b[:at]...), raw...), b[end:]...)
 	return out, nil
