@@ -96,10 +96,14 @@ func agentOutcome(res wire.AgentResult) error {
 }
 
 // checkJSONArgs reports unparseable arguments with the parser's message and
-// where in the text it stopped.
+// where in the text it stopped. It only scans them: Core decodes them, once,
+// against the tool's schema, and the page gets them as they are written.
 func checkJSONArgs(raw string) error {
+	if json.Valid([]byte(raw)) {
+		return nil
+	}
 	dec := json.NewDecoder(strings.NewReader(raw))
-	var v any
+	var v json.RawMessage // read, not built: the reader's errors say where
 	err := dec.Decode(&v)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {

@@ -126,15 +126,10 @@ func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 		writeJSON(w, status, wire.AgentResult{OK: false, Error: werr})
 		return
 	}
-	if len(result) == 0 {
-		writeJSON(w, status, wire.AgentResult{OK: true})
-		return
-	}
-	// The result is the page's JSON, already checked: written as it is
-	// rather than decoded and encoded again.
+	// The result is the page's JSON, checked as its frame was decoded:
+	// written as it is rather than scanned and encoded again.
+	body, _ := wire.AgentResultJSON(wire.AgentResult{OK: true, Result: result}) // cannot fail: no error to encode
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	buf := make([]byte, 0, len(result)+len(`{"ok":true,"result":}`)+1)
-	buf = append(append(append(buf, `{"ok":true,"result":`...), result...), "}\n"...)
-	w.Write(buf)
+	w.Write(append(body, '\n'))
 }

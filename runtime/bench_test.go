@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/kaoruisaac/pedelec/e2e/cardtools"
 	goruntime "runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,7 +16,9 @@ import (
 )
 
 const benchSkills = `{"guidance":"g","tools":[{"name":"update_counter","description":"Add delta to the counter.",
- "argsSchema":{"type":"object","properties":{"delta":{"type":"integer","minimum":-100,"maximum":100}},"required":["delta"]}}]}`
+ "argsSchema":{"type":"object","properties":{"delta":{"type":"integer","minimum":-100,"maximum":100}},"required":["delta"]}},
+ {"name":"replace_text","description":"Replace the document's text; answers with the text it replaced.",
+ "argsSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]}`
 
 // benchSession opens a page that answers update_counter, creates a session
 // on the hold provider and starts a turn, so calls are accepted.
@@ -30,6 +33,7 @@ func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client, 
 	p := wspage.Dial(b, wsURL(srv)+query, "")
 	n := 0
 	p.Handle("update_counter", func(json.RawMessage) any { n++; return map[string]int{"value": n} })
+	p.Handle("replace_text", func(args json.RawMessage) any { return args })
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: json.RawMessage(benchSkills)})
 	p.SendText(info.SessionID, "go")
 	s, werr := core.session(info.SessionID)
@@ -99,6 +103,32 @@ func BenchmarkToolCallInProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The same with a 64 KiB argument whose result is as large (an editor's
+// document going in and coming back), written as an agent might: indented,
+// with characters encoding/json escapes. Here the bytes dominate: what
+// each hop does with a call's JSON (scan it, copy it, re-encode it) shows
+// in ns/op and B/op (docs/performance.md, "A call's JSON").
+func BenchmarkToolCallInProcessLarge(b *testing.B) {
+	s, _ := benchSession(b)
+	args := largeArgs(64 << 10)
+	b.SetBytes(int64(len(args)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.callTool(context.Background(), "replace_text", args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// largeArgs is replace_text's arguments with a text of about size bytes.
+func largeArgs(size int) json.RawMessage {
+	line := `<p>Fish & chips, \"quoted\", caf\u00e9 — naïve</p>\n` // JSON string text
+	text := strings.Repeat(line, size/len(line)+1)
+	return json.RawMessage("{\n  \"text\": \"" + text + "\"\n}\n")
 }
 
 // Live heap per declared tool: 20 sessions of 500 create_card-like tools,

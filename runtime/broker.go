@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+	"unicode"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
@@ -82,9 +83,11 @@ type callOutcome struct {
 	err    error
 }
 
+// eventData is the call's tool_call data but for its args, which
+// emitToolCallLocked writes in as they are.
 func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 	return wire.ToolCallData{
-		ToolRequestID: p.id, Tool: p.tool, Args: p.args, TimeoutMs: p.timeoutMs,
+		ToolRequestID: p.id, Tool: p.tool, TimeoutMs: p.timeoutMs,
 		Deadline: p.deadline.UnixMilli(), TurnStartedAt: p.turnStartedAt.UnixMilli(), Redelivered: redelivered,
 	}
 }
@@ -102,7 +105,12 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
 			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
 	}
-	args = bytes.TrimSpace(args)
+	// The validator is the one place Core decodes a call's arguments; the
+	// page is sent these bytes as they are, so they must be exactly what it
+	// checked: no space or byte order mark around them (JSON.parse refuses
+	// the mark) and UTF-8 throughout (ValidateArgs refuses the rest, which
+	// would end the page's socket as a text frame).
+	args = bytes.TrimFunc(args, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -137,7 +145,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	// the call it runs a handler for. The record, with the call in its
 	// pending list, goes to the journal before the tool_call event does.
 	s.refreshStatusAndSaveLocked()
-	s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(false))
+	s.emitToolCallLocked(call, false)
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 
@@ -207,8 +215,10 @@ func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
 
 // submitResult settles one pending call with the page's result, or says
 // why the call is not pending.
+// result is a value of the page's decoded frame, so it is JSON already
+// (or absent); Core does not look inside it, and hands it on as it is.
 func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
-	if len(result) == 0 || !json.Valid(result) {
+	if len(result) == 0 {
 		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
 	}
 	s.mu.Lock()

@@ -28,7 +28,8 @@ func TestCallToolRoundTrip(t *testing.T) {
 		t.Errorf("result = %s", res)
 	}
 	call := toolCall(t, p, "echo", 1)
-	if call.TimeoutMs != 60000 || call.Deadline <= call.TurnStartedAt || call.Redelivered || string(call.Args) != `{"x":7}` {
+	// The arguments as the agent wrote them, less the space around them.
+	if call.TimeoutMs != 60000 || call.Deadline <= call.TurnStartedAt || call.Redelivered || string(call.Args) != `{"x": 7}` {
 		t.Errorf("tool_call = %+v", call)
 	}
 	if d := settled(t, p, call.ToolRequestID); d.Outcome != "result" || d.Tool != "echo" {

@@ -53,12 +53,13 @@ func TestConsoleViewOfATurn(t *testing.T) {
 	if len(v.Calls) != 2 {
 		t.Fatalf("calls: %+v", v.Calls)
 	}
+	// The agent wrote {"x": 7}: the console shows and repeats it as written.
 	echo, slow := v.Calls[0], v.Calls[1]
-	if echo.Tool != "echo" || echo.Status != "result" || string(echo.Args) != `{"x":7}` || echo.TurnID != turnID ||
+	if echo.Tool != "echo" || echo.Status != "result" || string(echo.Args) != `{"x": 7}` || echo.TurnID != turnID ||
 		echo.DurationMs == nil || echo.Error != nil || !strings.Contains(string(echo.Result), `"got"`) {
 		t.Errorf("echo: %+v", echo)
 	}
-	if want := "pedelec tool-call --thread-id " + s.id + ` echo '{"x":7}'`; echo.Command != want {
+	if want := "pedelec tool-call --thread-id " + s.id + ` echo '{"x": 7}'`; echo.Command != want {
 		t.Errorf("command %q, want %q", echo.Command, want)
 	}
 	if slow.Status != "timeout" || slow.Error == nil || slow.Error.Code != wire.CodeToolTimeout || *slow.DurationMs < 150 {
@@ -117,7 +118,15 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	if _, ok := f.delta(in); ok {
 		t.Fatal("processes and approvals sent twice")
 	}
-	// A session Core forgot is removed.
+	// A session Core forgot is removed. Core forgets only sessions that
+	// ended, so the turn ends first: one left running would hold Shutdown,
+	// which no longer finds the session to cancel it.
+	ht.finish <- nil
+	testenvAwait(t, "the turn's end", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.turn == nil
+	})
 	h.core.mu.Lock()
 	delete(h.core.sessions, s.id)
 	h.core.mu.Unlock()

@@ -191,8 +191,28 @@ func (s *Session) isEnded() bool {
 // While detached the seq still advances, so a resumed page never sees an
 // old number again.
 func (s *Session) emitLocked(event, turnID string, data any) {
+	s.emitWithArgsLocked(event, turnID, data, nil)
+}
+
+// emitToolCallLocked sends call's tool_call event. Its args are the
+// agent's bytes, checked by callTool, and go to the page as they are: not
+// scanned and re-encoded again (docs/protocol.md, "A call's JSON").
+func (s *Session) emitToolCallLocked(call *pendingCall, redelivered bool) {
+	s.emitWithArgsLocked(wire.EventToolCall, call.turnID, call.eventData(redelivered), call.args)
+}
+
+// emitWithArgsLocked is emitLocked with args, when not nil, written in as
+// they are as the last member of data (wire.MarshalRaw).
+func (s *Session) emitWithArgsLocked(event, turnID string, data any, args json.RawMessage) {
 	s.seq++
-	frame, err := json.Marshal(wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data})
+	e := wire.Event{Type: wire.FrameEvent, Event: event, SessionID: s.id, Seq: s.seq, TurnID: turnID, Data: data}
+	var frame []byte
+	var err error
+	if args == nil {
+		frame, err = json.Marshal(e)
+	} else {
+		frame, err = wire.MarshalRaw(e, "args", args)
+	}
 	if err != nil {
 		s.log.Error("encode event", "event", event, "err", err)
 		return
@@ -293,7 +313,7 @@ func (s *Session) resume(pc *conn, lastSeq *int64) (*wire.SessionInfo, func(), e
 		s.replayLocked(pc, from)
 		if lastSeq == nil {
 			for _, call := range s.calls.inOrder() {
-				s.emitLocked(wire.EventToolCall, call.turnID, call.eventData(true))
+				s.emitToolCallLocked(call, true)
 			}
 		}
 		s.saveLocked()

@@ -57,6 +57,11 @@ func TestRegistry(t *testing.T) {
 	if v := counter.ValidateArgs([]byte(`{"delta": 3}`)); len(v) != 0 {
 		t.Errorf("valid args: %v", v)
 	}
+	// The page gets the bytes checked here: a byte that is not UTF-8 would
+	// be read as U+FFFD here and not be taken by the page's socket at all.
+	if v := counter.ValidateArgs([]byte("{\"delta\": 3, \"note\": \"caf\xe9\"}")); len(v) != 1 || v[0].Path != RootPath || v[0].Got != "bytes that are not UTF-8" {
+		t.Errorf("args that are not UTF-8: %+v", v)
+	}
 }
 
 func TestTimeoutClamps(t *testing.T) {

@@ -22,12 +22,20 @@ type Violation struct {
 
 // ValidateArgs checks one call's arguments and returns every violation,
 // sorted by path; none means the call may go to the page. Arguments are
-// never changed: defaults are not inserted.
+// never changed: defaults are not inserted. The page is sent the very
+// bytes checked here, so they must be UTF-8: the parser would read a bad
+// byte in a string as U+FFFD, the page's socket would not take it at all.
 func (c *CompiledTool) ValidateArgs(args json.RawMessage) []Violation {
 	tree, err := c.schemaTree()
 	if err != nil {
 		return []Violation{{Path: RootPath, Expected: "arguments for a tool whose schema Core can read", Got: "a tool whose argsSchema is not JSON",
 			Message: "the tool's argsSchema cannot be read (" + err.Error() + "); the page must declare a valid schema"}}
+	}
+	if !utf8.Valid(args) {
+		return []Violation{{
+			Path: RootPath, Expected: "UTF-8 text", Got: "bytes that are not UTF-8",
+			Message: "the arguments must be UTF-8 text, as JSON is; got bytes that are not UTF-8 (write non-ASCII characters as UTF-8 or as \\u escapes)",
+		}}
 	}
 	inst, err := parseJSON(args)
 	if err != nil {

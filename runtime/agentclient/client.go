@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -65,7 +66,7 @@ func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.Agent
 // {"ok":true,"result":...} or {"ok":false,"error":{...}}. A request that
 // gets no such answer is a CORE_UNREACHABLE failure.
 func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentResult {
-	data, err := json.Marshal(request)
+	data, err := encodeRequest(request)
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
 	}
@@ -106,6 +107,27 @@ func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentR
 	return out
 }
 
+// encodeRequest is json.Marshal(request), but a call's arguments go in as
+// the caller has them (wire.MarshalRaw): Core decodes them once, to check
+// them, and the page gets these very bytes.
+func encodeRequest(request any) ([]byte, error) {
+	var args json.RawMessage
+	switch r := request.(type) {
+	case wire.AgentToolCallRequest:
+		args, r.Args = r.Args, nil
+		request = r
+	case wire.MCPCallRequest:
+		args, r.Args = r.Args, nil
+		request = r
+	default:
+		return json.Marshal(request)
+	}
+	if args != nil && !json.Valid(args) {
+		return nil, errors.New("the arguments are not one JSON value")
+	}
+	return wire.MarshalRaw(request, "args", args)
+}
+
 // cancelled is the answer when the agent itself gave up (its Ctrl-C): not
 // CORE_UNREACHABLE, which asks for a retry. Core sees the connection go and
 // settles the call as cancelled; the page may already have acted on it.
@@ -128,9 +150,17 @@ func toolOf(request any) string {
 
 func failure(err *wire.Error) wire.AgentResult { return wire.AgentResult{OK: false, Error: err} }
 
-// Print writes r as one JSON line, the only thing on stdout.
+// Print writes r as one JSON line, the only thing on stdout: the result
+// as the page sent it (Core's answer holds it as it is), unless it spans
+// lines, which only a page that is not the SDK sends.
 func Print(w io.Writer, r wire.AgentResult) {
-	data, err := json.Marshal(r)
+	if bytes.ContainsAny(r.Result, "\r\n") {
+		var one bytes.Buffer
+		if json.Compact(&one, r.Result) == nil {
+			r.Result = one.Bytes()
+		}
+	}
+	data, err := wire.AgentResultJSON(r)
 	if err != nil {
 		data = []byte(fmt.Sprintf(`{"ok":false,"error":{"code":"INTERNAL","message":%q}}`, err.Error()))
 	}

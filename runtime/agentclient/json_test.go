@@ -14,8 +14,9 @@ import (
 )
 
 // What a tool-call process sends is what encoding/json writes for the wire
-// types, it reads Core's answers as encoding/json does, and anything else
-// is not taken for an answer.
+// types, but for the arguments, which go as the agent wrote them; it reads
+// Core's answers as encoding/json does and prints the result as Core
+// answered it (on one line); anything else is not taken for an answer.
 func TestWireShapes(t *testing.T) {
 	var body []byte
 	answer := ""
@@ -31,9 +32,13 @@ func TestWireShapes(t *testing.T) {
 	answer = `{"ok":true}`
 	for _, a := range args {
 		for _, id := range []string{"t1", "quote\"back\\slash<>&\u2028", "é"} {
-			want, _ := json.Marshal(wire.AgentToolCallRequest{ThreadID: id, Tool: id + "_tool", Args: json.RawMessage(a)})
+			head, _ := json.Marshal(wire.AgentToolSpecRequest{ThreadID: id, Tool: id + "_tool"})
+			want := append(append(head[:len(head)-1:len(head)-1], `,"args":`+a...), '}')
 			if c.ToolCall(ctx, id, id+"_tool", json.RawMessage(a)); !bytes.Equal(body, want) {
 				t.Errorf("tool-call request for %q, %q:\n got %s\nwant %s", id, a, body, want)
+			}
+			if plain, _ := json.Marshal(wire.AgentToolCallRequest{ThreadID: id, Tool: id + "_tool", Args: json.RawMessage(a)}); bytes.HasSuffix(plain, []byte(`"args":`+a+`}`)) && !bytes.Equal(body, plain) {
+				t.Errorf("tool-call request for %q, %q is not what encoding/json writes: %s", id, a, body)
 			}
 			want, _ = json.Marshal(wire.AgentToolSpecRequest{ThreadID: id, Tool: id})
 			if c.ToolSpec(ctx, id, id); !bytes.Equal(body, want) {
@@ -64,6 +69,16 @@ func TestWireShapes(t *testing.T) {
 			t.Errorf("parse %s:\n got %+v\nwant %+v", answer, got, want)
 		}
 		wantOut, _ := json.Marshal(want)
+		if want.OK && want.Result != nil {
+			// The result as Core answered it, on one line.
+			result := want.Result
+			if bytes.ContainsAny(result, "\r\n") {
+				var one bytes.Buffer
+				json.Compact(&one, result)
+				result = one.Bytes()
+			}
+			wantOut = []byte(`{"ok":true,"result":` + string(result) + `}`)
+		}
 		var buf bytes.Buffer
 		Print(&buf, got)
 		if buf.String() != string(wantOut)+"\n" {

@@ -260,8 +260,9 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 // structuredContent (clients validate that it is one).
 func Result(result json.RawMessage) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}}
-	var obj map[string]any
-	if json.Unmarshal(result, &obj) == nil && obj != nil {
+	// The result is JSON Core checked, so its first byte tells an object:
+	// it is not decoded just to ask.
+	if trimmed := bytes.TrimLeft(result, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
 		res.StructuredContent = result
 	}
 	return res

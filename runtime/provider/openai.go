@@ -460,7 +460,7 @@ func (p *OpenAI) call(ctx context.Context, turn *Turn, names toolNames, call cha
 			}
 		}
 	}
-	b, err := json.Marshal(out)
+	b, err := wire.AgentResultJSON(out) // the result as the page sent it
 	if err != nil {
 		// A result the broker accepted is JSON; this is a broken invariant.
 		return "", wire.Errorf(wire.CodeInternal, "openai: encode the result of %s: %w", tool, err)

@@ -44,7 +44,8 @@ type MCPTool struct {
 	TimeoutMs   int64           `json:"timeoutMs"`
 }
 
-// MCPCallRequest calls one tool of one mcp session.
+// MCPCallRequest calls one tool of one mcp session. Args comes last,
+// written as the MCP client sent it (MarshalRaw).
 type MCPCallRequest struct {
 	SessionID string          `json:"sessionId"`
 	Tool      string          `json:"tool"`

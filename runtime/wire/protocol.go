@@ -201,14 +201,15 @@ type ChatDeltaData struct {
 }
 
 // ToolCallData asks the page to run one handler. Deadline is unix ms.
+// Args comes last: Core writes the agent's bytes in as they are (MarshalRaw).
 type ToolCallData struct {
 	ToolRequestID string          `json:"toolRequestId"`
 	Tool          string          `json:"tool"`
-	Args          json.RawMessage `json:"args"`
 	TimeoutMs     int64           `json:"timeoutMs"`
 	Deadline      int64           `json:"deadline"`
 	TurnStartedAt int64           `json:"turnStartedAt"`
 	Redelivered   bool            `json:"redelivered,omitempty"`
+	Args          json.RawMessage `json:"args"`
 }
 
 // ToolCallSettledData tells the page a call no longer waits for it, so an
@@ -260,6 +261,7 @@ const (
 	EnvSecret   = "PEDELEC_AGENT_SECRET"
 )
 
+// AgentToolCallRequest: Args comes last, written as the agent gave it (MarshalRaw).
 type AgentToolCallRequest struct {
 	ThreadID string          `json:"threadId"`
 	Tool     string          `json:"tool"`
@@ -273,6 +275,7 @@ type AgentToolSpecRequest struct {
 
 // AgentResult is what the agent endpoint answers and what tool-call /
 // tool-spec print on stdout: {"ok":true,"result":...} or {"ok":false,"error":{...}}.
+// AgentResultJSON writes it with the result as the page sent it.
 type AgentResult struct {
 	OK     bool            `json:"ok"`
 	Result json.RawMessage `json:"result,omitempty"`
