@@ -88,6 +88,7 @@ func TestBrowserConsent(t *testing.T) {
 		// The console lists it with its buttons; the session shows the status.
 		sel := `[data-approval-id="` + id + `"]`
 		con.waitJS(t, 5*time.Second, `!!document.querySelector('`+sel+`')`, "the pending call in the console")
+		con.waitJS(t, 5*time.Second, `!!document.querySelector('#detail [data-waiting-approval="`+id+`"]')`, "the session's detail to say the call waits")
 		var shown struct{ Text, Buttons, Status string }
 		con.js(t, &shown, `const a = document.querySelector('`+sel+`');
 return { Text: a.textContent, Buttons: [...a.querySelectorAll("button")].map((b) => b.textContent).join("|"),

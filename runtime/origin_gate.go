@@ -66,7 +66,10 @@ func (c *Core) openBook(db *persist.DB) error {
 		return err
 	}
 	c.book = book
-	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal}
+	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal, OnRefuse: func(r *http.Request, why string) {
+		c.refusals.note("console", r.Header.Get("Origin")+"|"+r.Header.Get("Sec-Fetch-Site"), "refused a console or approvals request",
+			"path", r.URL.Path, "why", why, "hint", "open the console by typing its URL; pages of other origins may not use it")
+	}}
 	// The console shows the Book's pending requests and grants, and wakes
 	// its feeds whenever they change.
 	c.consoleApprovals = book.State
