@@ -210,3 +210,21 @@ func TestConsentSessionEndStopsTheWait(t *testing.T) {
 		t.Fatal("the request outlived its session, or the handler ran")
 	}
 }
+
+// The console and `pedelec approvals` list --allow-origin patterns among
+// the approved origins, once each, after the Book's grants.
+func TestApprovalsStateListsAllowOrigins(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.AllowOrigins = []string{"http://localhost:*", "http://app.test/"} })
+	if err := h.core.book.Grant("http://app.test", approvals.ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	st := h.core.consoleApprovals()
+	var got []string
+	for _, g := range st.Origins {
+		got = append(got, g.Origin+" "+g.By)
+	}
+	want := []string{"http://app.test cli", "http://localhost:* --allow-origin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("origins = %v, want %v", got, want)
+	}
+}
