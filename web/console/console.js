@@ -35,7 +35,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, text });
+// A status reads as words ("waiting approval"); its class keeps the name.
+const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, text: text.replaceAll("_", " ") });
 
 function time(ms) {
   if (!ms) return "";
