@@ -70,11 +70,18 @@ func decideCommand(name, usage string, d wire.Decision) *cli.Command {
 	return &cli.Command{
 		Name: name, Usage: usage, ArgsUsage: "<origin|request-id>", Flags: flags,
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
+			args, reason, session, err := trailingDecideFlags(c.Args().Slice(), d)
+			if err != nil {
+				return err
+			}
+			if len(args) != 1 {
 				return usageErrorf("%s needs one origin or request id (see `pedelec approvals`)", name)
 			}
-			dec := wire.ApprovalDecision{ID: c.Args().First(), Decision: d, Reason: c.String("reason")}
-			if d == wire.DecisionApprove && c.Bool("session") {
+			if reason == "" {
+				reason = c.String("reason")
+			}
+			dec := wire.ApprovalDecision{ID: args[0], Decision: d, Reason: reason}
+			if d == wire.DecisionApprove && (c.Bool("session") || session) {
 				dec.Decision = wire.DecisionAllowSession
 			}
 			var res struct {
@@ -153,4 +160,28 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 		return json.Unmarshal(data, out)
 	}
 	return nil
+}
+
+// trailingDecideFlags reads --reason and --session written after the id,
+// as the docs and the log line show them (`pedelec deny <id> --reason
+// ...`): the CLI library stops reading flags at the first argument.
+func trailingDecideFlags(args []string, d wire.Decision) (rest []string, reason string, session bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case d == wire.DecisionDeny && (a == "--reason" || a == "-reason"):
+			if i+1 >= len(args) {
+				return nil, "", false, usageErrorf("--reason needs a value")
+			}
+			reason = args[i+1]
+			i++
+		case d == wire.DecisionDeny && (strings.HasPrefix(a, "--reason=") || strings.HasPrefix(a, "-reason=")):
+			_, reason, _ = strings.Cut(a, "=")
+		case d == wire.DecisionApprove && (a == "--session" || a == "-session"):
+			session = true
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, reason, session, nil
 }

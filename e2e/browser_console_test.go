@@ -149,11 +149,38 @@ return { Disposition: res.headers.get("content-disposition"), Calls: j.calls.len
 		}
 	})
 
-	t.Run("no approvals API yet: the console says so", func(t *testing.T) {
-		var n int
-		con.js(t, &n, `return document.querySelectorAll('[data-approvals="unavailable"]').length;`)
-		if n != 2 {
-			t.Errorf("%d 'approvals not available' notices, want 2 (pending, origins)", n)
+	t.Run("the approvals panel: a pending call with its buttons, the approved origins", func(t *testing.T) {
+		// A call that asks first waits in the Pending approvals panel while
+		// the screenshots are taken; it is denied afterwards.
+		app.js(t, nil, `
+const { Pedelec, defineTool } = window.sdk;
+const pay = defineTool({
+  name: "pay", description: "Pays an amount.", timeoutMs: 60000, annotations: { consequentialHint: true },
+  argsSchema: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"] },
+  handler: async () => ({ paid: true }),
+});
+window.paySession = await new Pedelec().createSession({ provider: "script", skills: { guidance: "Pays.", tools: [pay] } });
+window.payTurn = window.paySession.sendTurn("call pay {\"amount\":12}");`)
+		con.waitJS(t, 10*time.Second, `!!document.querySelector("#approvals-body [data-approval-id]")`, "the pending call in the console")
+		var got struct {
+			Unavailable   int
+			Text, Buttons string
+			Origins       []string
+		}
+		con.js(t, &got, `
+const a = document.querySelector("#approvals-body [data-approval-id]");
+return {
+  Unavailable: document.querySelectorAll('[data-approvals="unavailable"]').length,
+  Text: a.textContent,
+  Buttons: [...a.querySelectorAll("button")].map((b) => b.textContent).join("|"),
+  Origins: [...document.querySelectorAll("#origins-body [data-origin]")].map((o) => o.textContent),
+};`)
+		if got.Unavailable != 0 || !strings.Contains(got.Text, "pay") || !strings.Contains(got.Text, `"amount": 12`) || got.Buttons != "Approve|Deny|Allow for this session" {
+			t.Errorf("pending approvals: %+v", got)
+		}
+		// The app's origin is pre-approved by --allow-origin: listed, with no Revoke button.
+		if len(got.Origins) != 1 || !strings.Contains(got.Origins[0], env.app.URL) || !strings.Contains(got.Origins[0], "--allow-origin") {
+			t.Errorf("approved origins: %v", got.Origins)
 		}
 	})
 
@@ -176,6 +203,15 @@ return { Disposition: res.headers.get("content-disposition"), Calls: j.calls.len
 		writeArtifact(t, "console-390-detail.png", png)
 		if wide.Overflow {
 			t.Error("at 390 px the console scrolls sideways")
+		}
+		if err := con.do(10*time.Second, chromedp.EmulateViewport(1280, 900)); err != nil {
+			t.Fatal(err)
+		}
+		con.js(t, nil, `document.querySelector("#approvals-body [data-approval-id] button.danger").click();`)
+		var text string
+		app.js(t, &text, `return (await window.payTurn).text;`)
+		if !strings.Contains(text, "TOOL_CALL_DENIED") {
+			t.Errorf("after Deny the agent saw %q", text)
 		}
 	})
 

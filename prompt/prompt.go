@@ -38,7 +38,11 @@ func FirstTurn(p Params) string {
 	for _, t := range p.Tools {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "- spec: `%s`\n", SpecCommand(p.ThreadID, t.Name))
-		fmt.Fprintf(&b, "- call: `%s`\n\n", CallCommand(p.ThreadID, t.Name, "<json_args>"))
+		fmt.Fprintf(&b, "- call: `%s`\n", CallCommand(p.ThreadID, t.Name, "<json_args>"))
+		if t.AsksConsent() {
+			b.WriteString(consentNote)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## User message\n\n")
 	b.WriteString(p.Message)
@@ -86,6 +90,13 @@ You are helping a user inside a web application. The application's page exposes 
 8. Files: the page and you share the directory assets/ in your working directory. Files the user gives you appear there (the page may add more at any time; list it rather than guess). Write files meant for the page under assets/ too, for example assets/results/report.json, and finish writing one before you say it is ready. The page reads only regular files there: not directories, not symlinks, not names that start with .pedelec- (Pedelec's own).
 `, CLI, threadID, SpecCommand(threadID, "<tool-name>"), CallCommand(threadID, "<tool-name>", `{"key":"value"}`), StdinCallCommand(threadID, "<tool-name>"))
 }
+
+// consentNote marks a tool whose calls wait for the user (issue 22), so
+// the agent expects the wait and knows the two codes that mean "it did
+// not run". Only such tools carry it: other sessions' prompts stay as
+// they were.
+const consentNote = "- asks the user first: each call waits until the user approves it outside the page, which can take a while; do not call it again meanwhile. " +
+	"A denial is TOOL_CALL_DENIED with the user's reason, no answer within the tool's timeout is TOOL_CONSENT_TIMEOUT; either way the call did not run: tell the user and do not retry unless they ask.\n"
 
 // fence quotes application text so it reads as a block of data.
 func fence(text string) string {

@@ -42,6 +42,19 @@ func TestFirstTurnGolden(t *testing.T) {
 	golden(t, "first-turn.txt", got)
 }
 
+// A tool that asks the user first says so in the index; the others read
+// as before.
+func TestFirstTurnMarksToolsThatAskFirst(t *testing.T) {
+	yes := true
+	tools := append(seedTools(), schema.Tool{Name: "delete_card", Description: "Delete a card.", ArgsSchema: json.RawMessage(`{"type":"object","properties":{},"required":[]}`),
+		Annotations: &schema.Annotations{DestructiveHint: &yes}})
+	got := FirstTurn(Params{ThreadID: "s_thread", Tools: tools, Message: "hi"})
+	golden(t, "first-turn-consent.txt", got)
+	if n := strings.Count(got, "asks the user first"); n != 1 {
+		t.Errorf("%d tools marked as asking first, want 1", n)
+	}
+}
+
 func TestFirstTurnWithoutToolsOrGuidance(t *testing.T) {
 	golden(t, "first-turn-empty.txt", FirstTurn(Params{ThreadID: "s_thread", Message: "hi"}))
 }

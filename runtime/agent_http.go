@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
 )
 
 // The agent endpoint: `pedelec tool-call` and `tool-spec`, run by the
@@ -50,7 +51,12 @@ func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 		ms := c.opts.ToolTimeout.Milliseconds()
 		spec.TimeoutMs = &ms
 	}
-	data, _ := json.Marshal(spec)
+	// asksConsent says outright what the annotations imply (issue 22):
+	// each call waits for the user, and may end in TOOL_CALL_DENIED.
+	data, _ := json.Marshal(struct {
+		schema.Tool
+		AsksConsent bool `json:"asksConsent,omitempty"`
+	}{spec, spec.AsksConsent()})
 	writeAgent(w, data, nil)
 }
 

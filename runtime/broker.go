@@ -118,8 +118,16 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, schema.ArgsInvalid(tool, v)
 	}
 	timeout := def.Timeout(s.core.opts.ToolTimeout)
+	callID := newID("tr_")
+	approvedBy, err := s.awaitConsent(ctx, def.Def(), callID, args, timeout)
+	if err != nil {
+		return nil, err
+	}
 
 	s.mu.Lock()
+	// An approved call leaves waiting_approval as it joins the pending calls
+	// below, in one status change.
+	s.consent.removeCall(callID)
 	now := time.Now()
 	turnID, turnStartedAt, hasTurn := s.callTurnLocked(now)
 	switch {
@@ -130,12 +138,13 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
 	case s.calls.len() >= s.core.opts.MaxPendingCalls:
+		s.refreshStatusLocked() // in case an approved call just left waiting_approval
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
 			WithDetails(map[string]any{"limit": s.core.opts.MaxPendingCalls})
 	}
 	call := &pendingCall{
-		id: newID("tr_"), tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
+		id: callID, tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
 		deadline: now.Add(timeout), turnID: turnID, turnStartedAt: turnStartedAt,
 		outcome: make(chan callOutcome, 1),
 	}
@@ -148,6 +157,9 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	s.emitToolCallLocked(call, false)
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
+	if approvedBy != "" {
+		s.core.NoteCallApproved(s.id, call.id, approvedBy)
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -208,6 +220,7 @@ func (s *Session) refreshStatusAndSaveLocked() {
 
 // failPendingLocked settles every pending call with err.
 func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
+	s.consent.failAll(err) // calls still waiting for the user's consent stop too
 	for _, call := range s.calls.inOrder() {
 		s.settleLocked(call, callOutcome{err: err}, how)
 	}

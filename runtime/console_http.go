@@ -13,13 +13,14 @@ import (
 )
 
 // mountConsole adds the console: its page (when Assets has its files), its
-// feed and the sessions' records, all behind consoleGuard. The approvals
-// API under the same wire.ApprovalsPath is mounted by runtime/approvals.
+// feed and the sessions' records, all behind the approvals Guard's Read
+// (docs/security.md, "The console"). The approvals API under the same
+// wire.ApprovalsPath is mounted by mountApprovals, behind the Guard's API.
 func (c *Core) mountConsole(mux *http.ServeMux, files fs.FS) {
-	mux.Handle("GET "+wire.ConsoleFeedPath, c.consoleGuard(http.HandlerFunc(c.serveConsoleFeed)))
-	mux.Handle("GET "+wire.ConsoleRecordPath+"{id}/record", c.consoleGuard(http.HandlerFunc(c.serveConsoleRecord)))
+	mux.Handle("GET "+wire.ConsoleFeedPath, c.guard.Read(http.HandlerFunc(c.serveConsoleFeed)))
+	mux.Handle("GET "+wire.ConsoleRecordPath+"{id}/record", c.guard.Read(http.HandlerFunc(c.serveConsoleRecord)))
 	if files != nil {
-		mux.Handle("GET "+wire.ConsolePath, c.consoleGuard(consolePage(files, c.approver)))
+		mux.Handle("GET "+wire.ConsolePath, c.guard.Read(consolePage(files, c.approver)))
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// The console's feed (console_feed.go, console_view.go) and guard
-// (console_guard.go), in process: what a turn with calls looks like in a
+// The console's feed (console_feed.go, console_view.go) and its routes
+// behind the approvals Guard's Read (runtime/approvals/guard.go), in process: what a turn with calls looks like in a
 // session's view, that a delta carries only what changed, and that the
 // console answers only Core's own origin.
 

@@ -99,10 +99,14 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 		}
 		ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinals[s], Origin: s.origin, Tools: []wire.MCPTool{}}
 		for _, t := range s.skills.Tools {
-			ms.Tools = append(ms.Tools, wire.MCPTool{
+			mt := wire.MCPTool{
 				Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
-				TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout),
-			})
+				TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
+			}
+			if t.Annotations != nil {
+				mt.Annotations, _ = json.Marshal(t.Annotations)
+			}
+			ms.Tools = append(ms.Tools, mt)
 		}
 		snap.Sessions = append(snap.Sessions, ms)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
@@ -66,10 +68,14 @@ func (c *Core) openBook(db *persist.DB) error {
 		return err
 	}
 	c.book = book
-	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal}
+	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal, OnRefuse: func(r *http.Request, why string) {
+		c.refusals.note("console", r.Header.Get("Origin")+"|"+r.Header.Get("Sec-Fetch-Site"), "refused a console or approvals request",
+			"path", r.URL.Path, "why", why, "hint", "open the console by typing its URL; pages of other origins may not use it")
+	}}
 	// The console shows the Book's pending requests and grants, and wakes
 	// its feeds whenever they change.
-	c.consoleApprovals = book.State
+	since := time.Now().UTC()
+	c.consoleApprovals = func() wire.ApprovalsState { return c.withAllowOrigins(book.State(), since) }
 	changes, stop := book.Subscribe()
 	go func() {
 		defer stop()
@@ -83,6 +89,20 @@ func (c *Core) openBook(db *persist.DB) error {
 		}
 	}()
 	return nil
+}
+
+// withAllowOrigins adds the --allow-origin patterns to st's approved
+// origins (By "--allow-origin", approved since Core started), so the
+// console and `pedelec approvals` list every origin that may use Core.
+// They are not the Book's: they cannot be revoked, only left off the
+// command line at the next start.
+func (c *Core) withAllowOrigins(st wire.ApprovalsState, since time.Time) wire.ApprovalsState {
+	for _, pattern := range c.opts.AllowOrigins {
+		if !slices.ContainsFunc(st.Origins, func(g wire.OriginGrant) bool { return strings.EqualFold(g.Origin, strings.TrimRight(pattern, "/")) }) {
+			st.Origins = append(st.Origins, wire.OriginGrant{Origin: strings.TrimRight(pattern, "/"), ApprovedAt: since, By: approvals.ByAllowOrigin})
+		}
+	}
+	return st
 }
 
 // Book is the approvals Book (the console reads it).
@@ -210,7 +230,7 @@ const approvalPagePath = "/console/approve/"
 func (c *Core) mountApprovals(mux *http.ServeMux) {
 	mux.Handle("GET "+approvalPagePath+"{id}", c.guard.Page(http.HandlerFunc(c.serveApprovalPage)))
 	mux.Handle("GET "+wire.ApprovalsPath+"state", c.guard.API(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, c.book.State())
+		writeJSON(w, http.StatusOK, c.consoleApprovals())
 	}), false))
 	mux.Handle("POST "+wire.ApprovalsPath+"decide", c.guard.API(http.HandlerFunc(c.serveDecide), true))
 	mux.Handle("POST "+wire.ApprovalsPath+"revoke", c.guard.API(http.HandlerFunc(c.serveRevoke), true))

@@ -40,6 +40,7 @@ type Session struct {
 	providerThread string // the provider's id for resuming
 	lastTurnFailed bool
 	calls          pendingCalls // the broker's state (broker.go)
+	consent        consentWaits // calls waiting for the user's consent (broker_consent.go)
 	ended          bool
 	frozen         bool        // Core stopped recording: nothing more is saved, logged or sent (Shutdown)
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
@@ -238,6 +239,10 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	switch {
 	case s.ended:
 		want = wire.StatusEnded
+	case (s.turn != nil || s.isExternal()) && len(s.consent) > 0:
+		// The user has something to decide: that is what the page and
+		// the agent most need to see, even while other calls run.
+		want = wire.StatusWaitingApproval
 	case (s.turn != nil || s.isExternal()) && s.calls.len() > 0:
 		want = wire.StatusWaitingToolResult
 	case s.turn != nil:
@@ -257,8 +262,11 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	defer s.saveLocked()
 	s.log.Debug("status", "change", prev+" -> "+want)
 	data := wire.StatusChangedData{Status: want, PreviousStatus: prev}
-	if want == wire.StatusWaitingToolResult {
+	switch want {
+	case wire.StatusWaitingToolResult:
 		data.WaitingOn = s.calls.waitingOn()
+	case wire.StatusWaitingApproval:
+		data.WaitingOn = s.consent.waitingOn()
 	}
 	s.emitLocked(wire.EventStatusChanged, turnID, data)
 }

@@ -146,3 +146,58 @@ func TestAssetUploadRefusedForOriginFreesSlot(t *testing.T) {
 		t.Fatalf("the refused ticket presented again: %v", err)
 	}
 }
+
+// A read asset can never run as a document of Core's origin (issue 22:
+// the console and the approvals API live there): every read is
+// sandboxed and nosniff, and HTML, SVG and XML come as attachments. The
+// bytes are unchanged for the SDK's fetch.
+func TestAssetReadIsInert(t *testing.T) {
+	h := newHarness(t, nil)
+	p := h.page()
+	info, s := h.session(p, true)
+	files := map[string]struct {
+		body       string
+		attachment bool
+	}{
+		"page.html": {`<script>fetch("/console/api/decide")</script>`, true},
+		"pic.svg":   {`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`, true},
+		"feed.xml":  {`<?xml version="1.0"?><a/>`, true},
+		"x.xhtml":   {`<html xmlns="http://www.w3.org/1999/xhtml"/>`, true},
+		"data.json": {`{"a":1}`, false},
+		"notes.txt": {`<script>alert(1)</script>`, false},
+		"photo.png": {"\x89PNG\r\n", false},
+		"noext":     {`<html><script>alert(1)</script>`, false},
+	}
+	dir := filepath.Join(s.dirs.work, "assets")
+	for name, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(f.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, f := range files {
+		var tk wire.AssetTicket
+		json.Unmarshal(p.MustCall(wire.MethodAssetReadTicket, map[string]any{"sessionId": info.SessionID, "path": "/" + name}), &tk)
+		req, _ := http.NewRequest("GET", h.srv.URL+tk.URL, nil)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		hd := resp.Header
+		if resp.StatusCode != 200 || string(body) != f.body {
+			t.Errorf("%s: %d %q", name, resp.StatusCode, body)
+		}
+		if csp := hd.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") || hd.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: CSP %q, nosniff %q", name, csp, hd.Get("X-Content-Type-Options"))
+		}
+		cd := hd.Get("Content-Disposition")
+		if f.attachment != strings.HasPrefix(cd, "attachment") {
+			t.Errorf("%s (%s): Content-Disposition %q", name, hd.Get("Content-Type"), cd)
+		}
+		if f.attachment && !strings.Contains(cd, name) {
+			t.Errorf("%s: the download is not named: %q", name, cd)
+		}
+	}
+}

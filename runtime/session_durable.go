@@ -163,7 +163,7 @@ func (c *Core) restoreSession(r persist.Record, events []persist.Event) (*Sessio
 	case s.isExternal():
 		// No turn to cut off: the session waits for the next MCP call.
 		s.refreshStatusLocked()
-	case r.Turn != nil || s.status == wire.StatusRunning || s.status == wire.StatusWaitingToolResult:
+	case r.Turn != nil || s.status == wire.StatusRunning || s.status == wire.StatusWaitingToolResult || s.status == wire.StatusWaitingApproval:
 		turnID, warmup := "", false
 		if r.Turn != nil {
 			turnID, warmup = r.Turn.ID, r.Turn.Warmup

@@ -21,7 +21,44 @@ type Tool struct {
 	Description string          `json:"description" jsonschema:"minLength=1,description=What the tool does, what it reads or changes, its constraints and when to prefer another tool."`
 	ArgsSchema  json.RawMessage `json:"argsSchema" jsonschema:"description=Argument schema: an object schema in Pedelec's supported JSON Schema subset."`
 	TimeoutMs   *int64          `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=9007199254740991,description=How long Core waits for the handler's result; 60000 when omitted."`
+	// Annotations describe what a call does (MCP's tool annotations and
+	// WebMCP's); destructiveHint or consequentialHint asks the user first.
+	Annotations *Annotations `json:"annotations,omitempty" jsonschema:"description=What a call does: MCP's tool annotations and WebMCP's. destructiveHint or consequentialHint true asks the user before each call; readOnlyHint true never asks."`
+	// NeedsApproval asks the user before every call, whatever the hints say.
+	NeedsApproval *bool `json:"needsApproval,omitempty" jsonschema:"description=true: Core asks the user to approve each call before the page runs it."`
 }
+
+// Annotations are hints about a tool's behaviour. Core acts on three of
+// them (AsksConsent) and passes all of them on: to MCP clients in
+// tools/list, to the agent in its prompt and tool-spec. Pointers keep
+// "not said" apart from false, as MCP does (its destructiveHint defaults
+// to true when absent; Pedelec asks only when a page says true).
+type Annotations struct {
+	Title                string `json:"title,omitempty" jsonschema:"description=A human-readable name for the tool."`
+	ReadOnlyHint         *bool  `json:"readOnlyHint,omitempty" jsonschema:"description=MCP/WebMCP: the tool only reads; Core never asks before calling it (unless needsApproval is true)."`
+	DestructiveHint      *bool  `json:"destructiveHint,omitempty" jsonschema:"description=MCP: the tool may delete or overwrite; Core asks the user before each call."`
+	IdempotentHint       *bool  `json:"idempotentHint,omitempty" jsonschema:"description=MCP: calling it again with the same arguments has no further effect."`
+	OpenWorldHint        *bool  `json:"openWorldHint,omitempty" jsonschema:"description=MCP: the tool reaches beyond the page (the network, other people)."`
+	ConsequentialHint    *bool  `json:"consequentialHint,omitempty" jsonschema:"description=WebMCP: the call has consequences for the user (pays, sends, publishes); Core asks the user before each call."`
+	UntrustedContentHint *bool  `json:"untrustedContentHint,omitempty" jsonschema:"description=WebMCP: the result carries content the page does not vouch for."`
+}
+
+// AsksConsent is the consent rule (issue 22): a call waits for the user
+// when the definition sets needsApproval, or says it is destructive or
+// consequential, unless it says it is read-only and needsApproval is not
+// set. A read-only tool never asks; an explicit needsApproval always does.
+func (t Tool) AsksConsent() bool {
+	if t.NeedsApproval != nil && *t.NeedsApproval {
+		return true
+	}
+	a := t.Annotations
+	if a == nil || isTrue(a.ReadOnlyHint) {
+		return false
+	}
+	return isTrue(a.DestructiveHint) || isTrue(a.ConsequentialHint)
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // DefaultTimeoutMs is Core's tool timeout when a definition has none.
 const DefaultTimeoutMs = 60_000

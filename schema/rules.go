@@ -207,7 +207,12 @@ var toolFieldHints = map[string]string{
 	"schema": "argsSchema", "args": "argsSchema", "args_schema": "argsSchema", "argsschema": "argsSchema",
 	"arguments": "argsSchema", "timeout": "timeoutMs", "timeout_ms": "timeoutMs", "timeoutMS": "timeoutMs",
 	"desc": "description", "title": "description", "toolName": "name",
+	"needs_approval": "needsApproval", "requiresApproval": "needsApproval", "requireApproval": "needsApproval",
+	"needsConsent": "needsApproval", "approval": "needsApproval", "hints": "annotations", "annotation": "annotations",
 }
+
+// toolFields lists a definition's fields for the unknown-field messages.
+const toolFields = "name, description, argsSchema, timeoutMs, annotations and needsApproval"
 
 func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool {
 	var t Tool
@@ -232,6 +237,10 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			t.Description = c.keep(m.val.s)
 		case "timeoutMs":
 			t.TimeoutMs = c.timeout(m.val, fp)
+		case "annotations":
+			t.Annotations = c.annotations(m.val, fp)
+		case "needsApproval":
+			t.NeedsApproval = c.flag(m.val, fp, "needsApproval", "true asks the user before every call")
 		case "argsSchema":
 			sawArgs = true
 			c.argsSchema(m.val, fp)
@@ -243,9 +252,9 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			c.add(fp, "handler cannot be part of the manifest: handlers stay in the browser (the SDK removes them before sending the definitions); remove it from the JSON")
 		default:
 			if want, ok := toolFieldHints[m.key]; ok {
-				c.add(fp, "unknown field %s in a tool definition; did you mean %s? A definition has only name, description, argsSchema and timeoutMs", quoteShort(m.key), quoteJSON(want))
+				c.add(fp, "unknown field %s in a tool definition; did you mean %s? A definition has only %s", quoteShort(m.key), quoteJSON(want), toolFields)
 			} else {
-				c.add(fp, "unknown field %s in a tool definition; a definition has only name, description, argsSchema and timeoutMs, so remove it", quoteShort(m.key))
+				c.add(fp, "unknown field %s in a tool definition; a definition has only %s, so remove it", quoteShort(m.key), toolFields)
 			}
 		}
 	}
@@ -322,6 +331,76 @@ func (c *checker) timeout(v *value, p loc) *int64 {
 		}
 	}
 	return nil
+}
+
+// annotationFields lists the annotations, for the unknown-annotation message.
+const annotationFields = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint"
+
+// annotations checks a definition's annotations: an object of known hints,
+// each true or false, and an optional title.
+func (c *checker) annotations(v *value, p loc) *Annotations {
+	if v.kind != kindObject {
+		c.add(p, `annotations must be an object such as {"destructiveHint": true}; got %s`, v.describe())
+		return nil
+	}
+	a := &Annotations{}
+	for _, m := range v.obj {
+		fp := p.child(m.key)
+		var hint **bool
+		switch m.key {
+		case "title":
+			if m.val.kind != kindString {
+				c.add(fp, "title must be a string; got %s", m.val.describe())
+			} else {
+				a.Title = c.keep(m.val.s)
+			}
+			continue
+		case "readOnlyHint":
+			hint = &a.ReadOnlyHint
+		case "destructiveHint":
+			hint = &a.DestructiveHint
+		case "idempotentHint":
+			hint = &a.IdempotentHint
+		case "openWorldHint":
+			hint = &a.OpenWorldHint
+		case "consequentialHint":
+			hint = &a.ConsequentialHint
+		case "untrustedContentHint":
+			hint = &a.UntrustedContentHint
+		default:
+			if want := annotationHint(m.key); want != "" {
+				c.add(fp, "unknown annotation %s; did you mean %s? annotations has only %s", quoteShort(m.key), quoteJSON(want), annotationFields)
+			} else {
+				c.add(fp, "unknown annotation %s; annotations has only %s, so remove it", quoteShort(m.key), annotationFields)
+			}
+			continue
+		}
+		*hint = c.flag(m.val, fp, m.key, "a hint is a boolean; remove it to leave it unsaid")
+	}
+	return a
+}
+
+// annotationHint turns a near-miss annotation name (readOnly, destructive,
+// read_only_hint) into the one that was meant, or "".
+func annotationHint(key string) string {
+	norm := strings.ToLower(strings.ReplaceAll(key, "_", ""))
+	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"} {
+		lk := strings.ToLower(k)
+		if norm == lk || norm+"hint" == lk {
+			return k
+		}
+	}
+	return ""
+}
+
+// flag checks a boolean field; hint ends the message.
+func (c *checker) flag(v *value, p loc, name, hint string) *bool {
+	if v.kind != kindBool {
+		c.add(p, "%s must be true or false; got %s (%s)", name, v.describe(), hint)
+		return nil
+	}
+	b := v.b
+	return &b
 }
 
 // keep copies a string of the input for a Tool: a session keeps it, not

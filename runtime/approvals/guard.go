@@ -22,7 +22,17 @@ type Guard struct {
 	// provider process Core started or its descendant, or a process with
 	// the agent variables), or "" when it does not. nil: no such check.
 	RefuseAgent func(r *http.Request) string
+	// OnRefuse, when set, hears of every refused request (Core logs them,
+	// rate-limited). nil: nobody is told.
+	OnRefuse func(r *http.Request, why string)
 }
+
+// CSP is the Content-Security-Policy of everything the Guard serves,
+// unless a handler sets its own (the approval window adds a nonce): Core's
+// own files only, no inline script, no form posts anywhere, and nothing
+// may frame it.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // HeaderApprover carries the approver token (Authorization: Bearer works too).
 const HeaderApprover = "X-Pedelec-Approver"
@@ -69,9 +79,10 @@ func sameOriginRefusal(r *http.Request) string {
 // APPROVER_NOT_ALLOWED (403) and never reach it.
 func (g *Guard) API(next http.Handler, action bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		noFraming(w)
+		protect(w)
 		w.Header().Set("Cache-Control", "no-store")
 		if why := g.Refusal(r, action); why != "" {
+			g.refused(r, why)
 			wire.WriteJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeApproverNotAllowed,
 				"only the user may decide, from Core's own pages or `pedelec approve`: %s", why).WithDetails(map[string]any{"reason": why})})
 			return
@@ -87,15 +98,12 @@ func (g *Guard) API(next http.Handler, action bool) http.Handler {
 // context group, so the page that opened it keeps no handle into it.
 func (g *Guard) Page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		noFraming(w)
-		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Cross-Origin-Resource-Policy", "same-origin")
-		h.Set("Referrer-Policy", "no-referrer")
+		protect(w)
+		w.Header().Set("Cache-Control", "no-store")
 		switch dest := r.Header.Get("Sec-Fetch-Dest"); dest {
 		case "", "document":
 		default:
+			g.refused(r, "Sec-Fetch-Dest is "+dest)
 			http.Error(w, "this page opens only as a window of its own", http.StatusForbidden)
 			return
 		}
@@ -103,10 +111,43 @@ func (g *Guard) Page(next http.Handler) http.Handler {
 	})
 }
 
-// noFraming: no page of any origin may frame what the Guard serves.
-func noFraming(w http.ResponseWriter) {
+// Read wraps what only Core's own pages may read, without the token: the
+// console's page and files (the page is where the token comes from), its
+// live feed (an EventSource cannot send a header) and the sessions'
+// records. A page of any other origin may send the request, but gets
+// ORIGIN_NOT_ALLOWED, and what Core does answer it can neither read (no
+// CORS; Cross-Origin-Resource-Policy stops even no-cors reads) nor frame.
+// A link from another site is refused too (Sec-Fetch-Site: cross-site):
+// the console opens by typing its URL or from Core's own pages.
+func (g *Guard) Read(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protect(w)
+		if why := sameOriginRefusal(r); why != "" {
+			g.refused(r, why)
+			wire.WriteJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
+				"the console answers only Core's own pages: %s", why).WithDetails(map[string]any{"reason": why})})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (g *Guard) refused(r *http.Request, why string) {
+	if g.OnRefuse != nil {
+		g.OnRefuse(r, why)
+	}
+}
+
+// protect gives every answer the headers that keep other origins out: no
+// framing (CSP frame-ancestors, X-Frame-Options), no reading (CORP), no
+// handle on its window (COOP), no sniffing a type into script, no
+// Referer carrying a URL out.
+func protect(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", CSP)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Referrer-Policy", "no-referrer")
 }

@@ -124,3 +124,61 @@ func TestGuardRefusesAgentProcesses(t *testing.T) {
 		t.Fatalf("agent's child: %s", got)
 	}
 }
+
+// Read (the console's page, files, feed and records) answers Core's own
+// pages and programs, never another origin or a link from another site,
+// and every answer carries the strict policy.
+func TestGuardReadOnlyFromCoresOwnPages(t *testing.T) {
+	var refused []string
+	g := &Guard{Token: "tok", OnRefuse: func(_ *http.Request, why string) { refused = append(refused, why) }}
+	srv := httptest.NewServer(g.Read(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "feed") })))
+	defer srv.Close()
+	self := srv.URL
+	for _, tc := range []struct {
+		name         string
+		origin, site string
+		ok           bool
+	}{
+		{"typed in the address bar", "", "none", true},
+		{"a program", "", "", true},
+		{"the console's own fetch", self, "same-origin", true},
+		{"another origin", "http://evil.test", "cross-site", false},
+		{"another port of localhost", "http://127.0.0.1:1", "same-site", false},
+		{"a link from another site", "", "cross-site", false},
+		{"an opaque origin", "null", "cross-site", false},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		if tc.site != "" {
+			req.Header.Set("Sec-Fetch-Site", tc.site)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if (resp.StatusCode == 200) != tc.ok {
+			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, body)
+		}
+		if !tc.ok && !strings.Contains(string(body), "ORIGIN_NOT_ALLOWED") {
+			t.Errorf("%s: body %s", tc.name, body)
+		}
+		h := resp.Header
+		if h.Get("Content-Security-Policy") != CSP || h.Get("X-Frame-Options") != "DENY" || h.Get("Cross-Origin-Resource-Policy") != "same-origin" ||
+			h.Get("Cross-Origin-Opener-Policy") != "same-origin" || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: headers %v", tc.name, h)
+		}
+	}
+	if len(refused) != 4 {
+		t.Errorf("OnRefuse heard %d refusals, want 4: %v", len(refused), refused)
+	}
+	// The policy allows no inline script and no framing.
+	for _, want := range []string{"script-src 'self'", "frame-ancestors 'none'", "form-action 'none'", "default-src 'none'"} {
+		if !strings.Contains(CSP, want) {
+			t.Errorf("CSP lacks %s", want)
+		}
+	}
+}

@@ -3,9 +3,11 @@ package assets
 import (
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -301,7 +303,7 @@ func (x *Transfers) serveRead(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", f.mime)
 	h.Set("Content-Length", strconv.FormatInt(f.info.SizeBytes, 10))
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	inert(h, f.mime, f.info.Name)
 	h.Set(wire.HeaderAssetName, url.PathEscape(f.info.Name))
 	h.Set(wire.HeaderAssetModifiedAt, strconv.FormatInt(f.info.ModifiedAt, 10))
 	w.WriteHeader(http.StatusOK)
@@ -318,4 +320,39 @@ func (x *Transfers) serveRead(w http.ResponseWriter, r *http.Request) {
 		s.Log().Warn("asset read cut short", "path", t.path, "sent", n, "size", f.info.SizeBytes, "err", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// inert keeps a read asset from ever running as a document of Core's
+// origin, where the console and the approvals API live (issue 22): the
+// agent writes these files, and a page could open a read URL as a window.
+// The bytes still arrive unchanged for the SDK's fetch. The sandbox CSP
+// gives a document opened from it an opaque origin and no script;
+// nosniff stops a browser from guessing a scriptable type; types a
+// browser renders as a document (HTML, SVG, XML) are downloads, never
+// shown in place.
+func inert(h http.Header, ctype, name string) {
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if documentType(ctype) {
+		d := mime.FormatMediaType("attachment", map[string]string{"filename": name})
+		if d == "" {
+			d = "attachment"
+		}
+		h.Set("Content-Disposition", d)
+	}
+}
+
+// documentType reports whether a browser would render ctype as a document
+// that can hold script.
+func documentType(ctype string) bool {
+	base, _, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		return true // unreadable: assume the worst
+	}
+	switch base {
+	case "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml", "text/xsl", "application/xslt+xml",
+		"text/javascript", "application/javascript", "application/pdf", "multipart/x-mixed-replace":
+		return true
+	}
+	return strings.HasSuffix(base, "+xml")
 }

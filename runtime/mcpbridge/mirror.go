@@ -164,6 +164,7 @@ func (m *Mirror) Update(snap wire.MCPSnapshot) {
 				Description: t.Description,
 				InputSchema: t.ArgsSchema,
 			}
+			annotate(tool, t)
 			key, _ := json.Marshal(tool)
 			want[name] = tool
 			targets[name] = mirrored{sessionID: s.SessionID, tool: t.Name, timeout: time.Duration(t.TimeoutMs) * time.Millisecond, key: string(key)}
@@ -224,6 +225,42 @@ func title(s wire.MCPSession, tool string, several bool) string {
 		return tool
 	}
 	return fmt.Sprintf("%s (page %d, %s)", tool, s.Ordinal, s.Origin)
+}
+
+// pageAnnotations is what a page may declare (schema.Annotations).
+type pageAnnotations struct {
+	Title                string `json:"title"`
+	ReadOnlyHint         *bool  `json:"readOnlyHint"`
+	DestructiveHint      *bool  `json:"destructiveHint"`
+	IdempotentHint       *bool  `json:"idempotentHint"`
+	OpenWorldHint        *bool  `json:"openWorldHint"`
+	ConsequentialHint    *bool  `json:"consequentialHint"`
+	UntrustedContentHint *bool  `json:"untrustedContentHint"`
+}
+
+// annotate gives tool the page's annotations (issue 22): MCP's own in
+// tools/list's annotations, WebMCP's (which MCP has no field for) and
+// whether each call waits for the user's consent in _meta, so an MCP
+// client and its model can tell which tools ask first.
+func annotate(tool *mcp.Tool, t wire.MCPTool) {
+	var a pageAnnotations
+	if len(t.Annotations) > 0 && json.Unmarshal(t.Annotations, &a) == nil {
+		tool.Annotations = &mcp.ToolAnnotations{Title: a.Title, DestructiveHint: a.DestructiveHint, OpenWorldHint: a.OpenWorldHint,
+			ReadOnlyHint: a.ReadOnlyHint != nil && *a.ReadOnlyHint, IdempotentHint: a.IdempotentHint != nil && *a.IdempotentHint}
+	}
+	meta := mcp.Meta{}
+	if a.ConsequentialHint != nil {
+		meta["consequentialHint"] = *a.ConsequentialHint
+	}
+	if a.UntrustedContentHint != nil {
+		meta["untrustedContentHint"] = *a.UntrustedContentHint
+	}
+	if t.AsksConsent {
+		meta["pedelec/asksConsent"] = true
+	}
+	if len(meta) > 0 {
+		tool.Meta = meta
+	}
 }
 
 func isObjectSchema(raw json.RawMessage) bool {

@@ -134,3 +134,38 @@ func TestResultStructuredOnlyForObjects(t *testing.T) {
 		t.Fatalf("object result has no structuredContent")
 	}
 }
+
+// tools/list carries a tool's annotations (issue 22): MCP's in
+// annotations, WebMCP's and "asks the user first" in _meta.
+func TestMirrorCarriesAnnotations(t *testing.T) {
+	m := NewMirror("test", func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, error) {
+		return json.RawMessage(`1`), nil
+	}, Options{})
+	var changes atomic.Int32
+	cs := connect(t, m, &changes)
+	s := session("s_a", 1, "pay", "plain")
+	s.Tools[0].Annotations = json.RawMessage(`{"title":"Pay","destructiveHint":true,"readOnlyHint":false,"idempotentHint":true,"consequentialHint":true}`)
+	s.Tools[0].AsksConsent = true
+	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{s}})
+	waitFor(t, "list_changed", func() bool { return changes.Load() >= 1 })
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		switch tool.Name {
+		case "pay":
+			a := tool.Annotations
+			if a == nil || a.Title != "Pay" || a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint || !a.IdempotentHint || a.OpenWorldHint != nil {
+				t.Errorf("pay's annotations = %+v", a)
+			}
+			if tool.Meta["consequentialHint"] != true || tool.Meta["pedelec/asksConsent"] != true {
+				t.Errorf("pay's _meta = %v", tool.Meta)
+			}
+		case "plain":
+			if tool.Annotations != nil || tool.Meta != nil {
+				t.Errorf("plain has annotations %+v, _meta %v", tool.Annotations, tool.Meta)
+			}
+		}
+	}
+}

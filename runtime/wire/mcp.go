@@ -42,6 +42,12 @@ type MCPTool struct {
 	Description string          `json:"description"`
 	ArgsSchema  json.RawMessage `json:"argsSchema"`
 	TimeoutMs   int64           `json:"timeoutMs"`
+	// Annotations are the definition's annotations as the page declared
+	// them (schema.Annotations: MCP's hints, WebMCP's, title); absent when
+	// it declared none.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	// AsksConsent: each call waits for the user's approval (issue 22).
+	AsksConsent bool `json:"asksConsent,omitempty"`
 }
 
 // MCPCallRequest calls one tool of one mcp session. Args comes last,

@@ -47,8 +47,11 @@ const (
 	StatusIdle              Status = "idle"
 	StatusRunning           Status = "running"
 	StatusWaitingToolResult Status = "waiting_tool_result"
-	StatusEnded             Status = "ended"
-	StatusError             Status = "error"
+	// StatusWaitingApproval: a call waits for the user's consent (issue
+	// 22); the page has not been asked to run it yet.
+	StatusWaitingApproval Status = "waiting_approval"
+	StatusEnded           Status = "ended"
+	StatusError           Status = "error"
 )
 
 // SettleOutcome is how a tool call stopped waiting (tool_call_settled).
@@ -76,7 +79,7 @@ const (
 // The complete lists, which a test keeps in step with docs/protocol.md and
 // the SDK's TypeScript types.
 var (
-	Statuses       = []Status{StatusIdle, StatusRunning, StatusWaitingToolResult, StatusEnded, StatusError}
+	Statuses       = []Status{StatusIdle, StatusRunning, StatusWaitingToolResult, StatusWaitingApproval, StatusEnded, StatusError}
 	SettleOutcomes = []SettleOutcome{OutcomeResult, OutcomeTimeout, OutcomeSessionEnded, OutcomeCancelled, OutcomeInterrupted}
 	EndReasons     = []EndReason{EndReasonEndSession, EndReasonDisconnect, EndReasonShutdown, EndReasonResumeWindowExpired, EndReasonOriginRevoked}
 )
@@ -188,12 +191,16 @@ type StatusChangedData struct {
 	Status         Status `json:"status"`
 	PreviousStatus Status `json:"previousStatus"`
 	// While waiting_tool_result: the tools still pending, oldest first.
+	// While waiting_approval: the calls waiting for the user's consent.
 	WaitingOn []PendingTool `json:"waitingOn,omitempty"`
 }
 
 type PendingTool struct {
 	ToolRequestID string `json:"toolRequestId"`
 	Tool          string `json:"tool"`
+	// ApprovalID names the call's consent request (waiting_approval):
+	// what `pedelec approve <id>` and the console answer.
+	ApprovalID string `json:"approvalId,omitempty"`
 }
 
 type ChatDeltaData struct {

@@ -173,11 +173,16 @@ export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
 export type ToolArgsSchemaNode = ToolArgsStringSchema | ToolArgsNumberSchema | ToolArgsIntegerSchema | ToolArgsBooleanSchema | ToolArgsArraySchema | ToolArgsObjectSchema | ToolArgsOneOfSchema;
 /** The root of a tool's argument schema: always an object schema, even for no arguments. */
 export type ToolArgsSchema = ToolArgsObjectSchema;
-export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
-/** A call the agent is waiting on (Pedelec Core addition). */
+export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
+/**
+ * A call the agent is waiting on (Pedelec Core addition). While the status
+ * is waiting_approval, approvalId names the call's consent request: the
+ * user answers it in Core's console or with `pedelec approve <approvalId>`.
+ */
 export type PendingTool = {
 	toolRequestId: string;
 	tool: string;
+	approvalId?: string;
 };
 /** What every listener receives as its context. IDs are opaque; times are browser ms. */
 export type PedelecEventContext = {
@@ -206,7 +211,11 @@ export type StatusEventContext = PedelecEventContext & {
 	type: "status_changed" | "sdk_status_changed";
 	status: PedelecSessionStatus;
 	previousStatus: PedelecSessionStatus;
-	/** Pedelec Core addition: while waiting_tool_result, the calls the agent waits on, oldest first. */
+	/**
+	 * Pedelec Core addition: while waiting_tool_result, the calls the agent
+	 * waits on, oldest first; while waiting_approval, the calls waiting for
+	 * the user's consent (each with its approvalId).
+	 */
 	waitingOn: PendingTool[];
 };
 export type ErrorEventContext = PedelecEventContext & {
@@ -258,12 +267,44 @@ type Bivariant<F extends (...args: never[]) => unknown> = {
 export type ToolSpecificHandler<TArgs = unknown, TResult = unknown> = Bivariant<(args: TArgs, ctx: ToolCallContext) => TResult | Promise<TResult>>;
 /** The generic fallback handler: receives every call that has no named or inline handler. */
 export type GenericToolHandler<TName extends string = string> = (tool: TName, args: unknown, ctx: ToolCallContext) => unknown | Promise<unknown>;
-/** A tool the page offers the agent. Only name, description, argsSchema and timeoutMs leave the page. */
+/**
+ * What a tool's calls do: MCP's tool annotations and WebMCP's. Core passes
+ * them to the agent (its prompt, tool-spec) and to MCP clients (tools/list).
+ * destructiveHint or consequentialHint true makes Core ask the user before
+ * each call; readOnlyHint true never asks (unless needsApproval is true).
+ */
+export type ToolAnnotations = {
+	/** A human-readable name for the tool. */
+	title?: string;
+	/** MCP/WebMCP: the tool only reads. Core never asks before calling it. */
+	readOnlyHint?: boolean;
+	/** MCP: the tool may delete or overwrite. Core asks the user before each call. */
+	destructiveHint?: boolean;
+	/** MCP: calling it again with the same arguments has no further effect. */
+	idempotentHint?: boolean;
+	/** MCP: the tool reaches beyond the page (the network, other people). */
+	openWorldHint?: boolean;
+	/** WebMCP: the call has consequences for the user (pays, sends, publishes). Core asks the user before each call. */
+	consequentialHint?: boolean;
+	/** WebMCP: the result carries content the page does not vouch for. */
+	untrustedContentHint?: boolean;
+};
+/** A tool the page offers the agent. Everything but the handler leaves the page. */
 export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
 	name: TName;
 	description: string;
 	argsSchema: ToolArgsSchema;
 	timeoutMs?: number;
+	/** Hints about what a call does; see ToolAnnotations for which ones ask the user first. */
+	annotations?: ToolAnnotations;
+	/**
+	 * Pedelec Core addition (as Vercel AI SDK's needsApproval): true makes
+	 * Core ask the user (the console, `pedelec approve`) before each call
+	 * runs; the handler runs only once approved. The call waits in the
+	 * session status "waiting_approval"; a denial is TOOL_CALL_DENIED and no
+	 * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
+	 */
+	needsApproval?: boolean;
 	handler?: ToolSpecificHandler<TArgs, TResult>;
 };
 export type AnyToolDefinition = ToolDefinition<any, any, string>;
@@ -287,6 +328,8 @@ export type SerializableToolManifest = {
 	description: string;
 	argsSchema: ToolArgsSchema;
 	timeoutMs?: number;
+	annotations?: ToolAnnotations;
+	needsApproval?: boolean;
 };
 /** The plain JSON form of skills, handlers stripped. */
 export type SerializableSkillsManifest = {
@@ -531,7 +574,7 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	 * missed are replayed, and the status becomes Core's again.
 	 */
 	isReconnecting(): boolean;
-	/** The current status: idle, running, waiting_tool_result, ended or error. */
+	/** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
 	getStatus(): PedelecSessionStatus;
 	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
 	getWaitingOn(): PendingTool[];
@@ -676,6 +719,8 @@ export declare class Pedelec {
  * also infer the name; pass it as the third generic to keep the literal.
  */
 export declare function defineTool<TArgs = unknown, TResult = unknown, const TName extends string = string>(definition: ToolDefinition<TArgs, TResult, TName>): ToolDefinition<TArgs, TResult, TName>;
+/** The consent rule Core applies (schema.Tool.AsksConsent): whether a call of tool waits for the user. */
+export declare function asksConsent(tool: Pick<ToolDefinition, "annotations" | "needsApproval">): boolean;
 /**
  * Returns the plain JSON manifest of skills, handlers stripped: exactly
  * what Core receives. Write it to a file and check it in your own CI with

@@ -742,8 +742,22 @@ var TOOL_FIELD_HINTS = {
   timeoutMS: "timeoutMs",
   desc: "description",
   title: "description",
-  toolName: "name"
+  toolName: "name",
+  needs_approval: "needsApproval",
+  requiresApproval: "needsApproval",
+  requireApproval: "needsApproval",
+  needsConsent: "needsApproval",
+  approval: "needsApproval",
+  hints: "annotations",
+  annotation: "annotations"
 };
+var TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations and needsApproval";
+var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
+var ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
+function annotationHint(k) {
+  const norm = k.replace(/_/g, "").toLowerCase();
+  return HINTS.find((h) => norm === h.toLowerCase() || norm + "hint" === h.toLowerCase()) ?? "";
+}
 var orList = (names) => names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 var get = (o, k) => has(o, k) ? o[k] : void 0;
@@ -817,6 +831,12 @@ var Checker = class {
         case "timeoutMs":
           this.timeout(val, fp);
           break;
+        case "annotations":
+          this.annotations(val, fp);
+          break;
+        case "needsApproval":
+          this.flag(val, fp, "needsApproval", "true asks the user before every call");
+          break;
         case "argsSchema":
           sawArgs = true;
           this.argsSchema(val, fp);
@@ -830,8 +850,8 @@ var Checker = class {
           break;
         default: {
           const want = has(TOOL_FIELD_HINTS, k) ? TOOL_FIELD_HINTS[k] : void 0;
-          if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only name, description, argsSchema and timeoutMs`);
-          else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only name, description, argsSchema and timeoutMs, so remove it`);
+          if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only ${TOOL_FIELDS}`);
+          else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only ${TOOL_FIELDS}, so remove it`);
         }
       }
     }
@@ -861,6 +881,28 @@ var Checker = class {
       if (first !== void 0) this.add(p, `name ${quoteShort(v)} is already used by tools[${first}]; tool names must be unique, so rename one of them`);
       else firstUse.set(v, i);
     }
+  }
+  annotations(v, p) {
+    if (!isObject(v)) {
+      this.add(p, `annotations must be an object such as {"destructiveHint": true}; got ${describe2(v)}`);
+      return;
+    }
+    for (const k of Object.keys(v)) {
+      const val = v[k];
+      const fp = key(p, k);
+      if (k === "title") {
+        if (typeof val !== "string") this.add(fp, `title must be a string; got ${describe2(val)}`);
+      } else if (HINTS.includes(k)) {
+        this.flag(val, fp, k, "a hint is a boolean; remove it to leave it unsaid");
+      } else {
+        const want = annotationHint(k);
+        if (want) this.add(fp, `unknown annotation ${quoteShort(k)}; did you mean ${quoteJSON(want)}? annotations has only ${ANNOTATION_FIELDS}`);
+        else this.add(fp, `unknown annotation ${quoteShort(k)}; annotations has only ${ANNOTATION_FIELDS}, so remove it`);
+      }
+    }
+  }
+  flag(v, p, name, hint) {
+    if (typeof v !== "boolean") this.add(p, `${name} must be true or false; got ${describe2(v)} (${hint})`);
   }
   timeout(v, p) {
     const fix = "remove timeoutMs to use the default of 60000";
@@ -1420,7 +1462,7 @@ var SeqGate = class {
 };
 
 // src/session.ts
-var STATUSES = ["idle", "running", "waiting_tool_result", "ended", "error"];
+var STATUSES = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
 var PedelecSession = class {
   /** @internal Sessions come from Pedelec.createSession / resumeSession. */
   constructor(init) {
@@ -1553,7 +1595,7 @@ var PedelecSession = class {
   isReconnecting() {
     return this.reconnecting;
   }
-  /** The current status: idle, running, waiting_tool_result, ended or error. */
+  /** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
   getStatus() {
     return this.status;
   }
@@ -1754,7 +1796,7 @@ var PedelecSession = class {
         const d = ev.data;
         if (!STATUSES.includes(d.status)) return;
         const waiting = [...d.waitingOn ?? []];
-        for (const [toolRequestId, call] of this.calls) {
+        if (d.status !== "waiting_approval") for (const [toolRequestId, call] of this.calls) {
           if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
         }
         this.setStatus(d.status, "core", waiting, receivedAt);
@@ -1781,7 +1823,7 @@ var PedelecSession = class {
         const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
         this.emitError(err, "core", receivedAt);
         const turn = this.turn;
-        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result") {
+        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result" && this.coreStatus !== "waiting_approval") {
           this.turn = null;
           turn.reject(err);
         }
@@ -1816,7 +1858,7 @@ var PedelecSession = class {
   }
   setStatus(status, source, waitingOn, receivedAt) {
     if (this.ended && status !== "ended") return;
-    this.waitingOn = status === "waiting_tool_result" ? waitingOn.map((p) => ({ ...p })) : [];
+    this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
@@ -2244,6 +2286,12 @@ var Pedelec = class {
 function defineTool(definition) {
   return definition;
 }
+function asksConsent(tool) {
+  if (tool.needsApproval === true) return true;
+  const a = tool.annotations;
+  if (!a || a.readOnlyHint === true) return false;
+  return a.destructiveHint === true || a.consequentialHint === true;
+}
 export {
   DEFAULT_URL,
   ERROR_CODES,
@@ -2251,6 +2299,7 @@ export {
   Pedelec,
   PedelecError,
   PedelecSession,
+  asksConsent,
   defineTool,
   toManifest
 };

@@ -14,3 +14,11 @@ export function defineTool<TArgs = unknown, TResult = unknown, const TName exten
 ): ToolDefinition<TArgs, TResult, TName> {
   return definition;
 }
+
+/** The consent rule Core applies (schema.Tool.AsksConsent): whether a call of tool waits for the user. */
+export function asksConsent(tool: Pick<ToolDefinition, "annotations" | "needsApproval">): boolean {
+  if (tool.needsApproval === true) return true;
+  const a = tool.annotations;
+  if (!a || a.readOnlyHint === true) return false;
+  return a.destructiveHint === true || a.consequentialHint === true;
+}

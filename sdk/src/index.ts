@@ -5,7 +5,7 @@
 
 export { Pedelec } from "./client.js";
 export { PedelecSession } from "./session.js";
-export { defineTool } from "./define-tool.js";
+export { defineTool, asksConsent } from "./define-tool.js";
 export { toManifest } from "./manifest.js";
 export { PedelecError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
@@ -35,6 +35,7 @@ export type {
   SerializableToolManifest,
   SkillsInput,
   StatusEventContext,
+  ToolAnnotations,
   ToolArgsArraySchema,
   ToolArgsBooleanSchema,
   ToolArgsIntegerSchema,

@@ -56,7 +56,7 @@ type Turn = {
 
 type RunningCall = { tool: string; controller: AbortController; deadline: number };
 
-const STATUSES: readonly PedelecSessionStatus[] = ["idle", "running", "waiting_tool_result", "ended", "error"];
+const STATUSES: readonly PedelecSessionStatus[] = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
 
 /** @internal What the Pedelec client hands a new session. */
 export type SessionInit = {
@@ -218,7 +218,7 @@ export class PedelecSession<
     return this.reconnecting;
   }
 
-  /** The current status: idle, running, waiting_tool_result, ended or error. */
+  /** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
   getStatus(): PedelecSessionStatus {
     return this.status;
   }
@@ -467,7 +467,8 @@ export class PedelecSession<
         const d = ev.data as StatusChangedData;
         if (!STATUSES.includes(d.status)) return;
         const waiting = [...(d.waitingOn ?? [])];
-        for (const [toolRequestId, call] of this.calls) {
+        // Calls waiting for consent are Core's alone: the page runs none.
+        if (d.status !== "waiting_approval") for (const [toolRequestId, call] of this.calls) {
           if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
         }
         this.setStatus(d.status, "core", waiting, receivedAt);
@@ -496,7 +497,7 @@ export class PedelecSession<
         // The turn's done may be among the lost: if Core is no longer
         // running it, it will not come.
         const turn = this.turn;
-        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result") {
+        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result" && this.coreStatus !== "waiting_approval") {
           this.turn = null;
           turn.reject(err);
         }
@@ -537,7 +538,7 @@ export class PedelecSession<
 
   private setStatus(status: PedelecSessionStatus, source: "sdk" | "core", waitingOn: PendingTool[], receivedAt?: number) {
     if (this.ended && status !== "ended") return;
-    this.waitingOn = status === "waiting_tool_result" ? waitingOn.map((p) => ({ ...p })) : [];
+    this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;

@@ -83,10 +83,14 @@ export type ToolArgsSchema = ToolArgsObjectSchema;
 
 // ---- status and event contexts ----
 
-export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
 
-/** A call the agent is waiting on (Pedelec Core addition). */
-export type PendingTool = { toolRequestId: string; tool: string };
+/**
+ * A call the agent is waiting on (Pedelec Core addition). While the status
+ * is waiting_approval, approvalId names the call's consent request: the
+ * user answers it in Core's console or with `pedelec approve <approvalId>`.
+ */
+export type PendingTool = { toolRequestId: string; tool: string; approvalId?: string };
 
 /** What every listener receives as its context. IDs are opaque; times are browser ms. */
 export type PedelecEventContext = {
@@ -117,7 +121,11 @@ export type StatusEventContext = PedelecEventContext & {
   type: "status_changed" | "sdk_status_changed";
   status: PedelecSessionStatus;
   previousStatus: PedelecSessionStatus;
-  /** Pedelec Core addition: while waiting_tool_result, the calls the agent waits on, oldest first. */
+  /**
+   * Pedelec Core addition: while waiting_tool_result, the calls the agent
+   * waits on, oldest first; while waiting_approval, the calls waiting for
+   * the user's consent (each with its approvalId).
+   */
   waitingOn: PendingTool[];
 };
 
@@ -187,12 +195,45 @@ export type GenericToolHandler<TName extends string = string> = (
   ctx: ToolCallContext,
 ) => unknown | Promise<unknown>;
 
-/** A tool the page offers the agent. Only name, description, argsSchema and timeoutMs leave the page. */
+/**
+ * What a tool's calls do: MCP's tool annotations and WebMCP's. Core passes
+ * them to the agent (its prompt, tool-spec) and to MCP clients (tools/list).
+ * destructiveHint or consequentialHint true makes Core ask the user before
+ * each call; readOnlyHint true never asks (unless needsApproval is true).
+ */
+export type ToolAnnotations = {
+  /** A human-readable name for the tool. */
+  title?: string;
+  /** MCP/WebMCP: the tool only reads. Core never asks before calling it. */
+  readOnlyHint?: boolean;
+  /** MCP: the tool may delete or overwrite. Core asks the user before each call. */
+  destructiveHint?: boolean;
+  /** MCP: calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** MCP: the tool reaches beyond the page (the network, other people). */
+  openWorldHint?: boolean;
+  /** WebMCP: the call has consequences for the user (pays, sends, publishes). Core asks the user before each call. */
+  consequentialHint?: boolean;
+  /** WebMCP: the result carries content the page does not vouch for. */
+  untrustedContentHint?: boolean;
+};
+
+/** A tool the page offers the agent. Everything but the handler leaves the page. */
 export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
   name: TName;
   description: string;
   argsSchema: ToolArgsSchema;
   timeoutMs?: number;
+  /** Hints about what a call does; see ToolAnnotations for which ones ask the user first. */
+  annotations?: ToolAnnotations;
+  /**
+   * Pedelec Core addition (as Vercel AI SDK's needsApproval): true makes
+   * Core ask the user (the console, `pedelec approve`) before each call
+   * runs; the handler runs only once approved. The call waits in the
+   * session status "waiting_approval"; a denial is TOOL_CALL_DENIED and no
+   * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
+   */
+  needsApproval?: boolean;
   handler?: ToolSpecificHandler<TArgs, TResult>;
 };
 
@@ -224,6 +265,8 @@ export type SerializableToolManifest = {
   description: string;
   argsSchema: ToolArgsSchema;
   timeoutMs?: number;
+  annotations?: ToolAnnotations;
+  needsApproval?: boolean;
 };
 
 /** The plain JSON form of skills, handlers stripped. */

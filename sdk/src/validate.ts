@@ -122,7 +122,21 @@ const TOOL_FIELD_HINTS: Record<string, string> = {
   schema: "argsSchema", args: "argsSchema", args_schema: "argsSchema", argsschema: "argsSchema",
   arguments: "argsSchema", timeout: "timeoutMs", timeout_ms: "timeoutMs", timeoutMS: "timeoutMs",
   desc: "description", title: "description", toolName: "name",
+  needs_approval: "needsApproval", requiresApproval: "needsApproval", requireApproval: "needsApproval",
+  needsConsent: "needsApproval", approval: "needsApproval", hints: "annotations", annotation: "annotations",
 };
+
+/** A definition's fields, for the unknown-field messages (Core's toolFields). */
+const TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations and needsApproval";
+/** The boolean annotations: MCP's tool annotations and WebMCP's. */
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
+const ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
+
+/** A near-miss annotation name (readOnly, read_only_hint) to the one meant, or "" (Core's annotationHint). */
+function annotationHint(k: string): string {
+  const norm = k.replace(/_/g, "").toLowerCase();
+  return HINTS.find((h) => norm === h.toLowerCase() || norm + "hint" === h.toLowerCase()) ?? "";
+}
 
 const orList = (names: string[]) => (names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`);
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
@@ -214,6 +228,12 @@ class Checker {
         case "timeoutMs":
           this.timeout(val, fp);
           break;
+        case "annotations":
+          this.annotations(val, fp);
+          break;
+        case "needsApproval":
+          this.flag(val, fp, "needsApproval", "true asks the user before every call");
+          break;
         case "argsSchema":
           sawArgs = true;
           this.argsSchema(val, fp);
@@ -227,8 +247,8 @@ class Checker {
           break;
         default: {
           const want = has(TOOL_FIELD_HINTS, k) ? TOOL_FIELD_HINTS[k] : undefined;
-          if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only name, description, argsSchema and timeoutMs`);
-          else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only name, description, argsSchema and timeoutMs, so remove it`);
+          if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only ${TOOL_FIELDS}`);
+          else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only ${TOOL_FIELDS}, so remove it`);
         }
       }
     }
@@ -259,6 +279,30 @@ class Checker {
       if (first !== undefined) this.add(p, `name ${quoteShort(v)} is already used by tools[${first}]; tool names must be unique, so rename one of them`);
       else firstUse.set(v, i);
     }
+  }
+
+  annotations(v: JsonValue, p: string) {
+    if (!isObject(v)) {
+      this.add(p, `annotations must be an object such as {"destructiveHint": true}; got ${describe(v)}`);
+      return;
+    }
+    for (const k of Object.keys(v)) {
+      const val = v[k] as JsonValue;
+      const fp = key(p, k);
+      if (k === "title") {
+        if (typeof val !== "string") this.add(fp, `title must be a string; got ${describe(val)}`);
+      } else if (HINTS.includes(k)) {
+        this.flag(val, fp, k, "a hint is a boolean; remove it to leave it unsaid");
+      } else {
+        const want = annotationHint(k);
+        if (want) this.add(fp, `unknown annotation ${quoteShort(k)}; did you mean ${quoteJSON(want)}? annotations has only ${ANNOTATION_FIELDS}`);
+        else this.add(fp, `unknown annotation ${quoteShort(k)}; annotations has only ${ANNOTATION_FIELDS}, so remove it`);
+      }
+    }
+  }
+
+  flag(v: JsonValue, p: string, name: string, hint: string) {
+    if (typeof v !== "boolean") this.add(p, `${name} must be true or false; got ${describe(v)} (${hint})`);
   }
 
   timeout(v: JsonValue, p: string) {

@@ -289,3 +289,22 @@ test("a lost connection mid-turn reconnects with backoff, resumes from the last 
   assert.ok(statuses.includes("error/sdk") && statuses.includes("running/core"), statuses.join(","));
   pedelec.close();
 });
+
+test("waiting_approval reaches onStatus with the calls that wait for the user's consent", async () => {
+  const { core, session, statuses } = await setup();
+  const p = session.sendTurn("pay");
+  await until(() => core.sent("send_text").length === 1, "send_text");
+  await tick(5);
+  const waiting = [{ toolRequestId: "r1", tool: "update_counter", approvalId: "ap_1" }];
+  core.event("status_changed", { status: "waiting_approval", previousStatus: "running", waitingOn: waiting }, { turnId: "t_1" });
+  await tick(5);
+  assert.equal(session.getStatus(), "waiting_approval");
+  assert.deepEqual(session.getWaitingOn(), waiting);
+  const last = statuses[statuses.length - 1]!;
+  assert.equal(last.status, "waiting_approval");
+  assert.deepEqual(last.waitingOn, waiting);
+  core.event("status_changed", { status: "running", previousStatus: "waiting_approval" }, { turnId: "t_1" });
+  core.event("done", { ok: true }, { turnId: "t_1" });
+  await p;
+  assert.deepEqual(session.getWaitingOn(), []);
+});

@@ -78,3 +78,14 @@ test("createSession's check strips function handlers and reports like Core", () 
     (e: PedelecError) => e.code === "INVALID_INPUT" && /tools\[0\]\.argsSchema\.default: skills must be plain JSON, but this is a function/.test(e.message),
   );
 });
+
+test("asksConsent is Core's consent rule", async () => {
+  const { asksConsent } = await import("../src/define-tool.js");
+  assert.equal(asksConsent({}), false);
+  assert.equal(asksConsent({ needsApproval: true }), true);
+  assert.equal(asksConsent({ needsApproval: false, annotations: { destructiveHint: true } }), true);
+  assert.equal(asksConsent({ annotations: { consequentialHint: true } }), true);
+  assert.equal(asksConsent({ annotations: { readOnlyHint: true, destructiveHint: true } }), false);
+  assert.equal(asksConsent({ needsApproval: true, annotations: { readOnlyHint: true } }), true);
+  assert.equal(asksConsent({ annotations: { idempotentHint: true, openWorldHint: true, untrustedContentHint: true } }), false);
+});

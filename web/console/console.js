@@ -35,7 +35,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, text });
+// A status reads as words ("waiting approval"); its class keeps the name.
+const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, text: text.replaceAll("_", " ") });
 
 function time(ms) {
   if (!ms) return "";
@@ -167,6 +168,11 @@ function renderDetail() {
     fact("tools", s.tools.join(", ") || "none"),
   );
   const parts = [head, facts];
+  // A call waiting for consent has not reached the page, so it has no
+  // entry among the calls yet: say here what it waits for.
+  for (const p of (state.approvals?.pending ?? []).filter((p) => p.kind === "call" && p.sessionId === s.id)) {
+    parts.push(el("p", { class: "notice", "data-waiting-approval": p.id }, "The agent's call of ", el("b", { class: "mono", text: p.tool }), " waits for your approval (Pending approvals); the page has not run it."));
+  }
   if (s.truncated) parts.push(el("p", { class: "notice", text: "Core's event log no longer holds this session's oldest events: earlier turns and calls are not shown." }));
   const callsByTurn = new Map();
   for (const c of s.calls) {

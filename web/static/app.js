@@ -42,7 +42,12 @@ function renderStatus(status, waitingOn = []) {
   const el = $("status");
   el.className = `status status-${status}`;
   const waiting = waitingOn.map((w) => w.tool).join(", ");
-  el.textContent = status === "waiting_tool_result" && waiting ? `waiting for ${waiting}` : status.replaceAll("_", " ");
+  el.textContent =
+    status === "waiting_tool_result" && waiting
+      ? `waiting for ${waiting}`
+      : status === "waiting_approval" && waiting
+        ? `waiting for your approval: ${waiting}`
+        : status.replaceAll("_", " ");
   el.title = status;
   el.dataset.status = status;
 }
