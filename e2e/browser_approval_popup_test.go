@@ -131,3 +131,66 @@ func TestBrowserOriginApprovalPopupFromClick(t *testing.T) {
 		t.Fatalf("createSession after Approve in the window: %v", r)
 	}
 }
+
+// Issue 22, resumeSession from an origin Core does not approve (any more).
+// Revoking an origin ends its sessions, so the one honest way to reach a
+// live session from an unapproved origin is a pre-approval that lapses:
+// Core ran with --allow-origin, the page made a session that outlives its
+// page (autoEndOnDisconnect: false), and Core restarts without the flag
+// (sessions survive restarts; --allow-origin grants last for one run).
+// The reloaded page's resumeSession then waits for the user like
+// createSession does, and continues on the same session once approved.
+func TestBrowserResumeSessionWaitsForApproval(t *testing.T) {
+	app := appServer(t)
+	addr, dir := testenv.FreeAddr(t), t.TempDir()
+	core := testenv.ServeIn(t, addr, dir, []string{"--allow-origin", app.URL})
+	b := newBrowser(t)
+	page := fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL)
+	b.open(t, page, "ready")
+	var id string
+	b.js(t, &id, `
+const { Pedelec } = window.sdk;
+const s = await new Pedelec().createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [] } });
+await s.sendTurn("say before the restart");
+return s.sessionId;`)
+	// The page goes away, and Core restarts without --allow-origin.
+	if err := b.do(10*time.Second, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	core.Stop(t)
+	core = testenv.ServeIn(t, addr, dir, nil)
+
+	b.open(t, page, "ready")
+	var status map[string]any
+	b.js(t, &status, `return await new window.sdk.Pedelec().getApprovalStatus()`)
+	if status["approved"] != false {
+		t.Fatalf("after the restart without --allow-origin: %v", status)
+	}
+	b.js(t, nil, fmt.Sprintf(`
+window.__pending = []; window.__res = null;
+const p = new window.sdk.Pedelec({ onApprovalPending: (x) => window.__pending.push({ url: x.url, origin: x.origin, code: x.error?.code ?? "", detailsUrl: x.error?.details?.url ?? "" }) });
+p.resumeSession(%q).then((s) => { window.__s = s; window.__res = { ok: s.sessionId }; }, (e) => { window.__res = { code: e.code, message: e.message }; });
+return null;`, id))
+	pend := waitPending(t, b)
+	if !strings.HasPrefix(pend.URL, core.URL+"/console/approve/ap_") || pend.Origin != app.URL {
+		t.Fatalf("pending = %+v", pend)
+	}
+	time.Sleep(500 * time.Millisecond)
+	var res any
+	b.js(t, &res, "return window.__res")
+	if res != nil {
+		t.Fatalf("resumeSession settled before the user decided: %v", res)
+	}
+	// The session is still there, waiting; the user approves from the terminal.
+	if out, err := pedelecCLI(t, core, nil, "approve", app.URL); err != nil {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	if r := pageResult(t, b); r["ok"] != id {
+		t.Fatalf("resumeSession after approval: %v, want session %s", r, id)
+	}
+	var text string
+	b.js(t, &text, `return (await window.__s.sendTurn("history")).text`)
+	if !strings.Contains(text, "before the restart") {
+		t.Fatalf("the resumed session lost its history: %q", text)
+	}
+}
