@@ -297,6 +297,7 @@ func (c *Core) serveRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := c.book.Revoke(rv.Origin); err != nil {
+		err = c.allowOriginRevokeError(rv.Origin, err)
 		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
 		return
 	}
