@@ -45,6 +45,11 @@ type conn struct {
 	mu         sync.Mutex
 	sessions   map[*Session]struct{}
 	hadSession bool // a session was created or resumed here: the socket is in use
+
+	// approvalMu (a leaf) guards heldApproval: the origin request this
+	// connection keeps its place in after request_approval (origin_gate.go).
+	approvalMu   sync.Mutex
+	heldApproval string
 }
 
 func newConn(core *Core, ws *websocket.Conn, origin string) *conn {

@@ -138,7 +138,7 @@ func (o *Options) setDefaults() {
 // (persist.DB.SaveGrant, not the Writer), and the Book calls back
 // (OnRevoke: ending sessions) and feeds its listeners without it.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
-// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu and
+// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu and
 // consoleSignal.mu (bumped under Session.mu and Core.mu) are leaves: nothing else is taken while one is held. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
 // calls a provider while it holds Session.mu (exportProviderState runs

@@ -143,7 +143,10 @@ func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bo
 		pc.respond(req.ID, approvalStatus{Approved: pc.originApproved(), Origin: pc.origin}, nil)
 		return true
 	case methodRequestApproval:
-		st, _, err := pc.requestApproval(true)
+		st, t, err := pc.requestApproval(true)
+		if t != nil {
+			pc.holdApproval(t)
+		}
 		pc.respond(req.ID, st, err)
 		return true
 	case methodAwaitApproval:
@@ -187,6 +190,38 @@ func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, 
 	}
 	return approvalStatus{Origin: pc.origin, RequestID: r.ID, URL: url, ExpiresAt: &r.ExpiresAt,
 		TimeoutMs: pc.core.book.OriginTimeout().Milliseconds()}, t, nil
+}
+
+// holdApproval keeps this connection's place in its origin's request after
+// request_approval answered: between that answer and await_approval the
+// page opens the approval window, and the request must not end meanwhile.
+// The place is given up when the request ends or the connection closes, so
+// a page that goes away leaves nothing pending; a connection that asks
+// again for the same request keeps one place, not one per ask.
+func (pc *conn) holdApproval(t *approvals.Ticket) {
+	id := t.ID()
+	pc.approvalMu.Lock()
+	again := pc.heldApproval == id
+	if !again {
+		pc.heldApproval = id
+	}
+	pc.approvalMu.Unlock()
+	if again || id == "" {
+		t.Cancel()
+		return
+	}
+	go func() {
+		select {
+		case <-pc.closed:
+		case <-t.Done():
+		}
+		t.Cancel()
+		pc.approvalMu.Lock()
+		if pc.heldApproval == id {
+			pc.heldApproval = ""
+		}
+		pc.approvalMu.Unlock()
+	}()
 }
 
 // awaitApproval waits for the origin's decision, then answers the request
@@ -262,6 +297,7 @@ func (c *Core) serveRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := c.book.Revoke(rv.Origin); err != nil {
+		err = c.allowOriginRevokeError(rv.Origin, err)
 		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
 		return
 	}

@@ -693,16 +693,17 @@ export declare class Pedelec {
 	 * unwrapped into Core's parameters.
 	 */
 	request<T>(type: string, payload?: Record<string, unknown>): Promise<T>;
+	/** get_approval_status; a Core from before approvals that answers at all approved the origin. */
+	private approvalAnswer;
 	/**
 	 * Waits until this page's origin may use Core. An origin Core does not
 	 * know yet asks the user: the approval window opens (window.open; the
 	 * call usually follows a click, so the browser lets it), and the call
-	 * waits for the decision: APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked
-	 * window is reported to onApprovalPending (and the console) as
-	 * OPEN_POPUP_FAILED with the URL, and the call keeps waiting.
+	 * waits for the decision (concurrent calls share one wait):
+	 * APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked window is reported to
+	 * onApprovalPending (and the console) as OPEN_POPUP_FAILED with the URL,
+	 * and the call keeps waiting.
 	 */
-	/** get_approval_status; a Core from before approvals that answers at all approved the origin. */
-	private approvalAnswer;
 	private ensureApproved;
 	private waitForApproval;
 	/** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */

@@ -2203,14 +2203,6 @@ var Pedelec = class {
     }
     return this.connection.request(type, params);
   }
-  /**
-   * Waits until this page's origin may use Core. An origin Core does not
-   * know yet asks the user: the approval window opens (window.open; the
-   * call usually follows a click, so the browser lets it), and the call
-   * waits for the decision: APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked
-   * window is reported to onApprovalPending (and the console) as
-   * OPEN_POPUP_FAILED with the URL, and the call keeps waiting.
-   */
   /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
   async approvalAnswer() {
     try {
@@ -2220,6 +2212,15 @@ var Pedelec = class {
       throw err;
     }
   }
+  /**
+   * Waits until this page's origin may use Core. An origin Core does not
+   * know yet asks the user: the approval window opens (window.open; the
+   * call usually follows a click, so the browser lets it), and the call
+   * waits for the decision (concurrent calls share one wait):
+   * APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked window is reported to
+   * onApprovalPending (and the console) as OPEN_POPUP_FAILED with the URL,
+   * and the call keeps waiting.
+   */
   ensureApproved() {
     if (!this.approval) {
       this.approval = this.waitForApproval().finally(() => {
