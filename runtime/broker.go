@@ -149,7 +149,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 		outcome: make(chan callOutcome, 1),
 	}
 	s.calls.add(call)
-	s.notes.callStarted(call.id, now)
+	s.notes.CallStarted(call.id, now)
 	// Status first, so the page hears waiting_tool_result from Core before
 	// the call it runs a handler for. The record, with the call in its
 	// pending list, goes to the journal before the tool_call event does.
@@ -158,7 +158,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	s.mu.Unlock()
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 	if approvedBy != "" {
-		s.core.NoteCallApproved(s.id, call.id, approvedBy)
+		s.core.noteCallApproved(s.id, call.id, approvedBy)
 	}
 
 	timer := time.NewTimer(timeout)
@@ -198,7 +198,7 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how wire.Sett
 		return
 	}
 	call.outcome <- out
-	s.notes.callSettled(call.id, out, how, time.Now())
+	s.notes.CallSettled(call.id, out.result, out.err, how, time.Now())
 	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
 	s.refreshStatusAndSaveLocked()
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,11 +13,12 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/console"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// The console's feed (console_feed.go, console_view.go) and its routes
+// The console's feed (runtime/console, through session_console.go) and its routes
 // behind the approvals Guard's Read (runtime/approvals/guard.go), in process: what a turn with calls looks like in a
 // session's view, that a delta carries only what changed, and that the
 // console answers only Core's own origin.
@@ -85,37 +85,37 @@ func TestConsoleViewOfATurn(t *testing.T) {
 
 func TestConsoleFeedDeltas(t *testing.T) {
 	h := newHarness(t, nil)
-	var f feedTracker
-	in := h.core.consoleInput(false, nil)
-	snap := f.snapshot(in, h.core.coreURL)
+	var f console.Tracker
+	in := consoleInput(h, false, nil)
+	snap := f.Snapshot(in, h.core.coreURL)
 	if len(snap.Sessions) != 0 || snap.Approvals == nil || len(snap.Approvals.Pending)+len(snap.Approvals.Origins) != 0 || snap.Version != 1 {
 		t.Fatalf("empty snapshot: %+v", snap)
 	}
-	if _, ok := f.delta(h.core.consoleInput(false, nil)); ok {
+	if _, ok := f.Delta(consoleInput(h, false, nil)); ok {
 		t.Fatal("a delta with nothing changed")
 	}
 	s, ht, _ := consoleSession(t, h)
-	d, ok := f.delta(h.core.consoleInput(false, nil))
+	d, ok := f.Delta(consoleInput(h, false, nil))
 	if !ok || len(d.Sessions) != 1 || d.Sessions[0].ID != s.id || len(d.Sessions[0].Calls) != 2 || d.Version != 2 || d.Processes != nil || d.Approvals != nil {
 		t.Fatalf("delta after a turn: %+v", d)
 	}
-	if _, ok := f.delta(h.core.consoleInput(false, nil)); ok {
+	if _, ok := f.Delta(consoleInput(h, false, nil)); ok {
 		t.Fatal("the same session sent twice")
 	}
 	ht.emit(providerChat(" more"))
 	testenvAwait(t, "a delta for the chat", func() bool {
-		d, ok := f.delta(h.core.consoleInput(false, nil))
+		d, ok := f.Delta(consoleInput(h, false, nil))
 		return ok && len(d.Sessions) == 1 && strings.HasSuffix(d.Sessions[0].Turns[0].Agent, " more")
 	})
 	// Processes and approvals are sent when they change, and only then.
-	in = h.core.consoleInput(false, nil)
-	in.processes = []wire.ConsoleProcess{{PID: 42, SessionID: s.id, Command: "held"}}
-	in.approvals = &wire.ApprovalsState{Pending: []wire.ApprovalRequest{{ID: "ap_1", Kind: wire.ApprovalOrigin, Origin: "http://x.test"}}}
-	d, ok = f.delta(in)
+	in = consoleInput(h, false, nil)
+	in.Processes = []wire.ConsoleProcess{{PID: 42, SessionID: s.id, Command: "held"}}
+	in.Approvals = &wire.ApprovalsState{Pending: []wire.ApprovalRequest{{ID: "ap_1", Kind: wire.ApprovalOrigin, Origin: "http://x.test"}}}
+	d, ok = f.Delta(in)
 	if !ok || d.Sessions != nil || d.Processes == nil || len(*d.Processes) != 1 || d.Approvals == nil {
 		t.Fatalf("delta of processes and approvals: %+v", d)
 	}
-	if _, ok := f.delta(in); ok {
+	if _, ok := f.Delta(in); ok {
 		t.Fatal("processes and approvals sent twice")
 	}
 	// A session Core forgot is removed. Core forgets only sessions that
@@ -130,7 +130,7 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	h.core.mu.Lock()
 	delete(h.core.sessions, s.id)
 	h.core.mu.Unlock()
-	d, ok = f.delta(h.core.consoleInput(false, in.processes))
+	d, ok = f.Delta(consoleInput(h, false, in.Processes))
 	if !ok || len(d.Removed) != 1 || d.Removed[0] != s.id {
 		t.Fatalf("delta after forgetting: %+v", d)
 	}
@@ -140,10 +140,10 @@ func TestConsoleFeedDeltas(t *testing.T) {
 // wakes the console's feeds.
 func TestConsoleFeedApprovals(t *testing.T) {
 	h := newHarness(t, func(o *Options) {})
-	if snap := h.core.ConsoleSnapshot(); snap.Approvals == nil || len(snap.Approvals.Origins) != 0 {
+	if snap := console.Snapshot(consoleHost{h.core}); snap.Approvals == nil || len(snap.Approvals.Origins) != 0 {
 		t.Fatalf("approvals before any grant: %+v", snap.Approvals)
 	}
-	changed := h.core.console.wait()
+	changed := h.core.console.Wait()
 	if err := h.core.book.Grant("http://app.test", "console"); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestConsoleFeedApprovals(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the console was not woken by a grant")
 	}
-	snap := h.core.ConsoleSnapshot()
+	snap := console.Snapshot(consoleHost{h.core})
 	if snap.Approvals == nil || len(snap.Approvals.Origins) != 1 || snap.Approvals.Origins[0].Origin != "http://app.test" {
 		t.Fatalf("approvals: %+v", snap.Approvals)
 	}
@@ -327,20 +327,9 @@ func TestApproverTokenFile(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"echo":             "echo",
-		"":                 "''",
-		`{"a":"it's"}`:     `'{"a":"it'\''s"}'`,
-		"$(rm -rf /)":      `'$(rm -rf /)'`,
-		"a b":              "'a b'",
-		"line\nbreak":      "'line\nbreak'",
-		"s_abc-1.2:3/4@5%": "s_abc-1.2:3/4@5%",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
+// consoleInput is what h's Core shows the console now.
+func consoleInput(h *harness, withProcesses bool, prev []wire.ConsoleProcess) console.Input {
+	return console.Gather(consoleHost{h.core}, withProcesses, prev)
 }
 
 func providerChat(text string) provider.Event { return provider.Event{ChatDelta: text} }
@@ -360,37 +349,12 @@ func testenvAwait(t *testing.T, what string, cond func() bool) {
 func TestConsoleShowsWhoApproved(t *testing.T) {
 	h := newHarness(t, nil)
 	s, _, _ := consoleSession(t, h)
-	var f feedTracker
-	f.snapshot(h.core.consoleInput(false, nil), "")
+	var f console.Tracker
+	f.Snapshot(consoleInput(h, false, nil), "")
 	id := s.consoleView().Calls[0].ID
-	h.core.NoteCallApproved(s.id, id, "console")
-	d, ok := f.delta(h.core.consoleInput(false, nil))
+	h.core.noteCallApproved(s.id, id, "console")
+	d, ok := f.Delta(consoleInput(h, false, nil))
 	if !ok || len(d.Sessions) != 1 || d.Sessions[0].Calls[0].ApprovedBy != "console" {
 		t.Errorf("delta after the approval: %+v", d)
-	}
-}
-
-// The notes keep a bounded part of each session: long results are not
-// kept, and old calls and turns are dropped.
-func TestConsoleNotesAreBounded(t *testing.T) {
-	var n consoleNotes
-	now := time.Now()
-	for i := range consoleNoteCalls + 5 {
-		n.callStarted(fmt.Sprint("tr_", i), now)
-	}
-	if len(n.calls) != consoleNoteCalls || n.calls["tr_0"] != nil {
-		t.Fatalf("%d calls kept", len(n.calls))
-	}
-	big := json.RawMessage(`"` + strings.Repeat("x", consoleResultBytes) + `"`)
-	last := fmt.Sprint("tr_", consoleNoteCalls+4)
-	n.callSettled(last, callOutcome{result: big}, wire.OutcomeResult, now)
-	if c := n.calls[last]; !c.truncated || c.result != nil || c.outcome != wire.OutcomeResult {
-		t.Fatalf("a long result: %+v", c)
-	}
-	for i := range consoleNoteTurns + 1 {
-		n.turnStarted(fmt.Sprint("t_", i), "hi", false, now)
-	}
-	if len(n.turns) != consoleNoteTurns {
-		t.Fatalf("%d turns kept", len(n.turns))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
+	"github.com/kaoruisaac/pedelec/runtime/console"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
@@ -139,7 +140,11 @@ func (o *Options) setDefaults() {
 // (OnRevoke: ending sessions) and feeds its listeners without it.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
 // ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu and
-// consoleSignal.mu (bumped under Session.mu and Core.mu) are leaves: nothing else is taken while one is held. A provider may hold
+// console.Signal.mu (runtime/console: Core.console, bumped under
+// Session.mu and Core.mu) are leaves: nothing else is taken while one is
+// held. console.Notes have no lock: each session's are under its
+// Session.mu. The console's feeds take Core.mu, then each Session.mu in
+// turn (session_console.go), never one inside the other. A provider may hold
 // its own lock while it calls emit (which takes Session.mu), so Core never
 // calls a provider while it holds Session.mu (exportProviderState runs
 // without it). mcpbridge's locks (and the MCP SDK's under it) are never
@@ -177,10 +182,11 @@ type Core struct {
 	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
 	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
 
-	// The console (console_*.go): what wakes its feeds, the approver
-	// token its page carries (approver_token.go), and the approvals it
-	// shows: nil until runtime/approvals' book is set here.
-	console          consoleSignal
+	// The console (runtime/console, adapted in session_console.go): what
+	// wakes its feeds, the approver token its page carries
+	// (approver_token.go), and the approvals it shows: nil until
+	// runtime/approvals' book is set here.
+	console          console.Signal
 	approver         string
 	consoleApprovals func() wire.ApprovalsState
 	book             *approvals.Book  // origin grants and requests waiting for the user (origin_gate.go)
@@ -214,7 +220,7 @@ func (c *Core) isClosing() bool { return c.closing.Load() }
 func (c *Core) indexSessionLocked(s *Session) {
 	c.sessions[s.id] = s
 	c.threads[agentThreadID(s.id)] = s.id
-	c.console.bump()
+	c.console.Bump()
 }
 
 // sessionForAgent finds a session by the id its agent was given
@@ -261,7 +267,7 @@ func (c *Core) forget(id string, after time.Duration) {
 		delete(c.sessions, id)
 		delete(c.threads, agentThreadID(id))
 		c.mu.Unlock()
-		c.console.bump()
+		c.console.Bump()
 		c.book.EndSession(id) // its "allow for this session" choices go with it
 	})
 }

@@ -1,19 +1,13 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"html/template"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
-	"github.com/kaoruisaac/pedelec/web"
 )
 
 // The origin gate (issue 22). A page whose origin is neither Core's own
@@ -75,14 +69,16 @@ func (c *Core) openBook(db *persist.DB) error {
 	// The console shows the Book's pending requests and grants, and wakes
 	// its feeds whenever they change.
 	since := time.Now().UTC()
-	c.consoleApprovals = func() wire.ApprovalsState { return c.withAllowOrigins(book.State(), since) }
+	c.consoleApprovals = func() wire.ApprovalsState {
+		return approvals.WithAllowOrigins(book.State(), c.opts.AllowOrigins, since)
+	}
 	changes, stop := book.Subscribe()
 	go func() {
 		defer stop()
 		for {
 			select {
 			case <-changes:
-				c.ConsoleChanged()
+				c.console.Bump()
 			case <-c.mcp.ctx.Done(): // Core stopped
 				return
 			}
@@ -90,26 +86,6 @@ func (c *Core) openBook(db *persist.DB) error {
 	}()
 	return nil
 }
-
-// withAllowOrigins adds the --allow-origin patterns to st's approved
-// origins (By "--allow-origin", approved since Core started), so the
-// console and `pedelec approvals` list every origin that may use Core.
-// They are not the Book's: they cannot be revoked, only left off the
-// command line at the next start.
-func (c *Core) withAllowOrigins(st wire.ApprovalsState, since time.Time) wire.ApprovalsState {
-	for _, pattern := range c.opts.AllowOrigins {
-		if !slices.ContainsFunc(st.Origins, func(g wire.OriginGrant) bool { return strings.EqualFold(g.Origin, strings.TrimRight(pattern, "/")) }) {
-			st.Origins = append(st.Origins, wire.OriginGrant{Origin: strings.TrimRight(pattern, "/"), ApprovedAt: since, By: approvals.ByAllowOrigin})
-		}
-	}
-	return st
-}
-
-// Book is the approvals Book (the console reads it).
-func (c *Core) Book() *approvals.Book { return c.book }
-
-// ApproverGuard is the guard of the approvals API, for other /console routes.
-func (c *Core) ApproverGuard() *approvals.Guard { return c.guard }
 
 // endOriginSessions ends every live session of a revoked origin.
 func (c *Core) endOriginSessions(origin string) {
@@ -183,7 +159,7 @@ func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, 
 	if r.ID == "" {
 		return approvalStatus{Approved: true, Origin: pc.origin}, t, nil
 	}
-	url := pc.core.URL() + approvalPagePath + r.ID
+	url := pc.core.URL() + approvals.PagePath + r.ID
 	if logIt {
 		pc.core.log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
 			"origin", r.Origin, "request", r.ID, "url", url)
@@ -258,88 +234,10 @@ func (pc *conn) awaitApproval(ctx context.Context, req wire.Request, h handler) 
 	}
 }
 
-// approvalPagePath + request id is the approval window.
-const approvalPagePath = "/console/approve/"
-
-// mountApprovals routes the approval window and the approvals API.
+// mountApprovals routes the approval window and the approvals API
+// (runtime/approvals).
 func (c *Core) mountApprovals(mux *http.ServeMux) {
-	mux.Handle("GET "+approvalPagePath+"{id}", c.guard.Page(http.HandlerFunc(c.serveApprovalPage)))
-	mux.Handle("GET "+wire.ApprovalsPath+"state", c.guard.API(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, c.consoleApprovals())
-	}), false))
-	mux.Handle("POST "+wire.ApprovalsPath+"decide", c.guard.API(http.HandlerFunc(c.serveDecide), true))
-	mux.Handle("POST "+wire.ApprovalsPath+"revoke", c.guard.API(http.HandlerFunc(c.serveRevoke), true))
-}
-
-func (c *Core) serveDecide(w http.ResponseWriter, r *http.Request) {
-	var d wire.ApprovalDecision
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&d); err != nil {
-		writeJSON(w, http.StatusBadRequest, wire.AgentResult{Error: wire.Errorf(wire.CodeInvalidInput, "the body is not an ApprovalDecision: %v", err)})
-		return
-	}
-	by := approvals.ByCLI
-	if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" {
-		by = approvals.ByConsole
-	}
-	req, err := c.book.Decide(d.ID, d.Decision, d.Reason, by)
-	if err != nil {
-		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
-		return
-	}
-	c.log.Info("approval decided", "kind", req.Kind, "origin", req.Origin, "tool", req.Tool, "decision", d.Decision, "by", by)
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "request": req})
-}
-
-func (c *Core) serveRevoke(w http.ResponseWriter, r *http.Request) {
-	var rv wire.OriginRevocation
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&rv); err != nil {
-		writeJSON(w, http.StatusBadRequest, wire.AgentResult{Error: wire.Errorf(wire.CodeInvalidInput, "the body is not an OriginRevocation: %v", err)})
-		return
-	}
-	if err := c.book.Revoke(rv.Origin); err != nil {
-		err = c.allowOriginRevokeError(rv.Origin, err)
-		writeJSON(w, errorStatus(err), wire.AgentResult{Error: wire.AsError(err)})
-		return
-	}
-	c.log.Info("origin revoked", "origin", rv.Origin)
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
-}
-
-// errorStatus is the HTTP status of an approvals API error.
-func errorStatus(err error) int {
-	switch wire.AsError(err).Code {
-	case wire.CodeApprovalNotFound:
-		return http.StatusNotFound
-	case wire.CodeInvalidInput:
-		return http.StatusBadRequest
-	}
-	return http.StatusInternalServerError
-}
-
-// approvePage is the approval window's template (web/approve).
-var approvePage = template.Must(template.New("approve").Parse(web.ApprovePage))
-
-// serveApprovalPage renders the approval window of one pending request,
-// with the approver token embedded: only Core's own origin can read it
-// (no CORS), and the Guard's headers keep it out of frames and out of
-// the reach of the page that opened it.
-func (c *Core) serveApprovalPage(w http.ResponseWriter, r *http.Request) {
-	req, found := c.book.Pending(r.PathValue("id"))
-	args := ""
-	if len(req.Args) > 0 {
-		var buf bytes.Buffer
-		if json.Indent(&buf, req.Args, "", "  ") == nil {
-			args = buf.String()
-		}
-	}
-	nonce := newID("n")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+
-		"'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if !found {
-		w.WriteHeader(http.StatusNotFound)
-	}
-	if err := approvePage.Execute(w, map[string]any{"Found": found, "Req": req, "Args": args, "Token": c.approver, "Nonce": nonce}); err != nil {
-		c.log.Warn("approval page", "err", err)
-	}
+	api := &approvals.API{Book: c.book, Guard: c.guard, State: c.consoleApprovals,
+		ExplainRevoke: c.allowOriginRevokeError, Log: newFieldLog(c.log)}
+	api.Mount(mux)
 }

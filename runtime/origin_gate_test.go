@@ -118,7 +118,7 @@ func TestOriginGateUnapprovedMayOnlyAsk(t *testing.T) {
 	}
 	// request_approval asks (once), and tells the page where to decide.
 	if err := json.Unmarshal(p.MustCall(methodRequestApproval, map[string]any{}), &st); err != nil || st.Approved || st.RequestID == "" ||
-		st.URL != h.srv.URL+approvalPagePath+st.RequestID || st.TimeoutMs != approvals.DefaultOriginTimeout.Milliseconds() {
+		st.URL != h.srv.URL+approvals.PagePath+st.RequestID || st.TimeoutMs != approvals.DefaultOriginTimeout.Milliseconds() {
 		t.Fatalf("request_approval = %+v (%v)", st, err)
 	}
 	if got := awaitPending(t, h, 1, "after request_approval"); got[0].ID != st.RequestID || got[0].Origin != gateOrigin {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/console"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -46,7 +47,7 @@ type Session struct {
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage
-	notes          consoleNotes         // what the console shows that the events lack (console_notes.go)
+	notes          console.Notes        // what the console shows that the events lack (runtime/console)
 	consoleFinal   *wire.ConsoleSession // a retired session's last console view (ended.go)
 }
 

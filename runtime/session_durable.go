@@ -58,7 +58,7 @@ func (s *Session) logEventLocked(frame []byte) {
 		return
 	}
 	ev := persist.Event{Seq: s.seq, Frame: frame}
-	defer s.core.console.bump()
+	defer s.core.console.Bump()
 	trim := s.events.add(ev)
 	// A page never sees an event that is not in the journal: one emitted
 	// while Core stops (a turn still ending after the shutdown deadline)

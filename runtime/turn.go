@@ -54,7 +54,7 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	t := &turnState{id: newID("t_"), startedAt: time.Now(), warmup: warmup, cancel: cancel, done: make(chan struct{})}
 	s.turn = t
 	s.lastTurnFailed = false
-	s.notes.turnStarted(t.id, text, warmup, t.startedAt)
+	s.notes.TurnStarted(t.id, text, warmup, t.startedAt)
 	s.refreshStatusLocked()
 
 	message := text

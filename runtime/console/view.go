@@ -1,4 +1,4 @@
-package runtime
+package console
 
 import (
 	"encoding/json"
@@ -8,80 +8,40 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// consoleKey changes whenever what the console shows of a session may
-// have: every event advances seq (a call, its settling, chat, a status),
-// and attaching or ending does not always emit one.
-type consoleKey struct {
-	seq      int64
-	notes    int64 // consoleNotes.version
-	status   wire.Status
-	attached bool
-	ended    bool
+// State is what View needs of a session, copied under its lock so the
+// events are read without it: logged frames never change.
+type State struct {
+	// Info holds the fields that are not read from events.
+	Info   wire.ConsoleSession
+	Events []persist.Event
+	Notes  Notes
+	// Final is the view a retired session kept (Events and Notes are
+	// then empty): Info's Status, Attached and Seq still apply.
+	Final *wire.ConsoleSession
 }
 
-// consoleState is what consoleView needs of a session, copied under its
-// lock so the events are read without it: logged frames never change.
-type consoleState struct {
-	key    consoleKey
-	info   wire.ConsoleSession // the fields that are not read from events
-	events []persist.Event
-	notes  consoleNotes
-	final  *wire.ConsoleSession
-}
-
-func (s *Session) consoleKey() consoleKey {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.consoleKeyLocked()
-}
-
-func (s *Session) consoleKeyLocked() consoleKey {
-	return consoleKey{seq: s.seq, notes: s.notes.version, status: s.status, attached: s.conn != nil, ended: s.ended}
-}
-
-func (s *Session) consoleStateLocked() consoleState {
-	st := consoleState{key: s.consoleKeyLocked(), final: s.consoleFinal}
-	st.info = wire.ConsoleSession{
-		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Status: s.status,
-		CreatedAt: s.createdAt.UnixMilli(), Seq: s.seq, Attached: s.conn != nil, External: s.isExternal(),
-		Tools: s.tools.Names(),
-	}
-	if st.final != nil {
-		return st
-	}
-	st.events = make([]persist.Event, s.events.len())
-	for i := range st.events {
-		st.events[i] = s.events.at(i)
-	}
-	st.notes = s.notes.copy()
-	return st
-}
-
-// consoleView is the session as the console shows it and its record
-// downloads. An ended session that Core retired keeps the view it had.
-func (s *Session) consoleView() wire.ConsoleSession {
-	s.mu.Lock()
-	st := s.consoleStateLocked()
-	s.mu.Unlock()
-	if st.final != nil {
-		v := *st.final
-		v.Status, v.Attached, v.Seq = st.info.Status, st.info.Attached, st.info.Seq
+// View is the session as the console shows it and its record downloads.
+// An ended session that Core retired keeps the view it had.
+func View(st State) wire.ConsoleSession {
+	if st.Final != nil {
+		v := *st.Final
+		v.Status, v.Attached, v.Seq = st.Info.Status, st.Info.Attached, st.Info.Seq
 		return v
 	}
-	return buildConsoleSession(st.info, st.events, st.notes)
+	return build(st.Info, st.Events, st.Notes)
 }
 
-// consoleFrame is the part of an event frame the console reads.
-type consoleFrame struct {
+// frame is the part of an event frame the console reads.
+type frame struct {
 	Event  string          `json:"event"`
 	Seq    int64           `json:"seq"`
 	TurnID string          `json:"turnId"`
 	Data   json.RawMessage `json:"data"`
 }
 
-// buildConsoleSession reads a session's turns and calls from its event log
-// and adds what only the notes know: the user's text, results, errors, times.
-func buildConsoleSession(info wire.ConsoleSession, events []persist.Event, notes consoleNotes) wire.ConsoleSession {
+// build reads a session's turns and calls from its event log and adds
+// what only the notes know: the user's text, results, errors, times.
+func build(info wire.ConsoleSession, events []persist.Event, notes Notes) wire.ConsoleSession {
 	v := info
 	v.Turns, v.Calls = []wire.ConsoleTurn{}, []wire.ConsoleCall{}
 	if v.Tools == nil {
@@ -106,7 +66,7 @@ func buildConsoleSession(info wire.ConsoleSession, events []persist.Event, notes
 	}
 	var agent = map[string]*strings.Builder{}
 	for _, ev := range events {
-		var f consoleFrame
+		var f frame
 		if json.Unmarshal(ev.Frame, &f) != nil {
 			continue
 		}
@@ -136,7 +96,7 @@ func buildConsoleSession(info wire.ConsoleSession, events []persist.Event, notes
 				turn(f.TurnID).StartedAt = d.TurnStartedAt
 			}
 			callAt[d.ToolRequestID] = len(v.Calls)
-			v.Calls = append(v.Calls, consoleCall(v.ID, f.TurnID, d, notes.calls[d.ToolRequestID]))
+			v.Calls = append(v.Calls, call(v.ID, f.TurnID, d, notes.calls[d.ToolRequestID]))
 		case wire.EventToolCallSettled:
 			var d wire.ToolCallSettledData
 			if json.Unmarshal(f.Data, &d) != nil {
@@ -173,8 +133,8 @@ func buildConsoleSession(info wire.ConsoleSession, events []persist.Event, notes
 	return v
 }
 
-// consoleCall is one tool_call event with what the notes add.
-func consoleCall(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.ConsoleCall {
+// call is one tool_call event with what the notes add.
+func call(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.ConsoleCall {
 	c := wire.ConsoleCall{
 		ID: d.ToolRequestID, TurnID: turnID, Tool: d.Tool, Args: d.Args, Status: "pending",
 		StartedAt: d.Deadline - d.TimeoutMs, TimeoutMs: d.TimeoutMs,
@@ -221,12 +181,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// retiredConsoleView is what an ended session keeps for the console once
-// Core retires it (ended.go): the view, not the events it was read from.
-func (s *Session) retiredConsoleView() *wire.ConsoleSession {
-	v := s.consoleView()
-	v.Status = wire.StatusEnded
-	return &v
 }

@@ -1,7 +1,9 @@
-package runtime
+package console
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"html"
 	"io/fs"
 	"mime"
@@ -12,26 +14,14 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// mountConsole adds the console: its page (when Assets has its files), its
-// feed and the sessions' records, all behind the approvals Guard's Read
-// (docs/security.md, "The console"). The approvals API under the same
-// wire.ApprovalsPath is mounted by mountApprovals, behind the Guard's API.
-func (c *Core) mountConsole(mux *http.ServeMux, files fs.FS) {
-	mux.Handle("GET "+wire.ConsoleFeedPath, c.guard.Read(http.HandlerFunc(c.serveConsoleFeed)))
-	mux.Handle("GET "+wire.ConsoleRecordPath+"{id}/record", c.guard.Read(http.HandlerFunc(c.serveConsoleRecord)))
-	if files != nil {
-		mux.Handle("GET "+wire.ConsolePath, c.guard.Read(consolePage(files, c.approver)))
-	}
-}
-
 // approverTokenMarker in the console's index.html is replaced by the
 // approver token as it is served: the page reads it from a <meta>, as the
 // CSP allows no inline script.
 const approverTokenMarker = "{{APPROVER_TOKEN}}"
 
-// consolePage serves index.html, with the token, at wire.ConsolePath and
-// the console's other files by name; nothing else.
-func consolePage(files fs.FS, token string) http.Handler {
+// page serves index.html, with the token, at wire.ConsolePath and the
+// console's other files by name; nothing else.
+func page(files fs.FS, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, wire.ConsolePath)
 		if name == "" {
@@ -58,4 +48,20 @@ func consolePage(files fs.FS, token string) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(data)
 	})
+}
+
+// serveRecord answers one session's record as a JSON download.
+func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request) {
+	src, err := s.Host.Session(r.PathValue("id"))
+	if err != nil {
+		wire.WriteJSON(w, http.StatusNotFound, wire.AgentResult{Error: wire.AsError(err)})
+		return
+	}
+	v := View(src.State())
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="pedelec-%s.json"`, v.ID))
+	w.Header().Set("Cache-Control", "no-store")
+	data, _ := json.MarshalIndent(v, "", "  ")
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(data, '\n'))
 }
