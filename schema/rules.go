@@ -99,8 +99,9 @@ func parseManifestTree(text string) (Skills, []Problem, error) {
 type checker struct {
 	text     string // the input, for copying values out verbatim
 	problems []Problem
-	scratch  []byte           // where a schema's text is compacted
-	patterns map[string]error // each distinct pattern is compiled once
+	scratch  []byte                     // where a schema's text is compacted
+	schemas  map[string]json.RawMessage // compacted texts by their input text
+	patterns map[string]error           // each distinct pattern is compiled once
 	// plainProblems are checkStreaming's plain-JSON problems, which come
 	// before the rules' (the tree path runs plain over the whole text first).
 	plainProblems []Problem
@@ -415,12 +416,29 @@ func (c *checker) keep(s string) string {
 
 // schemaText is a value's JSON text from the input without insignificant
 // whitespace: the definition as the page wrote it, smaller in every later
-// message (tool-spec, the prompt). Each tool keeps its own copy. Repeated
-// keys are the one case where the text would differ from what was checked,
-// and they are a problem already, so such skills are never used.
+// message (tool-spec, the prompt). Repeated keys are the one case where the
+// text would differ from what was checked, and they are a problem already,
+// so such skills are never used.
+//
+// Tools of one manifest whose schemas are written alike share one copy: a
+// page often declares several tools of one shape, and the schema text is
+// most of what a declared tool keeps (docs/performance.md). The key is the
+// input's own text, so a lookup copies nothing, and the map goes with the
+// check. Nothing in Pedelec changes a schema's bytes in place, and the
+// capacity is the length, so an append never writes into a shared text.
 func (c *checker) schemaText(v *value) json.RawMessage {
-	c.scratch = appendCompact(c.scratch[:0], c.text[v.start:v.end])
-	return bytes.Clone(c.scratch)
+	raw := c.text[v.start:v.end]
+	if t, ok := c.schemas[raw]; ok {
+		return t
+	}
+	c.scratch = appendCompact(c.scratch[:0], raw)
+	t := bytes.Clone(c.scratch)
+	t = t[:len(t):len(t)]
+	if c.schemas == nil {
+		c.schemas = map[string]json.RawMessage{}
+	}
+	c.schemas[raw] = t
+	return t
 }
 
 // appendCompact appends src, JSON text the parser accepted, without the
