@@ -193,9 +193,11 @@ func parseText(text string) (*value, error) {
 // per string was most of what checking it cost (docs/performance.md).
 // Values come from slabs, an object's members and an array's elements are
 // gathered on a stack shared by the whole parse and copied out once at
-// their exact length, and strings and numbers are substrings of one copy
-// of the input. A tree therefore lives as long as any of its values: keep
-// a string beyond the tree's life with strings.Clone.
+// their exact length, and strings and numbers are substrings of the input
+// string (parseJSON's caller pays one copy of its bytes; a caller that
+// holds the text as a string, none). A tree therefore keeps its whole input
+// alive as long as any of its values: keep a string beyond the tree's life
+// with strings.Clone.
 type parser struct {
 	src     string // the input: strings and numbers are substrings of it
 	pos     int
