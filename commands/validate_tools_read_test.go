@@ -40,7 +40,7 @@ func TestReadManifestLargeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, data, err := readManifest(p, nil)
-	if err != nil || name != p || !bytes.Equal(data, want) {
+	if err != nil || name != p || data != string(want) {
 		t.Fatalf("name %q, %d bytes, err %v", name, len(data), err)
 	}
 }

@@ -36,7 +36,7 @@ func TestAppendCompactMatchesEncodingJSON(t *testing.T) {
 		if err := json.Compact(&want, in[v.start:v.end]); err != nil {
 			t.Fatalf("%q: %v", in, err)
 		}
-		if got := appendCompact([]byte("prefix"), in[v.start:v.end]); string(got) != "prefix"+want.String() {
+		if got := appendCompact([]byte("prefix"), string(in[v.start:v.end])); string(got) != "prefix"+want.String() {
 			t.Errorf("appendCompact(%q)\n got %s\nwant %s", in, got[6:], want.Bytes())
 		}
 	}

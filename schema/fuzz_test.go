@@ -27,7 +27,7 @@ func FuzzValidateSkills(f *testing.F) {
 				t.Fatalf("accepted skills do not compile: %v", err)
 			}
 		}
-		_, _, _ = ParseManifest(data)
+		_, _, _ = ParseManifest(string(data))
 	})
 }
 

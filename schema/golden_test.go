@@ -109,7 +109,7 @@ func TestParseManifest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			skills, problems, err := ParseManifest(raw)
+			skills, problems, err := ParseManifest(string(raw))
 			res := manifestResult{Problems: problems}
 			if res.Problems == nil {
 				res.Problems = []Problem{}

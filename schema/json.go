@@ -167,9 +167,13 @@ func (v *value) toAny() any {
 
 // parseJSON parses exactly one JSON value, surrounded by optional
 // whitespace and preceded by an optional UTF-8 byte order mark.
-func parseJSON(data []byte) (*value, error) {
-	p := &parser{data: data, src: string(data)}
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+func parseJSON(data []byte) (*value, error) { return parseText(string(data)) }
+
+// parseText is parseJSON of a text already held as a string: its strings
+// and numbers are substrings of it, with no copy of the whole.
+func parseText(text string) (*value, error) {
+	p := &parser{src: text}
+	if strings.HasPrefix(text, "\uFEFF") {
 		p.pos = 3
 	}
 	p.skipSpace()
@@ -178,7 +182,7 @@ func parseJSON(data []byte) (*value, error) {
 		return nil, err
 	}
 	p.skipSpace()
-	if p.pos < len(p.data) {
+	if p.pos < len(p.src) {
 		return nil, p.errorf("unexpected %s after the JSON value", p.peekDesc())
 	}
 	return v, nil
@@ -189,13 +193,15 @@ func parseJSON(data []byte) (*value, error) {
 // per string was most of what checking it cost (docs/performance.md).
 // Values come from slabs, an object's members and an array's elements are
 // gathered on a stack shared by the whole parse and copied out once at
-// their exact length, and strings and numbers are substrings of one copy
-// of the input. A tree therefore lives as long as any of its values: keep
-// a string beyond the tree's life with strings.Clone.
+// their exact length, and strings and numbers are substrings of the input
+// string (parseJSON's caller pays one copy of its bytes; a caller that
+// holds the text as a string, none). A tree therefore keeps its whole input
+// alive as long as any of its values: keep a string beyond the tree's life
+// with strings.Clone.
 type parser struct {
-	data []byte
-	src  string // data as one string, copied once
-	pos  int
+	src     string // the input: strings and numbers are substrings of it
+	pos     int
+	escaped []byte // a string with escapes, as bytes to decode; reused
 
 	values  []value  // the current slab of values
 	members []member // members of the objects being read, innermost last
@@ -215,7 +221,7 @@ func (p *parser) newValue(kind jsonKind) *value {
 		// bytes in the manifests and arguments seen), later ones double.
 		n := 2 * cap(p.values)
 		if n == 0 {
-			n = len(p.data)/12 + 1
+			n = len(p.src)/12 + 1
 		}
 		p.values = make([]value, 0, min(max(n, 4), maxSlab))
 	}
@@ -233,13 +239,13 @@ func (p *parser) value(depth int) (*value, error) {
 	if depth > maxNesting {
 		return nil, p.errorf("values nested more than %d levels deep", maxNesting)
 	}
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.src) {
 		return nil, p.errorf("unexpected end of input, expected a JSON value")
 	}
 	start := p.pos
 	var v *value
 	var err error
-	switch c := p.data[p.pos]; {
+	switch c := p.src[p.pos]; {
 	case c == '{':
 		v, err = p.object(depth)
 	case c == '[':
@@ -282,7 +288,7 @@ func (p *parser) object(depth int) (*value, error) {
 	v := p.newValue(kindObject)
 	p.pos++ // {
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
 		return v, nil
 	}
@@ -290,7 +296,7 @@ func (p *parser) object(depth int) (*value, error) {
 	defer func() { p.members = p.members[:base] }()
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 			return nil, p.errorf("unexpected %s, expected a quoted object key", p.peekDesc())
 		}
 		key, err := p.str()
@@ -298,7 +304,7 @@ func (p *parser) object(depth int) (*value, error) {
 			return nil, err
 		}
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
 			return nil, p.errorf("unexpected %s, expected ':' after an object key", p.peekDesc())
 		}
 		p.pos++
@@ -309,10 +315,10 @@ func (p *parser) object(depth int) (*value, error) {
 		}
 		p.set(v, base, key, val)
 		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if p.pos >= len(p.src) {
 			return nil, p.errorf("unexpected end of input, expected ',' or '}'")
 		}
-		switch p.data[p.pos] {
+		switch p.src[p.pos] {
 		case ',':
 			p.pos++
 		case '}':
@@ -366,7 +372,7 @@ func (p *parser) array(depth int) (*value, error) {
 	v.arr = noElements
 	p.pos++ // [
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
 		return v, nil
 	}
@@ -380,10 +386,10 @@ func (p *parser) array(depth int) (*value, error) {
 		}
 		p.elems = append(p.elems, e)
 		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if p.pos >= len(p.src) {
 			return nil, p.errorf("unexpected end of input, expected ',' or ']'")
 		}
-		switch p.data[p.pos] {
+		switch p.src[p.pos] {
 		case ',':
 			p.pos++
 		case ']':
@@ -399,8 +405,8 @@ func (p *parser) array(depth int) (*value, error) {
 func (p *parser) errorf(format string, args ...any) *SyntaxError {
 	// Columns count characters (runes), as editors show them.
 	line, col := 1, 1
-	for i := 0; i < p.pos && i < len(p.data); {
-		r, size := utf8.DecodeRune(p.data[i:])
+	for i := 0; i < p.pos && i < len(p.src); {
+		r, size := utf8.DecodeRuneInString(p.src[i:])
 		i += size
 		if r == '\n' {
 			line++
@@ -413,16 +419,16 @@ func (p *parser) errorf(format string, args ...any) *SyntaxError {
 }
 
 func (p *parser) peekDesc() string {
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.src) {
 		return "end of input"
 	}
-	r, _ := utf8.DecodeRune(p.data[p.pos:])
+	r, _ := utf8.DecodeRuneInString(p.src[p.pos:])
 	return quoteJSON(string(r))
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
 		default:
@@ -437,10 +443,10 @@ func (p *parser) str() (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
 	escaped, ascii := false, true
-	for p.pos < len(p.data) {
+	for p.pos < len(p.src) {
 		// Most of a manifest is plain ASCII inside strings: skip it in a
 		// tight loop, and check UTF-8 only when a byte needs it.
-		i, d := p.pos, p.data
+		i, d := p.pos, p.src
 		for i < len(d) && plainASCII[d[i]] {
 			i++
 		}
@@ -452,34 +458,35 @@ func (p *parser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			raw := p.data[start:p.pos]
-			if !escaped && (ascii || utf8.Valid(raw)) {
-				return p.src[start+1 : p.pos-1], nil
+			raw := p.src[start:p.pos]
+			if !escaped && (ascii || utf8.ValidString(raw)) {
+				return raw[1 : len(raw)-1], nil
 			}
 			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
+			p.escaped = append(p.escaped[:0], raw...) // json.Unmarshal takes bytes
+			if err := json.Unmarshal(p.escaped, &s); err != nil {
 				p.pos = start
 				return "", p.errorf("invalid string: %s", strings.TrimPrefix(err.Error(), "invalid character "))
 			}
 			return s, nil
 		case c == '\\':
 			escaped = true
-			if p.pos+1 >= len(p.data) {
+			if p.pos+1 >= len(p.src) {
 				p.pos++
 				return "", p.errorf("unexpected end of input inside a string")
 			}
-			switch p.data[p.pos+1] {
+			switch p.src[p.pos+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.pos += 2
 			case 'u':
 				for i := 2; i < 6; i++ {
-					if p.pos+i >= len(p.data) || !isHex(p.data[p.pos+i]) {
+					if p.pos+i >= len(p.src) || !isHex(p.src[p.pos+i]) {
 						return "", p.errorf("invalid \\u escape in a string: it needs four hex digits")
 					}
 				}
 				p.pos += 6
 			default:
-				r, _ := utf8.DecodeRune(p.data[p.pos+1:])
+				r, _ := utf8.DecodeRuneInString(p.src[p.pos+1:])
 				return "", p.errorf("invalid escape \\%s in a string", string(r))
 			}
 		case c < 0x20:
@@ -509,34 +516,34 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (p *parser) num() (*value, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
+	if p.src[p.pos] == '-' {
 		p.pos++
 	}
 	digits := func() int {
 		n := 0
-		for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
+		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
 			p.pos++
 			n++
 		}
 		return n
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+	if p.pos < len(p.src) && p.src[p.pos] == '0' {
 		p.pos++
-		if p.pos < len(p.data) && isDigit(p.data[p.pos]) {
+		if p.pos < len(p.src) && isDigit(p.src[p.pos]) {
 			return nil, p.errorf("numbers cannot have leading zeros")
 		}
 	} else if digits() == 0 {
 		return nil, p.errorf("unexpected %s in a number, expected a digit", p.peekDesc())
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+	if p.pos < len(p.src) && p.src[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
 			return nil, p.errorf("unexpected %s after a decimal point, expected a digit", p.peekDesc())
 		}
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+	if p.pos < len(p.src) && (p.src[p.pos] == 'e' || p.src[p.pos] == 'E') {
 		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+		if p.pos < len(p.src) && (p.src[p.pos] == '+' || p.src[p.pos] == '-') {
 			p.pos++
 		}
 		if digits() == 0 {

@@ -13,15 +13,15 @@ func benchManifest(n int) []byte { return cardtools.Manifest(n) }
 // BenchmarkParseManifest1000Tools checks the bench's 1,000-tool manifest
 // and builds its Tools: validate-tools' check.
 func BenchmarkParseManifest1000Tools(b *testing.B) {
-	benchCheck(b, func(data []byte) (int, []Problem, error) {
+	benchCheck(b, func(data string) (int, []Problem, error) {
 		s, problems, err := ParseManifest(data)
 		return len(s.Tools), problems, err
 	})
 }
 
 // benchCheck runs check on the bench manifest of 1,000 valid tools.
-func benchCheck(b *testing.B, check func([]byte) (int, []Problem, error)) {
-	data := benchManifest(1000)
+func benchCheck(b *testing.B, check func(string) (int, []Problem, error)) {
+	data := string(benchManifest(1000))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	start := cpuTime()

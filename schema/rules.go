@@ -41,20 +41,21 @@ func validName(name string) bool {
 // received and reports every problem. The Skills it returns holds what could
 // be read; use it only when there are no problems.
 func ValidateSkills(raw json.RawMessage) (Skills, []Problem) {
-	if s, problems, ok := checkStreaming(raw, false); ok {
+	text := string(raw) // one copy: the check's strings are substrings of it
+	if s, problems, ok := checkStreaming(text, false); ok {
 		return s, problems
 	}
-	return validateSkillsTree(raw)
+	return validateSkillsTree(text)
 }
 
 // validateSkillsTree is ValidateSkills on the whole parsed tree: what
 // checkStreaming leaves to it, and what it must agree with.
-func validateSkillsTree(raw json.RawMessage) (Skills, []Problem) {
-	v, err := parseJSON(raw)
+func validateSkillsTree(text string) (Skills, []Problem) {
+	v, err := parseText(text)
 	if err != nil {
 		return Skills{}, []Problem{{Path: RootPath, Message: "skills is not valid JSON (" + err.Error() + "); send a plain JSON object {\"guidance\": ..., \"tools\": [...]}"}}
 	}
-	c := &checker{data: raw}
+	c := &checker{text: text}
 	s := c.skills(v)
 	return s, c.problems
 }
@@ -62,21 +63,24 @@ func validateSkillsTree(raw json.RawMessage) (Skills, []Problem) {
 // ParseManifest reads a manifest file: a skills object, or a bare array of
 // tool definitions (then guidance is empty and paths still start at
 // tools[i], so messages read the same for both forms). The error is a
-// *SyntaxError when data is not JSON; everything else is a Problem.
-func ParseManifest(data []byte) (Skills, []Problem, error) {
-	if s, problems, ok := checkStreaming(data, true); ok {
+// *SyntaxError when text is not JSON; everything else is a Problem. The
+// text is a string, not bytes: the check's strings are substrings of it,
+// so a caller that reads the file as a string (validate-tools) pays no
+// copy of the whole.
+func ParseManifest(text string) (Skills, []Problem, error) {
+	if s, problems, ok := checkStreaming(text, true); ok {
 		return s, problems, nil
 	}
-	return parseManifestTree(data)
+	return parseManifestTree(text)
 }
 
 // parseManifestTree is ParseManifest on the whole parsed tree.
-func parseManifestTree(data []byte) (Skills, []Problem, error) {
-	v, err := parseJSON(data)
+func parseManifestTree(text string) (Skills, []Problem, error) {
+	v, err := parseText(text)
 	if err != nil {
 		return Skills{}, nil, err
 	}
-	c := &checker{data: data}
+	c := &checker{text: text}
 	var s Skills
 	switch v.kind {
 	case kindArray:
@@ -93,10 +97,11 @@ func parseManifestTree(data []byte) (Skills, []Problem, error) {
 
 // checker collects problems; every check adds and carries on.
 type checker struct {
-	data     []byte // the input, for copying values out verbatim
+	text     string // the input, for copying values out verbatim
 	problems []Problem
-	scratch  []byte           // where a schema's text is compacted
-	patterns map[string]error // each distinct pattern is compiled once
+	scratch  []byte                     // where a schema's text is compacted
+	schemas  map[string]json.RawMessage // compacted texts by their input text
+	patterns map[string]error           // each distinct pattern is compiled once
 	// plainProblems are checkStreaming's plain-JSON problems, which come
 	// before the rules' (the tree path runs plain over the whole text first).
 	plainProblems []Problem
@@ -411,18 +416,35 @@ func (c *checker) keep(s string) string {
 
 // schemaText is a value's JSON text from the input without insignificant
 // whitespace: the definition as the page wrote it, smaller in every later
-// message (tool-spec, the prompt). Each tool keeps its own copy. Repeated
-// keys are the one case where the text would differ from what was checked,
-// and they are a problem already, so such skills are never used.
+// message (tool-spec, the prompt). Repeated keys are the one case where the
+// text would differ from what was checked, and they are a problem already,
+// so such skills are never used.
+//
+// Tools of one manifest whose schemas are written alike share one copy: a
+// page often declares several tools of one shape, and the schema text is
+// most of what a declared tool keeps (docs/performance.md). The key is the
+// input's own text, so a lookup copies nothing, and the map goes with the
+// check. Nothing in Pedelec changes a schema's bytes in place, and the
+// capacity is the length, so an append never writes into a shared text.
 func (c *checker) schemaText(v *value) json.RawMessage {
-	c.scratch = appendCompact(c.scratch[:0], c.data[v.start:v.end])
-	return bytes.Clone(c.scratch)
+	raw := c.text[v.start:v.end]
+	if t, ok := c.schemas[raw]; ok {
+		return t
+	}
+	c.scratch = appendCompact(c.scratch[:0], raw)
+	t := bytes.Clone(c.scratch)
+	t = t[:len(t):len(t)]
+	if c.schemas == nil {
+		c.schemas = map[string]json.RawMessage{}
+	}
+	c.schemas[raw] = t
+	return t
 }
 
 // appendCompact appends src, JSON text the parser accepted, without the
 // whitespace between its tokens: what json.Compact does, without
 // re-scanning text that is known to be JSON.
-func appendCompact(dst, src []byte) []byte {
+func appendCompact(dst []byte, src string) []byte {
 	from := 0
 	for i := 0; i < len(src); i++ {
 		// Skip what is kept as it is in tight loops: a schema is mostly

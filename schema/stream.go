@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"slices"
+	"strings"
 )
 
 // checkStreaming checks a manifest (or a session's skills) as it parses
@@ -18,15 +19,15 @@ import (
 // JSON, its root is not an object (or, with bare, an array), or the root
 // object repeats a key (the last value counts, at the first one's place).
 // The caller then checks it with the tree, which says what is wrong.
-func checkStreaming(data []byte, bare bool) (s Skills, problems []Problem, ok bool) {
-	return (&checker{data: data}).checkStreaming(bare)
+func checkStreaming(text string, bare bool) (s Skills, problems []Problem, ok bool) {
+	return (&checker{text: text}).checkStreaming(bare)
 }
 
-// checkStreaming is the function above with a checker of c.data.
+// checkStreaming is the function above with a checker of c.text.
 func (c *checker) checkStreaming(bare bool) (s Skills, problems []Problem, ok bool) {
-	data := c.data
-	p := &parser{data: data, src: string(data)}
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+	data := c.text
+	p := &parser{src: data}
+	if strings.HasPrefix(data, "\uFEFF") {
 		p.pos = 3
 	}
 	p.skipSpace()
@@ -60,12 +61,12 @@ func (c *checker) streamSkills(p *parser, s *Skills) error {
 	var keys []string // a repeated key needs the whole object
 	p.pos++           // {
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
 	} else {
 		for {
 			p.skipSpace()
-			if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			if p.pos >= len(p.src) || p.src[p.pos] != '"' {
 				return errNeedsTree
 			}
 			key, err := p.str()
@@ -74,12 +75,12 @@ func (c *checker) streamSkills(p *parser, s *Skills) error {
 			}
 			keys = append(keys, key)
 			p.skipSpace()
-			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			if p.pos >= len(p.src) || p.src[p.pos] != ':' {
 				return errNeedsTree
 			}
 			p.pos++
 			p.skipSpace()
-			if key == "tools" && p.pos < len(p.data) && p.data[p.pos] == '[' {
+			if key == "tools" && p.pos < len(p.src) && p.src[p.pos] == '[' {
 				sawTools = true
 				if s.Tools, err = c.streamTools(p, 1, top.child("tools")); err != nil {
 					return err
@@ -95,14 +96,14 @@ func (c *checker) streamSkills(p *parser, s *Skills) error {
 				p.release(m)
 			}
 			p.skipSpace()
-			if p.pos >= len(p.data) {
+			if p.pos >= len(p.src) {
 				return errNeedsTree
 			}
-			if p.data[p.pos] == '}' {
+			if p.src[p.pos] == '}' {
 				p.pos++
 				break
 			}
-			if p.data[p.pos] != ',' {
+			if p.src[p.pos] != ',' {
 				return errNeedsTree
 			}
 			p.pos++
@@ -121,7 +122,7 @@ func (c *checker) streamTools(p *parser, depth int, at loc) ([]Tool, error) {
 	firstUse := map[string]int{}
 	p.pos++ // [
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
 		return out, nil
 	}
@@ -136,14 +137,14 @@ func (c *checker) streamTools(p *parser, depth int, at loc) ([]Tool, error) {
 		out = append(out, c.tool(e, at.at(i), i, firstUse))
 		p.release(m) // nothing returned points into the definition's tree
 		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if p.pos >= len(p.src) {
 			return nil, errNeedsTree
 		}
-		if p.data[p.pos] == ']' {
+		if p.src[p.pos] == ']' {
 			p.pos++
 			return out, nil
 		}
-		if p.data[p.pos] != ',' {
+		if p.src[p.pos] != ',' {
 			return nil, errNeedsTree
 		}
 		p.pos++

@@ -64,16 +64,17 @@ func TestStreamingMatchesTree(t *testing.T) {
 func compareStreaming(t *testing.T, data []byte) bool {
 	t.Helper()
 	streamed := false
-	if s, problems, ok := checkStreaming(data, false); ok {
+	text := string(data)
+	if s, problems, ok := checkStreaming(text, false); ok {
 		streamed = true
-		ts, tp := validateSkillsTree(data)
+		ts, tp := validateSkillsTree(text)
 		if !reflect.DeepEqual(problems, tp) || !reflect.DeepEqual(s, ts) {
 			t.Errorf("ValidateSkills(%.200q):\nstream %+v\n       %+v\ntree   %+v\n       %+v", data, problems, s, tp, ts)
 		}
 	}
-	if s, problems, ok := checkStreaming(data, true); ok {
+	if s, problems, ok := checkStreaming(text, true); ok {
 		streamed = true
-		ts, tp, err := parseManifestTree(data)
+		ts, tp, err := parseManifestTree(text)
 		if err != nil || !reflect.DeepEqual(problems, tp) || !reflect.DeepEqual(s, ts) {
 			t.Errorf("ParseManifest(%.200q):\nstream %+v\n       %+v\ntree   %+v\n       %+v (%v)", data, problems, s, tp, ts, err)
 		}
@@ -83,7 +84,7 @@ func compareStreaming(t *testing.T, data []byte) bool {
 
 // A large manifest is checked as a stream: the path validate-tools takes.
 func TestLargeManifestIsStreamed(t *testing.T) {
-	if _, problems, ok := checkStreaming(benchManifest(1000), true); !ok || len(problems) > 0 {
+	if _, problems, ok := checkStreaming(string(benchManifest(1000)), true); !ok || len(problems) > 0 {
 		t.Errorf("ok %v, problems %v", ok, problems)
 	}
 }

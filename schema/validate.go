@@ -38,7 +38,7 @@ func (vd validator) check(n, inst *value, p path, out *[]Violation) {
 		exp := describe(n, 0)
 		msg := "must be " + exp + "; got " + typed(inst)
 		if p == "" && inst.kind == kindString {
-			if inner, err := parseJSON([]byte(inst.s)); err == nil && inner.kind == kindObject {
+			if inner, err := parseText(inst.s); err == nil && inner.kind == kindObject {
 				msg += "; that string holds JSON, so pass the object itself, not a quoted string"
 			}
 		}
