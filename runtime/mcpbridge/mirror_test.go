@@ -85,7 +85,11 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 		t.Fatalf("one page: %v", got)
 	}
 
-	// The same snapshot again changes nothing and notifies nobody.
+	// The same snapshot again changes nothing and notifies nobody. (The
+	// SDK coalesces the first page's two additions over a short delay,
+	// which a loaded machine can outlast: wait until its notifications
+	// have stopped coming before counting.)
+	settle(&changes)
 	before := changes.Load()
 	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add", "bad")}})
 	time.Sleep(50 * time.Millisecond)
@@ -166,6 +170,19 @@ func TestMirrorCarriesAnnotations(t *testing.T) {
 			if tool.Annotations != nil || tool.Meta != nil {
 				t.Errorf("plain has annotations %+v, _meta %v", tool.Annotations, tool.Meta)
 			}
+		}
+	}
+}
+
+// settle waits until n has not moved for 150 ms (at most 3 s).
+func settle(n *atomic.Int32) {
+	last := n.Load()
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		time.Sleep(150 * time.Millisecond)
+		if now := n.Load(); now == last {
+			return
+		} else {
+			last = now
 		}
 	}
 }

@@ -99,8 +99,19 @@ func TestProgressWhileWaiting(t *testing.T) {
 			}
 
 			callSlow(t, cs, "tok")
+			// The client hands notifications to its handler on goroutines
+			// of its own, so one sent before the result may be logged just
+			// after callSlow returns: let the log settle first.
 			heard := pl.all()
-			time.Sleep(100 * time.Millisecond)
+			for settled := time.Now().Add(2 * time.Second); time.Now().Before(settled); {
+				time.Sleep(100 * time.Millisecond)
+				now := pl.all()
+				if len(now) == len(heard) {
+					break
+				}
+				heard = now
+			}
+			time.Sleep(200 * time.Millisecond)
 			if after := pl.all(); len(after) != len(heard) {
 				t.Fatalf("progress after the result: %+v", after[len(heard):])
 			}
