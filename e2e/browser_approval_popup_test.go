@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,89 @@ return null;`, id))
 	if !strings.Contains(text, "before the restart") {
 		t.Fatalf("the resumed session lost its history: %q", text)
 	}
+}
+
+// Issue 22, the same lapse with the page left open: Core restarts without
+// the --allow-origin that approved the page, and the SDK reconnects by
+// itself. Its resume goes through the approval step as createSession's
+// does: no click, so the window is blocked (OPEN_POPUP_FAILED with the
+// URL), the session says it waits for approval (status waiting_approval,
+// still reconnecting), and it keeps waiting past the page's bridge timeout
+// (3 s here) instead of giving the session up while Core still holds it.
+// Once the user approves, the session resumes and its history is intact.
+func TestBrowserReconnectWaitsForApproval(t *testing.T) {
+	b, core, app, pend := reconnectAwaitingApproval(t)
+	if out, err := pedelecCLI(t, core, nil, "approve", app.URL); err != nil {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	b.waitJS(t, 10*time.Second, `!window.__s.isReconnecting() && window.__s.getStatus() === "idle"`, "the session to resume once approved")
+	var text string
+	b.js(t, &text, `return (await window.__s.sendTurn("history")).text`)
+	if !strings.Contains(text, "before the restart") {
+		t.Fatalf("the resumed session lost its history: %q", text)
+	}
+	var state map[string]any
+	b.js(t, &state, `return { ended: window.__ended, statuses: window.__statuses }`)
+	if state["ended"] != nil {
+		t.Fatalf("the session ended: %v", state)
+	}
+	if sts := fmt.Sprint(state["statuses"]); !strings.Contains(sts, pend.URL) {
+		t.Fatalf("no waiting_approval status carried the approval URL: %v", sts)
+	}
+}
+
+// The same reconnect, denied: the session ends with APPROVAL_REJECTED
+// (onError, then onEnded with reason approval_rejected).
+func TestBrowserReconnectApprovalRejected(t *testing.T) {
+	b, core, app, _ := reconnectAwaitingApproval(t)
+	if out, err := pedelecCLI(t, core, nil, "deny", app.URL); err != nil {
+		t.Fatalf("deny: %v %s", err, out)
+	}
+	b.waitJS(t, 10*time.Second, `window.__ended !== null`, "the session to end once denied")
+	var state map[string]any
+	b.js(t, &state, `return { ended: window.__ended, errors: window.__errors, status: window.__s.getStatus(), reconnecting: window.__s.isReconnecting() }`)
+	if state["ended"] != "approval_rejected" || fmt.Sprint(state["errors"]) != "[CORE_UNREACHABLE APPROVAL_REJECTED]" || state["status"] != "ended" || state["reconnecting"] != false {
+		t.Fatalf("after the denial: %v", state)
+	}
+}
+
+// reconnectAwaitingApproval: a page approved by --allow-origin holds a
+// session; Core restarts without the flag while the page stays open; the
+// SDK reconnects and waits for the user's approval, past its bridge
+// timeout. Returns once that waiting is seen.
+func reconnectAwaitingApproval(t *testing.T) (*browser, *testenv.Server, *httptest.Server, pendingSeen) {
+	t.Helper()
+	app := appServer(t)
+	addr, dir := testenv.FreeAddr(t), t.TempDir()
+	core := testenv.ServeIn(t, addr, dir, []string{"--allow-origin", app.URL})
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, `
+window.__pending = []; window.__statuses = []; window.__errors = []; window.__ended = null; window.__warned = [];
+const warn = console.warn.bind(console);
+console.warn = (...a) => { window.__warned.push(String(a[0])); warn(...a); };
+const p = new window.sdk.Pedelec({ bridgeTimeoutMs: 3000, onApprovalPending: (x) => window.__pending.push({ url: x.url, origin: x.origin, code: x.error?.code ?? "", detailsUrl: x.error?.details?.url ?? "" }) });
+const s = await p.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [] } });
+s.onStatus((st, ctx) => window.__statuses.push({ status: st, source: ctx.source, url: ctx.originApproval?.url ?? "" }));
+s.onError((e) => window.__errors.push(e.code));
+s.onEnded((ctx) => { window.__ended = ctx.reason; });
+await s.sendTurn("say before the restart");
+window.__s = s;
+return null;`)
+	core.Stop(t)
+	core = testenv.ServeIn(t, addr, dir, nil)
+
+	pend := waitPending(t, b)
+	if pend.Code != "OPEN_POPUP_FAILED" || pend.DetailsURL != pend.URL || !strings.HasPrefix(pend.URL, core.URL+"/console/approve/ap_") || pend.Origin != app.URL {
+		t.Fatalf("pending = %+v", pend)
+	}
+	b.waitJS(t, 10*time.Second, `window.__s.getStatus() === "waiting_approval"`, "the session to say it waits for approval")
+	// Past the 3 s bridge timeout: still waiting, not ended.
+	time.Sleep(5 * time.Second)
+	var state map[string]any
+	b.js(t, &state, `return { status: window.__s.getStatus(), reconnecting: window.__s.isReconnecting(), ended: window.__ended, warned: window.__warned.some((w) => w.includes("pedelec approve")), url: window.__s.getOriginApproval()?.url ?? "" }`)
+	if state["status"] != "waiting_approval" || state["reconnecting"] != true || state["ended"] != nil || state["warned"] != true || state["url"] != pend.URL {
+		t.Fatalf("while the user has not decided: %v", state)
+	}
+	return b, core, app, pend
 }

@@ -217,6 +217,13 @@ export type StatusEventContext = PedelecEventContext & {
 	 * the user's consent (each with its approvalId).
 	 */
 	waitingOn: PendingTool[];
+	/**
+	 * Pedelec Core addition: on a waiting_approval a reconnect set (no
+	 * calls), the origin approval the session waits for before it resumes:
+	 * Core came back without approving this origin, and the user decides in
+	 * the window at url.
+	 */
+	originApproval?: ApprovalPending;
 };
 export type ErrorEventContext = PedelecEventContext & {
 	type: "error" | "sdk_error";
@@ -536,6 +543,8 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private reconnecting;
 	private reconnected;
 	private markReconnected;
+	/** The origin approval a reconnect waits for (status waiting_approval with no calls). */
+	private originApproval;
 	/** Core's status as of the last resume, to know whether a turn can still end. */
 	private coreStatus;
 	private readonly unsubscribe;
@@ -574,8 +583,19 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	 * missed are replayed, and the status becomes Core's again.
 	 */
 	isReconnecting(): boolean;
-	/** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
+	/**
+	 * The current status: idle, running, waiting_tool_result,
+	 * waiting_approval (a call waits for the user's consent, or, while
+	 * reconnecting, this origin waits for the user's approval:
+	 * getOriginApproval()), ended or error.
+	 */
 	getStatus(): PedelecSessionStatus;
+	/**
+	 * Pedelec Core addition: the origin approval this session waits for
+	 * while it reconnects ({origin, requestId, url, error?}; error is
+	 * OPEN_POPUP_FAILED when the window was blocked), or null.
+	 */
+	getOriginApproval(): ApprovalPending | null;
 	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
 	getWaitingOn(): PendingTool[];
 	/** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
@@ -641,6 +661,8 @@ export declare class Pedelec {
 	private readonly onApprovalPending?;
 	/** The approval this client waits for, shared by concurrent calls. */
 	private approval;
+	/** The approval window that wait is for, once Core named it. */
+	private pending;
 	/**
 	 * Connects lazily: nothing is sent until the first call. With no options
 	 * it reaches Core at its default address (or the Core that served this
@@ -702,10 +724,18 @@ export declare class Pedelec {
 	 * waits for the decision (concurrent calls share one wait):
 	 * APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked window is reported to
 	 * onApprovalPending (and the console) as OPEN_POPUP_FAILED with the URL,
-	 * and the call keeps waiting.
+	 * and the call keeps waiting. A reconnect's resume waits here too, with
+	 * no click before it, so its window is usually the blocked kind.
 	 */
 	private ensureApproved;
 	private waitForApproval;
+	/**
+	 * The approval step of a reconnect. While the user decides, the sessions
+	 * say so (status waiting_approval, still reconnecting); a rejection or a
+	 * timeout ends them with that error; a Core still away is retried.
+	 */
+	private reconnectApproval;
+	private tellSessions;
 	/** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
 	close(): void;
 	private track;

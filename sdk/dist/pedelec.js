@@ -1500,6 +1500,8 @@ var PedelecSession = class {
     __publicField(this, "reconnecting", false);
     __publicField(this, "reconnected", null);
     __publicField(this, "markReconnected", null);
+    /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
+    __publicField(this, "originApproval");
     /** Core's status as of the last resume, to know whether a turn can still end. */
     __publicField(this, "coreStatus", "idle");
     __publicField(this, "unsubscribe");
@@ -1595,9 +1597,22 @@ var PedelecSession = class {
   isReconnecting() {
     return this.reconnecting;
   }
-  /** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
+  /**
+   * The current status: idle, running, waiting_tool_result,
+   * waiting_approval (a call waits for the user's consent, or, while
+   * reconnecting, this origin waits for the user's approval:
+   * getOriginApproval()), ended or error.
+   */
   getStatus() {
     return this.status;
+  }
+  /**
+   * Pedelec Core addition: the origin approval this session waits for
+   * while it reconnects ({origin, requestId, url, error?}; error is
+   * OPEN_POPUP_FAILED when the window was blocked), or null.
+   */
+  getOriginApproval() {
+    return this.originApproval ? { ...this.originApproval } : null;
   }
   /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
   getWaitingOn() {
@@ -1770,6 +1785,28 @@ var PedelecSession = class {
     this.setStatus(this.coreStatus, "core", waiting);
     return "done";
   }
+  /**
+   * @internal After a reconnect, Core no longer approves this origin and the
+   * user is being asked: the session says it waits for approval (status
+   * waiting_approval with no calls, ctx.originApproval naming the window)
+   * and stays reconnecting until the decision.
+   */
+  approvalPending(pending) {
+    if (this.ended || !this.reconnecting) return;
+    this.setStatus("waiting_approval", "sdk", [], void 0, { ...pending });
+  }
+  /** @internal Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    if (this.ended || !this.reconnecting || !this.originApproval) return;
+    this.setStatus("error", "sdk", []);
+  }
+  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err) {
+    if (this.ended) return;
+    this.finishReconnect();
+    this.emitError(err, "sdk");
+    this.markEnded(err.code.toLowerCase(), "sdk");
+  }
   /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
   clientClosed() {
     this.finishReconnect();
@@ -1856,9 +1893,10 @@ var PedelecSession = class {
     if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
     if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
-  setStatus(status, source, waitingOn, receivedAt) {
+  setStatus(status, source, waitingOn, receivedAt, originApproval) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
+    this.originApproval = originApproval;
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
@@ -1870,6 +1908,7 @@ var PedelecSession = class {
       previousStatus,
       waitingOn: this.getWaitingOn()
     };
+    if (originApproval) ctx.originApproval = { ...originApproval };
     this.statusEmitter.emit(status, ctx);
   }
   markEnded(reason, source, receivedAt) {
@@ -2030,6 +2069,8 @@ var Pedelec = class {
     __publicField(this, "onApprovalPending");
     /** The approval this client waits for, shared by concurrent calls. */
     __publicField(this, "approval", null);
+    /** The approval window that wait is for, once Core named it. */
+    __publicField(this, "pending", null);
     const opts = options ?? {};
     this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
     const timeout = opts.bridgeTimeoutMs;
@@ -2038,6 +2079,9 @@ var Pedelec = class {
     this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : void 0;
     this.reconnector = new Reconnector(
       async () => {
+        if (this.sessions.size === 0) return "done";
+        const approved = await this.reconnectApproval();
+        if (approved !== "approved") return approved;
         const outcomes = await Promise.all([...this.sessions].map((s) => s.resumeAfterReconnect()));
         return outcomes.includes("retry") ? "retry" : "done";
       },
@@ -2219,12 +2263,14 @@ var Pedelec = class {
    * waits for the decision (concurrent calls share one wait):
    * APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked window is reported to
    * onApprovalPending (and the console) as OPEN_POPUP_FAILED with the URL,
-   * and the call keeps waiting.
+   * and the call keeps waiting. A reconnect's resume waits here too, with
+   * no click before it, so its window is usually the blocked kind.
    */
   ensureApproved() {
     if (!this.approval) {
       this.approval = this.waitForApproval().finally(() => {
         this.approval = null;
+        this.pending = null;
       });
     }
     return this.approval;
@@ -2253,12 +2299,38 @@ var Pedelec = class {
       );
       if (typeof console !== "undefined") console.warn(pending.error.message);
     }
+    this.pending = pending;
     try {
       this.onApprovalPending?.(pending);
     } catch {
     }
+    this.tellSessions(pending);
     const waitMs = (answer.timeoutMs ?? 12e4) + 3e4;
     await this.connection.request("await_approval", {}, waitMs);
+  }
+  /**
+   * The approval step of a reconnect. While the user decides, the sessions
+   * say so (status waiting_approval, still reconnecting); a rejection or a
+   * timeout ends them with that error; a Core still away is retried.
+   */
+  async reconnectApproval() {
+    const waiting = this.ensureApproved();
+    if (this.pending) this.tellSessions(this.pending);
+    try {
+      await waiting;
+      return "approved";
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "CORE_UNREACHABLE") {
+        for (const session of [...this.sessions]) session.approvalInterrupted();
+        return "retry";
+      }
+      for (const session of [...this.sessions]) session.approvalFailed(e);
+      return "done";
+    }
+  }
+  tellSessions(pending) {
+    for (const session of [...this.sessions]) session.approvalPending(pending);
   }
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close() {

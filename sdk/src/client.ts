@@ -68,6 +68,8 @@ export class Pedelec {
   private readonly onApprovalPending?: (pending: ApprovalPending) => void;
   /** The approval this client waits for, shared by concurrent calls. */
   private approval: Promise<void> | null = null;
+  /** The approval window that wait is for, once Core named it. */
+  private pending: ApprovalPending | null = null;
 
   /**
    * Connects lazily: nothing is sent until the first call. With no options
@@ -86,6 +88,13 @@ export class Pedelec {
     // resumes each one from the last event it handled.
     this.reconnector = new Reconnector(
       async () => {
+        if (this.sessions.size === 0) return "done";
+        // The resume asks for approval first, as resumeSession() does: the
+        // Core that is back may not approve this origin any more (restarted
+        // without the --allow-origin that did), and Core would hold the
+        // resume without anyone telling the user.
+        const approved = await this.reconnectApproval();
+        if (approved !== "approved") return approved;
         const outcomes = await Promise.all([...this.sessions].map((s) => s.resumeAfterReconnect()));
         return outcomes.includes("retry") ? "retry" : "done";
       },
@@ -299,12 +308,14 @@ export class Pedelec {
    * waits for the decision (concurrent calls share one wait):
    * APPROVAL_REJECTED, APPROVAL_TIMEOUT. A blocked window is reported to
    * onApprovalPending (and the console) as OPEN_POPUP_FAILED with the URL,
-   * and the call keeps waiting.
+   * and the call keeps waiting. A reconnect's resume waits here too, with
+   * no click before it, so its window is usually the blocked kind.
    */
   private ensureApproved(): Promise<void> {
     if (!this.approval) {
       this.approval = this.waitForApproval().finally(() => {
         this.approval = null;
+        this.pending = null;
       });
     }
     return this.approval;
@@ -335,13 +346,45 @@ export class Pedelec {
       );
       if (typeof console !== "undefined") console.warn(pending.error.message);
     }
+    this.pending = pending;
     try {
       this.onApprovalPending?.(pending);
     } catch {
       // a listener's failure is not the approval's
     }
+    // Sessions waiting to resume after a reconnect wait on this too.
+    this.tellSessions(pending);
+    // The user's time to decide, not the bridge timeout: Core answers
+    // await_approval only when the user decided or the request expired.
     const waitMs = (answer.timeoutMs ?? 120_000) + 30_000;
     await this.connection.request<ApprovalAnswer>("await_approval", {}, waitMs);
+  }
+
+  /**
+   * The approval step of a reconnect. While the user decides, the sessions
+   * say so (status waiting_approval, still reconnecting); a rejection or a
+   * timeout ends them with that error; a Core still away is retried.
+   */
+  private async reconnectApproval(): Promise<"approved" | "done" | "retry"> {
+    const waiting = this.ensureApproved();
+    // Joined a wait that a createSession() started: its window is known.
+    if (this.pending) this.tellSessions(this.pending);
+    try {
+      await waiting;
+      return "approved";
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code === "CORE_UNREACHABLE") {
+        for (const session of [...this.sessions]) session.approvalInterrupted();
+        return "retry";
+      }
+      for (const session of [...this.sessions]) session.approvalFailed(e);
+      return "done";
+    }
+  }
+
+  private tellSessions(pending: ApprovalPending) {
+    for (const session of [...this.sessions]) session.approvalPending(pending);
   }
 
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */

@@ -25,6 +25,7 @@ import { SeqGate } from "./seq.js";
 import { TOOL_NAME_PATTERN } from "./validate.js";
 import type {
   AnyToolDefinition,
+  ApprovalPending,
   ChatEventContext,
   Disposer,
   EndedEventContext,
@@ -111,6 +112,8 @@ export class PedelecSession<
   private reconnecting = false;
   private reconnected: Promise<void> | null = null;
   private markReconnected: (() => void) | null = null;
+  /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
+  private originApproval: ApprovalPending | undefined;
   /** Core's status as of the last resume, to know whether a turn can still end. */
   private coreStatus: PedelecSessionStatus = "idle";
   private readonly unsubscribe: () => void;
@@ -218,9 +221,23 @@ export class PedelecSession<
     return this.reconnecting;
   }
 
-  /** The current status: idle, running, waiting_tool_result, waiting_approval (a call waits for the user's consent), ended or error. */
+  /**
+   * The current status: idle, running, waiting_tool_result,
+   * waiting_approval (a call waits for the user's consent, or, while
+   * reconnecting, this origin waits for the user's approval:
+   * getOriginApproval()), ended or error.
+   */
   getStatus(): PedelecSessionStatus {
     return this.status;
+  }
+
+  /**
+   * Pedelec Core addition: the origin approval this session waits for
+   * while it reconnects ({origin, requestId, url, error?}; error is
+   * OPEN_POPUP_FAILED when the window was blocked), or null.
+   */
+  getOriginApproval(): ApprovalPending | null {
+    return this.originApproval ? { ...this.originApproval } : null;
   }
 
   /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
@@ -438,6 +455,31 @@ export class PedelecSession<
     return "done";
   }
 
+  /**
+   * @internal After a reconnect, Core no longer approves this origin and the
+   * user is being asked: the session says it waits for approval (status
+   * waiting_approval with no calls, ctx.originApproval naming the window)
+   * and stays reconnecting until the decision.
+   */
+  approvalPending(pending: ApprovalPending) {
+    if (this.ended || !this.reconnecting) return;
+    this.setStatus("waiting_approval", "sdk", [], undefined, { ...pending });
+  }
+
+  /** @internal Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    if (this.ended || !this.reconnecting || !this.originApproval) return;
+    this.setStatus("error", "sdk", []);
+  }
+
+  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err: PedelecError) {
+    if (this.ended) return;
+    this.finishReconnect();
+    this.emitError(err, "sdk");
+    this.markEnded(err.code.toLowerCase(), "sdk");
+  }
+
   /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
   clientClosed() {
     this.finishReconnect();
@@ -536,9 +578,10 @@ export class PedelecSession<
     if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
 
-  private setStatus(status: PedelecSessionStatus, source: "sdk" | "core", waitingOn: PendingTool[], receivedAt?: number) {
+  private setStatus(status: PedelecSessionStatus, source: "sdk" | "core", waitingOn: PendingTool[], receivedAt?: number, originApproval?: ApprovalPending) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
+    this.originApproval = originApproval;
     if (status === this.status) return;
     const previousStatus = this.status;
     this.status = status;
@@ -551,6 +594,7 @@ export class PedelecSession<
       previousStatus,
       waitingOn: this.getWaitingOn(),
     };
+    if (originApproval) ctx.originApproval = { ...originApproval };
     this.statusEmitter.emit(status, ctx);
   }
 

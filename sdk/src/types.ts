@@ -127,6 +127,13 @@ export type StatusEventContext = PedelecEventContext & {
    * the user's consent (each with its approvalId).
    */
   waitingOn: PendingTool[];
+  /**
+   * Pedelec Core addition: on a waiting_approval a reconnect set (no
+   * calls), the origin approval the session waits for before it resumes:
+   * Core came back without approving this origin, and the user decides in
+   * the window at url.
+   */
+  originApproval?: ApprovalPending;
 };
 
 export type ErrorEventContext = PedelecEventContext & {
