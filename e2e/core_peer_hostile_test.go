@@ -265,8 +265,12 @@ func TestPeerClosedClientsOfAnotherUserNeverAdmitted(t *testing.T) {
 			after := awaitRefused(t, getHere(t), srv.URL, srv.StateDir, before, r.Dialed)
 			t.Logf("uid %s: %d connections (%d dial errors), %d refused at accept",
 				nobody, r.Dialed, r.DialErrors, after.PeerRefusedConnections-before.PeerRefusedConnections)
-			if !strings.Contains(srv.Logs(), "uid=65534") {
-				t.Errorf("the refusals are not logged with the uid:\n%s", srv.Logs())
+			// Each refusal is logged with the uid, or, when the client had
+			// already closed its socket as Core judged it (which a quiet
+			// machine makes the rule for send-and-close), as one whose owner
+			// cannot be known: refused either way.
+			if logs := srv.Logs(); !strings.Contains(logs, "uid=65534") && !strings.Contains(logs, "its owner cannot be known") {
+				t.Errorf("the refusals are not logged with the uid or the reason it is unknown:\n%s", logs)
 			}
 		})
 	}
