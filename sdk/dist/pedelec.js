@@ -455,6 +455,11 @@ function closeError(url, code, reason, opened) {
 
 // src/client/reconnect.ts
 var DEFAULT_RECONNECT = { initialDelayMs: 250, maxDelayMs: 5e3, giveUpAfterMs: 10 * 6e4 };
+function worthRetrying(e) {
+  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT") return true;
+  const details = e.details;
+  return e.code === "ORIGIN_NOT_ALLOWED" && details?.inferred === true;
+}
 var Reconnector = class {
   constructor(tryOnce, onGiveUp, opts = DEFAULT_RECONNECT) {
     __publicField(this, "tryOnce", tryOnce);
@@ -1774,7 +1779,7 @@ var PedelecSession = class {
       info = await this.connection.request("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "CORE_UNREACHABLE") return "retry";
+      if (worthRetrying(e)) return "retry";
       this.finishReconnect();
       this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
       return "done";
@@ -2321,7 +2326,7 @@ var Pedelec = class {
       return "approved";
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "CORE_UNREACHABLE") {
+      if (worthRetrying(e)) {
         for (const session of [...this.sessions]) session.approvalInterrupted();
         return "retry";
       }

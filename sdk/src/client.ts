@@ -6,7 +6,7 @@
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
 import type { ApprovalAnswer, Method, SessionInfo } from "./client/protocol.js";
-import { DEFAULT_RECONNECT, Reconnector, type ReconnectOptions } from "./client/reconnect.js";
+import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
@@ -374,7 +374,7 @@ export class Pedelec {
       return "approved";
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "CORE_UNREACHABLE") {
+      if (worthRetrying(e)) {
         for (const session of [...this.sessions]) session.approvalInterrupted();
         return "retry";
       }

@@ -4,6 +4,7 @@
 // PedelecSession; listeners get (value, ctx) with the documented contexts.
 
 import { keepAlive, type Connection } from "./client/connection.js";
+import { worthRetrying } from "./client/reconnect.js";
 import type {
   ChatDeltaData,
   DoneData,
@@ -442,7 +443,7 @@ export class PedelecSession<
       info = await this.connection.request<SessionInfo>("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "CORE_UNREACHABLE") return "retry";
+      if (worthRetrying(e)) return "retry";
       this.finishReconnect();
       // Ended meanwhile (autoEndOnDisconnect, the resume window, a new Core without it).
       this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");

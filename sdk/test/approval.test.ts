@@ -107,3 +107,17 @@ for (const code of ["APPROVAL_REJECTED", "APPROVAL_TIMEOUT"]) {
     pedelec.close();
   });
 }
+
+test("a reconnect retries while Core restarts, and takes real answers as answers", async () => {
+  const { worthRetrying } = await import("../src/client/reconnect.js");
+  // Core still away, or too busy to answer in time.
+  assert.equal(worthRetrying({ code: "CORE_UNREACHABLE" }), true);
+  assert.equal(worthRetrying({ code: "SDK_BRIDGE_TIMEOUT" }), true);
+  // The socket failed while Core was down and the probe after it found the
+  // new Core up: the connection infers a refusal, but Core only restarted.
+  assert.equal(worthRetrying({ code: "ORIGIN_NOT_ALLOWED", details: { inferred: true } }), true);
+  // Core's own answers end the attempt.
+  assert.equal(worthRetrying({ code: "ORIGIN_NOT_ALLOWED", details: {} }), false);
+  assert.equal(worthRetrying({ code: "APPROVAL_REJECTED" }), false);
+  assert.equal(worthRetrying({ code: "SESSION_ENDED" }), false);
+});

@@ -13,6 +13,21 @@ export type ReconnectOptions = {
 
 export const DEFAULT_RECONNECT: ReconnectOptions = { initialDelayMs: 250, maxDelayMs: 5_000, giveUpAfterMs: 10 * 60_000 };
 
+/**
+ * Whether a reconnect attempt that failed with e should simply be tried
+ * again: Core is still away (CORE_UNREACHABLE), too busy to answer in
+ * time (SDK_BRIDGE_TIMEOUT), or the socket failed while Core was down and
+ * the HTTP probe that followed found the new Core already up, which the
+ * connection reads as a refused origin (ORIGIN_NOT_ALLOWED with
+ * details.inferred): Core restarting is exactly when that race happens.
+ * Anything else is an answer, and the attempt ends with it.
+ */
+export function worthRetrying(e: { code: string; details?: unknown }): boolean {
+  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT") return true;
+  const details = e.details as { inferred?: unknown } | undefined;
+  return e.code === "ORIGIN_NOT_ALLOWED" && details?.inferred === true;
+}
+
 /** One try: "done" when nothing is left to resume, "retry" when Core is still away. */
 export type ReconnectAttempt = (attempt: number) => Promise<"done" | "retry">;
 
