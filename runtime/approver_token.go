@@ -1,12 +1,6 @@
 package runtime
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -22,26 +16,8 @@ func newApproverToken() string { return newID("pa_") }
 
 // writeApproverToken writes the token file for `pedelec approve` and friends.
 func (c *Core) writeApproverToken() error {
-	path := filepath.Join(c.opts.StateDir, wire.ApproverTokenFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(c.approver+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write the approver token: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write the approver token: %w", err)
-	}
-	return nil
+	return c.writeSecretFile(wire.ApproverTokenFile, c.approver, "approver token")
 }
 
-// removeApproverToken removes the file at shutdown, unless another Core
-// sharing the state directory has written its own since.
-func (c *Core) removeApproverToken() {
-	path := filepath.Join(c.opts.StateDir, wire.ApproverTokenFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	if strings.TrimSpace(string(data)) == c.approver {
-		os.Remove(path)
-	}
-}
+// removeApproverToken removes the file at shutdown (removeSecretFile).
+func (c *Core) removeApproverToken() { c.removeSecretFile(wire.ApproverTokenFile, c.approver) }

@@ -3,13 +3,9 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
@@ -103,26 +99,8 @@ func (c *Core) serveMCPCall(w http.ResponseWriter, r *http.Request) {
 // writeToken writes the Core token to <state-dir>/core-token (mode 0600)
 // for `pedelec mcp` to read; only this user can.
 func (c *Core) writeToken() error {
-	path := filepath.Join(c.opts.StateDir, wire.CoreTokenFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(c.token+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write the Core token: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write the Core token: %w", err)
-	}
-	return nil
+	return c.writeSecretFile(wire.CoreTokenFile, c.token, "Core token")
 }
 
-// removeToken removes the token file at shutdown, unless another Core
-// sharing the state directory has written its own since.
-func (c *Core) removeToken() {
-	path := filepath.Join(c.opts.StateDir, wire.CoreTokenFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	if strings.TrimSpace(string(data)) == c.token {
-		os.Remove(path)
-	}
-}
+// removeToken removes the token file at shutdown (removeSecretFile).
+func (c *Core) removeToken() { c.removeSecretFile(wire.CoreTokenFile, c.token) }

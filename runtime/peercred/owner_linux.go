@@ -49,22 +49,43 @@ var procSocketTables = []string{"/proc/net/tcp", "/proc/net/tcp6"}
 
 // procSocketOwner is socketOwner from the /proc tables.
 func procSocketOwner(peer, us *net.TCPAddr) (int, error) {
-	for _, table := range procSocketTables {
-		uid, found, err := scanSocketTable(table, peer, us)
-		if err != nil || found {
-			return uid, err
-		}
+	e, err := procSocketOf(peer, us)
+	if err != nil {
+		return -1, err
 	}
-	return -1, fmt.Errorf("no socket %s -> %s in /proc/net/tcp or tcp6", peer, us)
+	return e.uid, nil
 }
 
-func scanSocketTable(path string, peer, us *net.TCPAddr) (uid int, found bool, err error) {
+// SocketInode is the inode of the client's socket whose local end is peer
+// and whose remote end is us, from the /proc tables: what finds the
+// process that holds it (/proc/<pid>/fd links to "socket:[inode]").
+func SocketInode(peer, us *net.TCPAddr) (uint64, error) {
+	e, err := procSocketOf(peer, us)
+	if err != nil {
+		return 0, err
+	}
+	return e.inode, nil
+}
+
+// procSocketOf finds the socket peer -> us in /proc/net/tcp and tcp6; one
+// no process holds is errSocketDetached.
+func procSocketOf(peer, us *net.TCPAddr) (procSocket, error) {
+	for _, table := range procSocketTables {
+		e, found, err := scanSocketTable(table, peer, us)
+		if err != nil || found {
+			return e, err
+		}
+	}
+	return procSocket{}, fmt.Errorf("no socket %s -> %s in /proc/net/tcp or tcp6", peer, us)
+}
+
+func scanSocketTable(path string, peer, us *net.TCPAddr) (e procSocket, found bool, err error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return -1, false, nil // no IPv6 in this kernel
+		return e, false, nil // no IPv6 in this kernel
 	}
 	if err != nil {
-		return -1, false, fmt.Errorf("read %s: %w", path, err)
+		return e, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -78,11 +99,11 @@ func scanSocketTable(path string, peer, us *net.TCPAddr) (uid int, found bool, e
 			continue
 		}
 		if e.inode == 0 {
-			return -1, true, errSocketDetached
+			return e, true, errSocketDetached
 		}
-		return e.uid, true, nil
+		return e, true, nil
 	}
-	return -1, false, sc.Err()
+	return procSocket{}, false, sc.Err()
 }
 
 // procSocket is one line of /proc/net/tcp or tcp6.
