@@ -151,6 +151,9 @@ func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, 
 		return approvalStatus{Approved: true, Origin: pc.origin}, nil, nil
 	}
 	t, err := pc.core.book.RequestOrigin(pc.origin)
+	if we := wire.AsError(err); we != nil && we.Code == wire.CodeCreateSessionNotApproved {
+		return approvalStatus{}, nil, we // too many sites waiting: the Book says so
+	}
 	if err != nil {
 		return approvalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).
 			WithDetails(map[string]any{"origin": pc.origin})

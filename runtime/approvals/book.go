@@ -31,6 +31,12 @@ import (
 // tab, short enough that a forgotten page does not wait for ever.
 const DefaultOriginTimeout = 2 * time.Minute
 
+// DefaultMaxPendingOrigins bounds the sites waiting for the user at once.
+// A user answers a handful; a hostile site (wildcard subdomains in
+// iframes, each its own origin) or a local program forging Origin headers
+// could otherwise fill the console with prompts and Core with requests.
+const DefaultMaxPendingOrigins = 32
+
 // Store keeps origin grants between runs (Core's is the state database).
 type Store interface {
 	Grants() ([]wire.OriginGrant, error)
@@ -42,6 +48,9 @@ type Store interface {
 type Options struct {
 	Store         Store         // nil: grants live in memory only
 	OriginTimeout time.Duration // default DefaultOriginTimeout
+	// MaxPendingOrigins bounds the origin requests waiting at once
+	// (default DefaultMaxPendingOrigins); one more origin is refused.
+	MaxPendingOrigins int
 	// OnRevoke runs, without the Book's lock, after an origin lost its
 	// grant: Core ends the origin's live sessions.
 	OnRevoke func(origin string)
@@ -94,6 +103,9 @@ func New(opts Options) (*Book, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.MaxPendingOrigins <= 0 {
+		opts.MaxPendingOrigins = DefaultMaxPendingOrigins
 	}
 	b := &Book{opts: opts, grants: map[string]wire.OriginGrant{}, pending: map[string]*request{},
 		byOrigin: map[string]*request{}, allowed: map[string]map[string]struct{}{}, listeners: map[chan struct{}]struct{}{}}
@@ -197,6 +209,12 @@ func (b *Book) RequestOrigin(origin string) (*Ticket, error) {
 		return &Ticket{b: b, settled: &Outcome{Decision: wire.DecisionApprove, By: g.By}}, nil
 	}
 	req := b.byOrigin[o]
+	if n := len(b.byOrigin); req == nil && n >= b.opts.MaxPendingOrigins {
+		b.mu.Unlock()
+		return nil, wire.Errorf(wire.CodeCreateSessionNotApproved,
+			"%d other sites are already waiting for the user's approval; %s may ask again once they are decided or expire", n, o).
+			WithDetails(map[string]any{"origin": o, "pending": n, "limit": b.opts.MaxPendingOrigins})
+	}
 	if req == nil {
 		req = b.newRequestLocked(wire.ApprovalRequest{Kind: wire.ApprovalOrigin, Origin: o}, b.opts.OriginTimeout)
 		b.byOrigin[o] = req

@@ -9,8 +9,8 @@ import (
 // hostile site with wildcard DNS (a1.evil.test, a2.evil.test, ... in
 // iframes) or a local agent forging Origin headers floods the console and
 // Core's memory with prompts (the attack session held 2999 pending at once,
-// Core's RSS 20 MB -> 240 MB). Found by w-attack: it fails today. The bound
-// chosen here (refuse past a few hundred) is the test's guess; the fix picks it.
+// Core's RSS 20 MB -> 240 MB). Found by w-attack; the Book now refuses an
+// origin past DefaultMaxPendingOrigins with CREATE_SESSION_NOT_APPROVED.
 func TestBookBoundsPendingOriginRequests(t *testing.T) {
 	b := newBook(t, Options{})
 	refused := false

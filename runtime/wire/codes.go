@@ -195,7 +195,7 @@ var Codes = []CodeInfo{
 	{CodeApprovalRejected, "Core \u2192 SDK", "the user rejected this origin in the approval window, the console or `pedelec deny`, or revoked it; `createSession`/`resumeSession` fail with it", "`origin`, `reason`"},
 	{CodeApprovalTimeout, "Core \u2192 SDK", "nobody decided about this origin before the approval request expired", "`origin`, `timeoutMs`"},
 	{CodeOpenPopupFailed, "SDK", "the browser blocked the approval window; open `details.url` by hand (or run `pedelec approve <origin>`) and the waiting call continues", "`url`, `origin`, `requestId`"},
-	{CodeCreateSessionNotApproved, "Core \u2192 SDK", "a request other than `createSession`/`resumeSession` came from an origin that is not approved, or the page's origin cannot be verified", "`origin`"},
+	{CodeCreateSessionNotApproved, "Core \u2192 SDK", "a request other than `createSession`/`resumeSession` came from an origin that is not approved, the page's origin cannot be verified, or too many other sites already wait for the user (32 at once): ask again once they are decided or expire", "`origin`; when too many wait, also `pending` and `limit`"},
 	{CodeApprovalNotFound, "Core \u2192 console, CLI", "`approve`/`deny` named a request that is not pending (decided, expired or never made), or `revoke` an origin that is not approved", "`id` or `origin`"},
 	{CodeApproverNotAllowed, "Core \u2192 console, CLI", "an approval came from somewhere that may not decide: another origin, without the per-run approver token, or from a process an agent started", "`reason`"},
 	{CodeToolCallDenied, "Core \u2192 agent", "the user denied a call that asks for consent first; the handler never ran. Do not retry the same call; tell the user", "`tool`, `reason`"},
