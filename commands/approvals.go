@@ -44,6 +44,7 @@ func approvalsCommand() *cli.Command {
 			if c.String("format") == "json" {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false) // for a reader, not an HTML page
 				return enc.Encode(st)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

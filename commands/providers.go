@@ -54,6 +54,7 @@ func runProviders(ctx context.Context, opts providersOptions) error {
 	if opts.Format == "json" {
 		enc := json.NewEncoder(opts.Out)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // for a reader, not an HTML page
 		return enc.Encode(result)
 	}
 	tw := tabwriter.NewWriter(opts.Out, 0, 4, 2, ' ', 0)

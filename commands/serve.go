@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"io"
@@ -68,6 +69,16 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Bound first: a taken port fails before NewCore makes or opens the
+	// state directory (ADDR_IN_USE says which port and what to do).
+	l, url, err := pruntime.Listen(c.String("addr"))
+	if err != nil {
+		var werr *wire.Error
+		if errors.As(err, &werr) {
+			return usageErrorf("%v", werr)
+		}
+		return usageErrorf("listen on %s: %v", c.String("addr"), err)
+	}
 	providers := cfg.Registry()
 	core, err := pruntime.NewCore(pruntime.Options{
 		StateDir:              c.String("state-dir"),
@@ -88,13 +99,10 @@ func runServe(c *cli.Context) error {
 		Version:               Version,
 	})
 	if err != nil {
+		l.Close()
 		return err
 	}
-	l, err := core.Listen(c.String("addr"))
-	if err != nil {
-		return usageErrorf("listen on %s: %v", c.String("addr"), err)
-	}
-	announceListening(logger, c.App.ErrWriter, l.Addr(), core.URL())
+	announceListening(logger, c.App.ErrWriter, l.Addr(), url)
 	if ok, note := core.PeerCheckNote(); ok {
 		logger.Info("peer check on", "rule", note)
 	} else {

@@ -153,18 +153,39 @@ func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
 			}
 		}
 	}
-	if threadID == "" {
-		werr := wire.Errorf(wire.CodeNotInSession, "no thread id: pass --thread-id <id> or set %s", wire.EnvThreadID)
-		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
-		return "", nil, &usageError{msg: werr.Message}
-	}
 	client, err := agentclient.FromEnv(os.Getenv)
-	if err != nil {
-		werr := wire.AsError(err)
+	if threadID == "" || err != nil {
+		werr := notInSession(threadID == "", err)
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
 		return "", nil, &usageError{msg: werr.Message}
 	}
 	return threadID, client, nil
+}
+
+// notInSession is the one NOT_IN_SESSION error for everything a command
+// run outside a session lacks: the thread id and Core's environment are
+// named together, so the first fix does not lead to a second error.
+func notInSession(noThread bool, envErr error) *wire.Error {
+	var missing []string
+	if noThread {
+		missing = append(missing, "--thread-id (or "+wire.EnvThreadID+")")
+	}
+	if envErr != nil {
+		werr := wire.AsError(envErr)
+		if werr.Code != wire.CodeNotInSession {
+			return werr
+		}
+		for _, name := range []string{wire.EnvCoreURL, wire.EnvSecret} {
+			if os.Getenv(name) == "" {
+				missing = append(missing, name)
+			}
+		}
+	}
+	return wire.Errorf(wire.CodeNotInSession,
+		"not inside a Pedelec session: missing %s. Core sets %s, %s and %s in the environment of the agent it starts for a session: run this from that agent's shell. "+
+			"By hand, take them from that environment: %s is Core's address (such as http://127.0.0.1:7077), and Core's console (<core>/console/) shows each call as a command line with its --thread-id",
+		strings.Join(missing, ", "), wire.EnvThreadID, wire.EnvCoreURL, wire.EnvSecret, wire.EnvCoreURL).
+		WithDetails(map[string]any{"missing": missing})
 }
 
 func printAgentUsage(out io.Writer, msg string, details any) error {

@@ -54,8 +54,8 @@ func TestBrowserDemoLayout(t *testing.T) {
 	t.Run("every example is shown whole", func(t *testing.T) {
 		var g geometry
 		d.b.js(t, &g, measure)
-		if g.Examples != 12 || g.ExamplesShown != g.Examples {
-			t.Errorf("%d of %d examples shown whole, want all 12", g.ExamplesShown, g.Examples)
+		if g.Examples != 13 || g.ExamplesShown != g.Examples {
+			t.Errorf("%d of %d examples shown whole, want all 13", g.ExamplesShown, g.Examples)
 		}
 	})
 
@@ -126,5 +126,29 @@ return {
 		if g.ExamplesShown != g.Examples {
 			t.Errorf("at 390 px %d of %d examples shown whole", g.ExamplesShown, g.Examples)
 		}
+		// Issue 23: the page was 397 px wide, every card clipped on the
+		// right, and the checks above did not notice.
+		checkNoSidewaysScroll(t, d, 390)
 	})
+}
+
+// checkNoSidewaysScroll fails when the page is wider than the viewport or
+// any card, the header or a control sticks out on the right.
+func checkNoSidewaysScroll(t *testing.T, d *demo, width int) {
+	t.Helper()
+	var got struct {
+		ScrollWidth, InnerWidth float64
+		Outside                 []string
+	}
+	d.b.js(t, &got, `
+const outside = [...document.querySelectorAll(".topbar, .topbar *, .provider-note, .layout, .card, .card > *, .composer *")]
+  .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth + 0.5 || r.left < -0.5); })
+  .map((e) => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + [...e.classList].join(".")) + " " + Math.round(e.getBoundingClientRect().left) + ".." + Math.round(e.getBoundingClientRect().right));
+return { ScrollWidth: document.documentElement.scrollWidth, InnerWidth: innerWidth, Outside: outside };`)
+	if got.InnerWidth != float64(width) {
+		t.Fatalf("the viewport is %v px wide, want %d", got.InnerWidth, width)
+	}
+	if got.ScrollWidth > got.InnerWidth || len(got.Outside) > 0 {
+		t.Errorf("at %d px the page is %v px wide; outside the viewport: %v", width, got.ScrollWidth, got.Outside)
+	}
 }

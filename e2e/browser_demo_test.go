@@ -175,7 +175,7 @@ return { options, listed, notes, selected: document.getElementById("provider").v
 		d.sendExample("call confirm_action")
 		d.b.waitJS(t, 10*time.Second, `document.getElementById("confirm-dialog").open`, "the modal")
 		d.b.waitJS(t, 5*time.Second, `document.getElementById("status").textContent === "waiting for confirm_action"`, "the status to name the tool")
-		if title := d.text("#confirm-title"); title != "Reset the counter?" {
+		if title := d.text("#confirm-title"); title != "Is this a good time?" {
 			t.Errorf("modal title %q", title)
 		}
 		d.b.screenshot(t, "demo-modal")

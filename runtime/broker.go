@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode"
 
@@ -187,7 +188,12 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 
 // toolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
 func (s *Session) toolNotFound(tool string) error {
-	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %v", tool, s.tools.Names()).
+	// Listed as words, "a, b, c", not Go's "[a b c]"; details has the array.
+	names := strings.Join(s.tools.Names(), ", ")
+	if names == "" {
+		names = "none"
+	}
+	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %s", tool, names).
 		WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
 }
 

@@ -80,6 +80,10 @@ func TestCallToolRefusesBadCalls(t *testing.T) {
 	if d, _ := we.Details.(map[string]any); d["tool"] != "nope" || !strings.Contains(we.Message, "echo") {
 		t.Errorf("TOOL_NOT_FOUND = %+v", we)
 	}
+	// Issue 23: the tools as a reader lists them, not Go's "[echo slow none]".
+	if !strings.HasSuffix(we.Message, "available tools: echo, slow, none") {
+		t.Errorf("TOOL_NOT_FOUND lists the tools as %q", we.Message)
+	}
 	_, err = ht.call("echo", `{"x":"seven"}`)
 	wantCode(t, err, wire.CodeToolArgsInvalid)
 	_, err = ht.call("echo", `{"x":1,"pad":"`+strings.Repeat("a", 80)+`"}`)

@@ -118,11 +118,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, sta
 // Listen binds addr; ":0" picks a free port. It records the address
 // provider processes dial back to.
 func (c *Core) Listen(addr string) (net.Listener, error) {
-	l, err := net.Listen("tcp", addr)
+	l, url, err := Listen(addr)
 	if err != nil {
 		return nil, err
 	}
-	c.coreURL = baseURL(l.Addr())
+	c.coreURL = url
 	return l, nil
 }
 

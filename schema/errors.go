@@ -48,13 +48,20 @@ func ArgsInvalid(tool string, v []Violation) error {
 	if v == nil {
 		v = []Violation{}
 	}
+	msg := ArgsInvalidMessage(tool, v, fmt.Sprintf("run `pedelec tool-spec %s` to see its argsSchema", tool))
+	return &Error{code: CodeToolArgsInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
+}
+
+// ArgsInvalidMessage is TOOL_ARGS_INVALID's message, with where the caller
+// reads the full schema: `pedelec tool-spec` for an agent in a session, the
+// tool's inputSchema for an MCP client, which cannot run that command.
+func ArgsInvalidMessage(tool string, v []Violation, seeSchema string) string {
 	parts := make([]string, len(v))
 	for i, x := range v {
 		parts[i] = x.Path + ": " + x.Message
 	}
-	msg := fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; run `pedelec tool-spec %s` to see its argsSchema.",
-		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool, tool)
-	return &Error{code: CodeToolArgsInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
+	return fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; %s.",
+		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool, seeSchema)
 }
 
 // Plural is "1 unit" or "n units", for messages here and in the CLI.

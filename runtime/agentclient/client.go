@@ -164,5 +164,6 @@ func Print(w io.Writer, r wire.AgentResult) {
 	if err != nil {
 		data = []byte(fmt.Sprintf(`{"ok":false,"error":{"code":"INTERNAL","message":%q}}`, err.Error()))
 	}
-	w.Write(append(data, '\n'))
+	// Read by an agent or a person, never put in HTML: `<` stays `<`.
+	w.Write(append(wire.UnescapeHTML(data), '\n'))
 }

@@ -89,8 +89,7 @@ func (b *Bridge) Follow(ctx context.Context, m *Mirror, ready chan<- struct{}) {
 		var werr *wire.Error
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			complain("Pedelec Core is not running (no token at "+b.tokenPath()+"); start it with `pedelec serve`: the page's tools appear here when it is up",
-				"core", b.CoreURL)
+			complain(b.noTokenMessage(ctx), "core", b.CoreURL)
 			continue
 		case errors.As(err, &werr) && werr.Code == wire.CodeCoreTokenInvalid:
 			complain("Pedelec Core at "+b.CoreURL+" refused the token in "+b.tokenPath()+"; pass the --state-dir that `pedelec serve` uses", "core", b.CoreURL)
@@ -153,7 +152,7 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
 	token, err := b.token()
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())
+		return nil, b.noToken(ctx)
 	}
 	// Core's token, not a session's secret: the MCP endpoint serves every
 	// mcp session of this Core.

@@ -286,7 +286,7 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		result, err := m.call(ctx, target.sessionID, target.tool, args, progress.report)
 		progress.stop() // no progress may follow the result
 		if err != nil {
-			return ErrorResult(wire.AsError(err)), nil
+			return ErrorResult(forMCP(wire.AsError(err), req.Params.Name)), nil
 		}
 		return Result(result), nil
 	}
@@ -296,6 +296,8 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 // every client shows the model) and, when it is an object, also as
 // structuredContent (clients validate that it is one).
 func Result(result json.RawMessage) *mcp.CallToolResult {
+	// What the model reads: `<` as `<`, not as Core's HTTP answer had it.
+	result = wire.UnescapeHTML(result)
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(result)}}}
 	// The result is JSON Core checked, so its first byte tells an object:
 	// it is not decoded just to ask.
@@ -309,6 +311,7 @@ func Result(result json.RawMessage) *mcp.CallToolResult {
 // {"ok":false,"error":{code,message,details}} that `pedelec tool-call` prints.
 func ErrorResult(werr *wire.Error) *mcp.CallToolResult {
 	body, _ := json.Marshal(wire.AgentResult{OK: false, Error: werr})
+	body = wire.UnescapeHTML(body)
 	return &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},

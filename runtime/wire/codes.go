@@ -107,6 +107,8 @@ const (
 	CodeApproverNotAllowed       Code = "APPROVER_NOT_ALLOWED"
 	CodeToolCallDenied           Code = "TOOL_CALL_DENIED"
 	CodeToolConsentTimeout       Code = "TOOL_CONSENT_TIMEOUT"
+	// Starting Core.
+	CodeAddrInUse Code = "ADDR_IN_USE"
 )
 
 // CodeInfo documents one code: who raises it, when, and what its details
@@ -200,4 +202,5 @@ var Codes = []CodeInfo{
 	{CodeApproverNotAllowed, "Core \u2192 console, CLI", "an approval came from somewhere that may not decide: another origin, without the per-run approver token, or from a process an agent started", "`reason`"},
 	{CodeToolCallDenied, "Core \u2192 agent", "the user denied a call that asks for consent first; the handler never ran. Do not retry the same call; tell the user", "`tool`, `reason`"},
 	{CodeToolConsentTimeout, "Core \u2192 agent", "nobody approved a call that asks for consent within the tool's timeout; the handler never ran", "`tool`, `timeoutMs`"},
+	{CodeAddrInUse, "CLI (`pedelec serve`)", "the port of `--addr` is taken, often by a Core already running (`curl <addr>/healthz` tells): stop it, or pass another `--addr` (port 0 picks a free one). Nothing was started and the state directory was not touched", "`addr`, `port`"},
 }

@@ -79,7 +79,8 @@ export declare const ERROR_CODES: readonly [
 	"APPROVAL_NOT_FOUND",
 	"APPROVER_NOT_ALLOWED",
 	"TOOL_CALL_DENIED",
-	"TOOL_CONSENT_TIMEOUT"
+	"TOOL_CONSENT_TIMEOUT",
+	"ADDR_IN_USE"
 ];
 /** A stable upper-snake error code. Unknown codes from a newer Core still arrive as strings. */
 export type ErrorCode = (typeof ERROR_CODES)[number];

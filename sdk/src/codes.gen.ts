@@ -81,4 +81,5 @@ export const ERROR_CODES = [
   "APPROVER_NOT_ALLOWED",
   "TOOL_CALL_DENIED",
   "TOOL_CONSENT_TIMEOUT",
+  "ADDR_IN_USE",
 ] as const;

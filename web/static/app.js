@@ -6,7 +6,7 @@ import { Pedelec } from "/sdk/pedelec.js";
 import { mountAssets, refreshAssets } from "./assets.js";
 import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, turnFailed, turnHasText, userMessage } from "./chat.js";
 import { renderMarkdown } from "./markdown.js";
-import { agentExamples, agentIntro, scriptExamples, scriptIntro } from "./examples.js";
+import { agentExamples, agentIntro, mcpIntro, scriptCommands, scriptExamples, scriptHint, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
 import { guidance, tools } from "./tools.js";
 
@@ -14,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 const pedelec = new Pedelec();
 let session = null;
 let busy = false;
+let starting = false; // a session is being created: New session waits for it
 let defaultModels = {}; // Core's default model per provider (getSettings)
 
 // Every tool is logged in the activity panel; the handler itself is the
@@ -48,7 +49,7 @@ function renderStatus(status, waitingOn = []) {
       : status === "waiting_approval" && waiting
         ? `waiting for your approval: ${waiting}`
         : status.replaceAll("_", " ");
-  el.title = status;
+  el.title = el.textContent; // the whole text, where the pill cuts it short
   el.dataset.status = status;
 }
 
@@ -56,16 +57,32 @@ function refreshStatus() {
   if (session) renderStatus(session.getStatus(), session.getWaitingOn());
 }
 
+// An mcp session takes no messages from the page: its agent is the user's
+// own MCP client. The message box says so instead of offering a Send that
+// can only fail with SEND_TEXT_NOT_SUPPORTED.
+const takesMessages = (provider) => provider !== "mcp";
+
 function setBusy(value) {
   busy = value;
-  $("send").disabled = value || !session;
+  const open = Boolean(session) && takesMessages(session.provider);
+  $("send").disabled = value || starting || !open;
+  $("message").disabled = Boolean(session) && !open;
+  $("restart").disabled = starting;
 }
+
+const placeholders = {
+  script: "One command per line: call <tool> <json>, spec <tool>, say <text>… (Enter to send)",
+  mcp: "Ask in your MCP client: this page does not send messages with the MCP client provider.",
+};
 
 function renderExamples(provider) {
   const script = provider === "script";
-  renderMarkdown($("examples-intro"), script ? scriptIntro : agentIntro);
+  const mcp = !takesMessages(provider);
+  $("message").placeholder = placeholders[provider] ?? "Message the agent… (Enter to send, Shift+Enter for a new line)";
+  $("examples").querySelector("summary").textContent = mcp ? "How to connect an MCP client" : "What to type";
+  renderMarkdown($("examples-intro"), script ? scriptIntro : mcp ? mcpIntro : agentIntro);
   $("example-list").replaceChildren(
-    ...(script ? scriptExamples : agentExamples).map((ex) => {
+    ...(script ? scriptExamples : mcp ? [] : agentExamples).map((ex) => {
       const b = document.createElement("button");
       b.type = "button";
       b.className = "example";
@@ -128,12 +145,28 @@ async function loadProviders() {
   return choice ?? null;
 }
 
+// startSession ends the current session and starts one with the chosen
+// provider. Only "New session" (or a message sent after choosing another
+// provider) starts one, one at a time: choosing a provider and then
+// pressing New session makes exactly one session.
 async function startSession() {
+  if (starting) return;
+  starting = true;
+  try {
+    await startSessionNow();
+  } finally {
+    starting = false;
+    setBusy(busy);
+  }
+}
+
+async function startSessionNow() {
   const provider = $("provider").value;
   const model = $("model").value.trim();
   const old = session;
   session = null;
   setBusy(false);
+  $("restart").classList.remove("pending");
   if (old) await old.end().catch(() => {});
   renderExamples(provider);
   renderStatus("idle");
@@ -161,15 +194,39 @@ async function startSession() {
     renderStatus(s.getStatus());
     setBusy(false);
     void refreshAssets();
-    systemNote(`Session started with ${s.provider}. ${s.provider === "script" ? "Pick an example below, or type commands." : "Ask for something."}`);
+    systemNote(`Session started with ${s.provider}. ${sessionAdvice(s.provider)}`);
   } catch (err) {
     renderStatus("error");
     systemNote(`Could not start a session: ${err.code}: ${err.message}`, "error");
   }
 }
 
+function sessionAdvice(provider) {
+  if (provider === "script") return "Pick an example below, or type commands.";
+  if (!takesMessages(provider)) return "Connect an MCP client to use this page's tools (see below); messages are sent from that client, not from here.";
+  return "Ask for something.";
+}
+
+// A message with no line the script agent knows would only be echoed.
+function scriptNeedsHint(text) {
+  return !text.split("\n").some((line) => scriptCommands.includes(line.trim().replace(/^&/, "").split(/\s+/)[0]));
+}
+
+// The provider picked differs from the session's: the next session uses it.
+function providerChanged() {
+  const chosen = $("provider").value;
+  const pending = Boolean(session) && session.provider !== chosen;
+  $("restart").classList.toggle("pending", pending);
+  if (pending) systemNote(`Press "New session" to switch to ${$("provider").selectedOptions[0]?.textContent ?? chosen}.`);
+  else if (!session && !starting) void startSession();
+}
+
 async function send(text) {
-  if (!session || busy || !text.trim()) return;
+  if (!text.trim()) return;
+  // Another provider chosen: the message goes to a session with it.
+  if (session && session.provider !== $("provider").value && !busy) await startSession();
+  if (!session || busy || !takesMessages(session.provider)) return;
+  const hint = session.provider === "script" && scriptNeedsHint(text);
   userMessage(text);
   $("message").value = "";
   setBusy(true);
@@ -179,6 +236,7 @@ async function send(text) {
   try {
     await s.sendText(text);
     if (!turnHasText(turnId)) systemNote("(the turn finished without a reply)");
+    if (hint) systemNote(scriptHint);
   } catch (err) {
     if (turnId) turnFailed(turnId);
     systemNote(`The turn failed: ${err.code}: ${err.message}`, "error");
@@ -201,7 +259,7 @@ function mountChat() {
     }
   });
   $("restart").addEventListener("click", () => void startSession());
-  $("provider").addEventListener("change", () => void startSession());
+  $("provider").addEventListener("change", providerChanged);
 }
 
 // For tests and for poking around in the console.

@@ -7,6 +7,17 @@ export const scriptIntro =
 
 export const agentIntro = "Ask in plain words. Click an example to put it in the message box.";
 
+// The mcp provider starts no agent here: the user's own MCP client is the
+// agent, and the page cannot send it messages (SEND_TEXT_NOT_SUPPORTED).
+export const mcpIntro =
+  "With **MCP client** this page sends no messages: your own MCP client (Claude Code, Codex, Cursor, VS Code, the MCP Inspector) is the agent and calls this page's tools. Connect it once, with `pedelec serve` running: `claude mcp add pedelec -- pedelec mcp` (or the `pedelec mcp` command in any client's MCP config; docs/mcp.md has each one), then ask in your client, for example \"add a todo to buy milk\". The Tool activity below shows its calls.";
+
+// What the script provider accepts, for the message box and for a message
+// that holds no command (it would only be echoed back).
+export const scriptCommands = ["call", "spec", "say", "write", "mkdir", "symlink", "rm", "ls", "history"];
+export const scriptHint =
+  "The script provider is not an AI: it runs commands, one per line (call <tool> <json>, spec <tool>, say <text>, write, mkdir, ls), and echoes anything else. Pick an example below, or choose an agent provider to ask in plain words.";
+
 export const scriptExamples = [
   { label: "Add 2 to the counter", text: 'call update_counter {"delta": 2}' },
   { label: "Read the counter", text: "call get_counter {}" },
@@ -15,7 +26,8 @@ export const scriptExamples = [
   { label: "Toggle a todo", text: 'call toggle_todo {"id": "todo-1"}' },
   { label: "Read the selection", text: "call get_selected_text {}" },
   { label: "Replace the selection", text: 'call replace_selection {"text": "HELLO"}' },
-  { label: "Ask me first (modal)", text: 'call confirm_action {"title": "Reset the counter?", "message": "The agent wants to subtract 5.", "confirmLabel": "Go ahead"}' },
+  { label: "Ask me first (modal)", text: 'call confirm_action {"title": "Is this a good time?", "message": "The agent only asks: nothing on the page changes either way.", "confirmLabel": "Yes"}' },
+  { label: "Reset the counter (asks you)", text: "call reset_counter {}" },
   { label: "Show a tool's schema", text: "spec update_counter" },
   { label: "Bad arguments", text: 'call update_counter {"delta": "two"}' },
   { label: "Page info", text: "call get_current_page {}" },
@@ -27,4 +39,5 @@ export const agentExamples = [
   { label: "Todos", text: "Add todos for 'write docs' and 'ship it', then mark the first one done." },
   { label: "Editor", text: "Make the text I selected in the editor more formal." },
   { label: "Confirm", text: "Ask me for confirmation, then subtract 20 from the counter if I agree." },
+  { label: "Reset", text: "Reset the counter." },
 ];

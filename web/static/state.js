@@ -21,6 +21,13 @@ export function addToCounter(delta) {
   return counter;
 }
 
+export function resetCounter() {
+  counter = 0;
+  renderCounter();
+  flash($("counter-card"));
+  return counter;
+}
+
 function renderCounter() {
   $("counter-value").textContent = String(counter);
 }

@@ -18,6 +18,7 @@ export const guidance = [
   "Read state with get_counter, list_todos, get_selected_text or get_current_page instead of guessing it.",
   "Use get_selected_text before editing the user's selection, and never guess the selection.",
   "Use list_todos to find a todo's id before toggle_todo.",
+  "To reset the counter use reset_counter: it asks the user itself.",
   "Ask for confirmation with confirm_action before large changes (a counter change of more than 10, or replacing more than one line of text), and do nothing if the user does not confirm.",
 ].join("\n");
 
@@ -43,6 +44,23 @@ export const tools = [
     handler: (args) => {
       if (!Number.isInteger(args?.delta)) return fail("INVALID_DELTA", "delta must be an integer.");
       return { value: app.addToCounter(args.delta) };
+    },
+  }),
+  defineTool({
+    name: "reset_counter",
+    description:
+      "Set the counter back to 0. It asks the user first in a dialog and resets only when they confirm; returns {reset: true, value: 0}, or {reset: false, reason} with reason cancelled, timeout or page_closed.",
+    argsSchema: noArgs,
+    timeoutMs: confirmTimeoutMs,
+    handler: async (_args, ctx) => {
+      const answer = await askUser({
+        title: "Reset the counter?",
+        message: `The agent wants to set the counter from ${app.getCounter()} to 0.`,
+        confirmLabel: "Reset",
+        deadline: ctx.deadline,
+        signal: ctx.signal,
+      });
+      return answer.confirmed ? { reset: true, value: app.resetCounter() } : { reset: false, reason: answer.reason };
     },
   }),
   defineTool({
