@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -362,5 +363,48 @@ func TestSessionMCPLongPollWakes(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the long-poll did not wake on the end")
+	}
+}
+
+// A tool that asks for consent waits for the user when called over the
+// session's endpoint, as with tool-call: a denial comes back in-band and
+// the handler never runs; an approval runs it.
+func TestSessionMCPConsent(t *testing.T) {
+	h, _, s, _, runs := consentSession(t)
+	var changes atomic.Int32
+	cs := connectSessionMCP(t, h, s, &changes)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	call := func(args string) chan *mcp.CallToolResult {
+		ch := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "pay", Arguments: json.RawMessage(args)})
+			if err != nil {
+				res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+			}
+			ch <- res
+		}()
+		return ch
+	}
+	denied := call(`{"amount":5}`)
+	req := pendingApproval(t, h.core.book)
+	if req.Tool != "pay" || req.SessionID != s.id {
+		t.Fatalf("request = %+v", req)
+	}
+	if _, err := h.core.book.Decide(req.ID, wire.DecisionDeny, "not today", approvals.ByCLI); err != nil {
+		t.Fatal(err)
+	}
+	if code := inBandCode(t, <-denied); code != wire.CodeToolCallDenied || runs["pay"].Load() != 0 {
+		t.Fatalf("denied: %s, handler runs %d", code, runs["pay"].Load())
+	}
+
+	approved := call(`{"amount":6}`)
+	req = pendingApproval(t, h.core.book)
+	if _, err := h.core.book.Decide(req.ID, wire.DecisionApprove, "", approvals.ByConsole); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-approved; res.IsError || runs["pay"].Load() != 1 {
+		t.Fatalf("approved: %+v, handler runs %d", res.Content, runs["pay"].Load())
 	}
 }
