@@ -190,6 +190,41 @@ func TestMCPSessionEndpoint(t *testing.T) {
 		t.Fatalf("page: %+v (the call belongs to A's turn)", page)
 	}
 
+	// The TypeScript SDK's HTTP client, which Node agents connect with.
+	t.Run("TypeScript SDK", func(t *testing.T) {
+		sdkDir := filepath.Join(testenv.CacheDir(), "npm", "node_modules", "@modelcontextprotocol", "sdk")
+		if _, err := os.Stat(sdkDir); err != nil {
+			testenv.Need(t, "@modelcontextprotocol/sdk", sdkDir+" not found")
+		}
+		nodeCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+		defer stop()
+		cmd := exec.CommandContext(nodeCtx, "node", filepath.Join(testenv.RepoRoot(), "e2e", "testdata", "mcp", "ts-session-client.mjs"),
+			a.url(), a.secret, "add_todo", `{"title":"eggs"}`)
+		cmd.Env = append(withoutPedelecEnv(os.Environ()), "MCP_SDK_DIR="+sdkDir)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ts-session-client: %v\n%s", err, out)
+		}
+		var got struct {
+			Tools  []string `json:"tools"`
+			Result struct {
+				IsError           bool           `json:"isError"`
+				StructuredContent map[string]any `json:"structuredContent"`
+			} `json:"result"`
+			Refused *string `json:"refused"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if strings.Join(got.Tools, ",") != "add_todo" || got.Result.IsError || got.Result.StructuredContent["count"] != float64(2) {
+			t.Errorf("over the TypeScript SDK: %s", out)
+		}
+		// The SDK's error carries Core's JSON: the agent reads the code.
+		if got.Refused == nil || !strings.Contains(*got.Refused, string(wire.CodeThreadAccessDenied)) {
+			t.Errorf("a wrong secret was not refused with THREAD_ACCESS_DENIED: %s", out)
+		}
+	})
+
 	// stdio: `pedelec mcp` with B's environment serves B alone.
 	cmd := exec.Command(testenv.Binary(t), "mcp")
 	cmd.Env = append(withoutPedelecEnv(os.Environ()), wire.EnvCoreURL+"="+b.coreURL, wire.EnvThreadID+"="+b.sessionID, wire.EnvSecret+"="+b.secret)
