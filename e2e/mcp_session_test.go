@@ -118,12 +118,21 @@ const addTodo = defineTool({
   argsSchema: { type: "object", properties: { title: { type: "string", minLength: 1 } }, required: ["title"] },
   handler: (args, ctx) => { window.todos.push(args.title); window.turnIds.push(ctx.turnId); return { title: args.title, count: window.todos.length }; },
 });
+window.aborted = null;
+const waitForever = defineTool({
+  name: "wait_forever", description: "Waits until the call is abandoned.",
+  argsSchema: { type: "object", properties: {}, required: [] },
+  handler: (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => {
+    window.aborted = { code: ctx.signal.reason?.code ?? String(ctx.signal.reason) };
+    resolve({ abandoned: true });
+  })),
+});
 const other = defineTool({
   name: "read_note", description: "Read the other page's note.",
   argsSchema: { type: "object", properties: {}, required: [] },
   handler: () => ({ note: "from session B" }),
 });
-window.a = await pedelec.createSession({ provider: "script", skills: { guidance: "A.", tools: [addTodo] } });
+window.a = await pedelec.createSession({ provider: "script", skills: { guidance: "A.", tools: [addTodo, waitForever] } });
 window.b = await pedelec.createSession({ provider: "script", skills: { guidance: "B.", tools: [other] } });
 window.turnA = window.a.sendTurn("hold"); window.turnA.catch(() => {});
 window.turnB = window.b.sendTurn("hold"); window.turnB.catch(() => {});
@@ -171,7 +180,7 @@ func TestMCPSessionEndpoint(t *testing.T) {
 	}
 	defer cs.Close()
 	c.cs = cs
-	if got := strings.Join(c.toolNames(t), ","); got != "add_todo" {
+	if got := strings.Join(c.toolNames(t), ","); got != "add_todo,wait_forever" {
 		t.Fatalf("session A's endpoint lists %s", got)
 	}
 	res := c.call(t, ctx, "add_todo", `{"title":"milk"}`)
@@ -216,7 +225,7 @@ func TestMCPSessionEndpoint(t *testing.T) {
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		if strings.Join(got.Tools, ",") != "add_todo" || got.Result.IsError || got.Result.StructuredContent["count"] != float64(2) {
+		if strings.Join(got.Tools, ",") != "add_todo,wait_forever" || got.Result.IsError || got.Result.StructuredContent["count"] != float64(2) {
 			t.Errorf("over the TypeScript SDK: %s", out)
 		}
 		// The SDK's error carries Core's JSON: the agent reads the code.
@@ -224,6 +233,30 @@ func TestMCPSessionEndpoint(t *testing.T) {
 			t.Errorf("a wrong secret was not refused with THREAD_ACCESS_DENIED: %s", out)
 		}
 	})
+
+	// The client cancelling aborts the handler's ctx.signal in Chromium.
+	callCtx, stopCall := context.WithCancel(ctx)
+	go func() { // no t.Fatal off the test's goroutine: a call never seen is cancelled anyway
+		defer stopCall()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if raw, err := env.b.eval(5*time.Second, "window.a.getStatus() === 'waiting_tool_result'"); err == nil && string(raw) == "true" {
+				return
+			}
+		}
+	}()
+	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "wait_forever", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a cancelled call returned no error")
+	}
+	env.b.waitJS(t, 10*time.Second, "window.aborted !== null && window.aborted.code === 'TOOL_CALL_CANCELLED'", "ctx.signal aborted with TOOL_CALL_CANCELLED")
+
+	// A's turn ends: a call between turns is refused, as tool-call's is.
+	if err := os.WriteFile(filepath.Join(agentDir, a.sessionID+".release"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env.b.js(t, nil, `await window.turnA; return null;`)
+	if res := c.call(t, ctx, "add_todo", `{"title":"late"}`); !res.IsError || !strings.Contains(resultText(res), string(wire.CodeNoActiveTurn)) {
+		t.Fatalf("a call between turns = %q, want NO_ACTIVE_TURN", resultText(res))
+	}
 
 	// stdio: `pedelec mcp` with B's environment serves B alone.
 	cmd := exec.Command(testenv.Binary(t), "mcp")
