@@ -54,7 +54,11 @@ func runMCP(c *cli.Context) error {
 	if thread != "" {
 		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
 	}
-	mirror := mcpbridge.NewMirror(Version, bridge.Call, mcpbridge.Options{Logger: logger})
+	opts := mcpbridge.Options{Logger: logger}
+	if thread != "" {
+		opts.Instructions = mcpbridge.SessionInstructions
+	}
+	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	var gone atomic.Pointer[wire.Error]

@@ -112,7 +112,7 @@ func (c *Core) newSessionEndpoint(s *Session) *sessionEndpoint {
 	call := func(ctx context.Context, _, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
 		return s.callTool(ctx, tool, args)
 	}
-	mirror := mcpbridge.NewMirror(c.opts.Version, call, mcpbridge.Options{Logger: c.log.With("session", s.id)})
+	mirror := mcpbridge.NewMirror(c.opts.Version, call, mcpbridge.Options{Logger: c.log.With("session", s.id), Instructions: mcpbridge.SessionInstructions})
 	ep := &sessionEndpoint{mirror: mirror, http: mcpbridge.NewHTTPHandler(mirror, c.opts.MaxMessageBytes),
 		done: make(chan struct{}), changed: make(chan struct{})}
 	mirror.Update(c.sessionMCPSnapshot(s, 0))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,6 +118,9 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	cs := connectSessionMCP(t, h, a, &changes)
 	if got := strings.Join(listedNames(t, cs), ","); got != "echo,none,slow" {
 		t.Fatalf("tools = %s, want the session's own names", got)
+	}
+	if init := cs.InitializeResult(); init == nil || init.Instructions != mcpbridge.SessionInstructions {
+		t.Fatalf("initialize = %+v, want the session's instructions", init)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
