@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -410,5 +412,66 @@ func TestSessionMCPConsent(t *testing.T) {
 	}
 	if res := <-approved; res.IsError || runs["pay"].Load() != 1 {
 		t.Fatalf("approved: %+v, handler runs %d", res.Content, runs["pay"].Load())
+	}
+}
+
+// The stdio form's bridge against the real endpoints: `pedelec mcp` in a
+// session's environment lists that session's tools, calls them as
+// tool-call does, and hears when the session is gone.
+func TestSessionMCPStdioBridge(t *testing.T) {
+	h := newHarness(t, nil)
+	p := h.page()
+	p.Handle("echo", func(args json.RawMessage) any { return map[string]any{"got": json.RawMessage(args)} })
+	info, s := h.session(p, true)
+	h.session(p, true) // another session, whose tools must not show
+
+	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.id, s.secret, log.New(io.Discard))
+	gone := make(chan *wire.Error, 1)
+	bridge.Gone = func(werr *wire.Error) { gone <- werr }
+	mirror := mcpbridge.NewMirror("test", bridge.Call, mcpbridge.Options{Instructions: mcpbridge.SessionInstructions})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ready := make(chan struct{})
+	followed := make(chan struct{})
+	go func() { bridge.Follow(ctx, mirror, ready); close(followed) }()
+	<-ready
+
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := mirror.Server().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-stand-in", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := strings.Join(listedNames(t, cs), ","); got != "echo,none,slow" {
+		t.Fatalf("tools = %s", got)
+	}
+	if code := inBandCode(t, callSessionTool(t, ctx, cs, "echo", `{"x":1}`)); code != wire.CodeNoActiveTurn {
+		t.Fatalf("between turns: %s", code)
+	}
+	turnID, held := h.send(p, info.SessionID, "go")
+	if res := callSessionTool(t, ctx, cs, "echo", `{"x":2}`); res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"got":{"x":2}}` {
+		t.Fatalf("echo = %+v", res.Content)
+	}
+	if ev := awaitEvent(t, p, wire.EventToolCall, turnID, nil); ev.SessionID != s.id {
+		t.Fatalf("the call reached %s", ev.SessionID)
+	}
+	held.finish <- nil
+	p.AwaitDone(turnID, 10*time.Second)
+
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.id})
+	select {
+	case werr := <-gone:
+		if werr.Code != wire.CodeSessionEnded {
+			t.Fatalf("gone with %s, want SESSION_ENDED", werr.Code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the bridge did not hear the session end")
+	}
+	<-followed
+	if names := listedNames(t, cs); len(names) != 0 {
+		t.Fatalf("tools after the end = %v", names)
 	}
 }
