@@ -51,11 +51,9 @@ func runMCP(c *cli.Context) error {
 			wire.EnvThreadID, wire.EnvSecret)
 	}
 	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
-	if thread != "" {
-		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
-	}
 	opts := mcpbridge.Options{Logger: logger}
 	if thread != "" {
+		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
 	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)
