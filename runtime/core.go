@@ -185,7 +185,7 @@ type Core struct {
 	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
 	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
 
-	// sessionMCPs are the sessions' own MCP endpoints (session_mcp.go).
+	// sessionMCPs are the sessions' own MCP endpoints (session_mcp_endpoint.go).
 	sessionMCPs sessionMCPs
 
 	// The console (runtime/console, adapted in session_console.go): what

@@ -65,7 +65,7 @@ func (s *Session) isExternal() bool { return provider.IsExternal(s.provider) }
 // to the mcp sessions' watchers and to the session's own MCP endpoint.
 func (c *Core) mcpSessionsChanged(s *Session) {
 	if s.isEnded() {
-		c.sessionMCPEnded(s) // its own MCP endpoint goes, whatever its provider (session_mcp.go)
+		c.sessionMCPEnded(s) // its own MCP endpoint goes, whatever its provider (session_mcp_endpoint.go)
 	}
 	if !s.isExternal() {
 		return

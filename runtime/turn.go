@@ -64,7 +64,7 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	pt := &provider.Turn{
 		SessionID: s.id, TurnID: t.id, Message: message, ResumeID: s.providerThread, Model: s.model,
 		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
-		Tools: s.skills.Tools, Calls: sessionCaller{s}, Warmup: warmup, MCP: s.core.sessionMCP(s),
+		Tools: s.skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
 	if s.primed {
 		pt.Prompt = message
