@@ -258,9 +258,11 @@ func TestMCPSessionEndpoint(t *testing.T) {
 		t.Fatalf("a call between turns = %q, want NO_ACTIVE_TURN", resultText(res))
 	}
 
-	// stdio: `pedelec mcp` with B's environment serves B alone.
+	// stdio: `pedelec mcp` with B's environment serves B alone. The
+	// environment is exactly sessionMCP's Env: an agent may start the
+	// server with nothing else (no PATH, no HOME).
 	cmd := exec.Command(testenv.Binary(t), "mcp")
-	cmd.Env = append(withoutPedelecEnv(os.Environ()), wire.EnvCoreURL+"="+b.coreURL, wire.EnvThreadID+"="+b.sessionID, wire.EnvSecret+"="+b.secret)
+	cmd.Env = []string{wire.EnvCoreURL + "=" + b.coreURL, wire.EnvThreadID + "=" + b.sessionID, wire.EnvSecret + "=" + b.secret}
 	stderr := &lockedWriter{w: &strings.Builder{}}
 	cmd.Stderr = stderr
 	stdio := &mcpClient{stderr: stderr}
