@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
@@ -22,10 +23,18 @@ every page that created a session with provider "mcp" in the running Core
 It authenticates with the token 'pedelec serve' writes to <state-dir>/core-token.
 If Core is not running, the tool list is empty and stderr says how to start it;
 the client is told (notifications/tools/list_changed) when Core comes up and
-whenever pages come and go. See docs/mcp.md for client configs.`,
+whenever pages come and go. See docs/mcp.md for client configs.
+
+With a session's environment (PEDELEC_THREAD_ID and PEDELEC_AGENT_SECRET, as
+Core gives the agent it drives, or --thread-id and the secret in the
+environment) it serves that one session instead: its tools under their own
+names, each call exactly as 'pedelec tool-call' makes it. It exits when the
+session ends.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
 			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+			&cli.StringFlag{Name: "thread-id", Usage: "serve this one session's tools (Core gives its agent the id in " + wire.EnvThreadID + ")", EnvVars: []string{wire.EnvThreadID}},
+			&cli.StringFlag{Name: "agent-secret", Usage: "the session's secret; prefer the environment, which other users cannot read", EnvVars: []string{wire.EnvSecret}},
 		},
 		Action: runMCP,
 	}
@@ -36,10 +45,27 @@ func runMCP(c *cli.Context) error {
 		return usageErrorf("mcp takes no arguments (got %v); MCP clients start it as `pedelec mcp`", c.Args().Slice())
 	}
 	logger := loggerFrom(c)
+	thread, secret := c.String("thread-id"), c.String("agent-secret")
+	if (thread == "") != (secret == "") {
+		return usageErrorf("serving one session needs both its id (--thread-id or %s) and its secret (%s); without either, pedelec mcp serves every page whose provider is \"mcp\"",
+			wire.EnvThreadID, wire.EnvSecret)
+	}
 	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
-	mirror := mcpbridge.NewMirror(Version, bridge.Call, mcpbridge.Options{Logger: logger})
+	opts := mcpbridge.Options{Logger: logger}
+	if thread != "" {
+		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
+		opts.Instructions = mcpbridge.SessionInstructions
+	}
+	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
+	var gone atomic.Pointer[wire.Error]
+	bridge.Gone = func(werr *wire.Error) {
+		// The session is over: an MCP server left running for it would
+		// serve nothing, and an agent that lost track of it would leak it.
+		gone.Store(werr)
+		cancel()
+	}
 	ready := make(chan struct{})
 	go bridge.Follow(ctx, mirror, ready)
 	select { // the first tools/list must already hold the pages' tools
@@ -49,6 +75,9 @@ func runMCP(c *cli.Context) error {
 	// ServeStdio returns when the client closes stdin: the normal way to stop.
 	if err := mcpbridge.ServeStdio(ctx, mirror, c.App.Reader, c.App.Writer); err != nil && ctx.Err() == nil {
 		logger.Debug("mcp session ended", "err", err)
+	}
+	if werr := gone.Load(); werr != nil {
+		return failed("session " + thread + " is gone: " + string(werr.Code))
 	}
 	return nil
 }

@@ -128,6 +128,7 @@ func (o *Options) setDefaults() {
 // only those after it, never one before:
 //
 //	Core.mu → Session.mu → conn.mu, mcpHub.mu, persist.Writer.mu
+//	sessionMCPs.mu → Session.mu
 //	persist.Writer.mu → persist.Journal.fileMu → persist.Journal.mu
 //
 // The persist package's locks come last: Writer.Put appends to the journal
@@ -138,6 +139,8 @@ func (o *Options) setDefaults() {
 // but the state database's own transaction while a grant is written
 // (persist.DB.SaveGrant, not the Writer), and the Book calls back
 // (OnRevoke: ending sessions) and feeds its listeners without it.
+// sessionMCPs.mu is never held with Core.mu: it asks a session whether it
+// has ended (Session.mu), nothing else; a sessionEndpoint's mu is a leaf.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
 // ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu and
 // console.Signal.mu (runtime/console: Core.console, bumped under
@@ -181,6 +184,9 @@ type Core struct {
 	mcp       *mcpHub           // the sessions external MCP clients reach (mcp_hub.go)
 	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
 	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
+
+	// sessionMCPs are the sessions' own MCP endpoints (session_mcp_endpoint.go).
+	sessionMCPs sessionMCPs
 
 	// The console (runtime/console, adapted in session_console.go): what
 	// wakes its feeds, the approver token its page carries

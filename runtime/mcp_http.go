@@ -42,6 +42,7 @@ func (c *Core) mountMCP(mux *http.ServeMux) {
 	for _, method := range []string{"GET", "POST", "DELETE"} { // the Streamable HTTP transport's three
 		mux.Handle(method+" "+wire.MCPPath, c.mcpGuard(streamable))
 	}
+	c.mountSessionMCP(mux)
 }
 
 // mcpGuard checks Origin and the bearer token, and ends the request when

@@ -61,8 +61,12 @@ func (h *mcpHub) state() (int64, <-chan struct{}) {
 // isExternal: the session's agent is an MCP client outside Core.
 func (s *Session) isExternal() bool { return provider.IsExternal(s.provider) }
 
-// mcpSessionsChanged is called when an mcp session starts or ends.
+// mcpSessionsChanged is called when a session starts or ends; it matters
+// to the mcp sessions' watchers and to the session's own MCP endpoint.
 func (c *Core) mcpSessionsChanged(s *Session) {
+	if s.isEnded() {
+		c.sessionMCPEnded(s) // its own MCP endpoint goes, whatever its provider (session_mcp_endpoint.go)
+	}
 	if !s.isExternal() {
 		return
 	}
@@ -97,20 +101,26 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 		if s.isEnded() {
 			continue
 		}
-		ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinals[s], Origin: s.origin, Tools: []wire.MCPTool{}}
-		for _, t := range s.skills.Tools {
-			mt := wire.MCPTool{
-				Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
-				TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
-			}
-			if t.Annotations != nil {
-				mt.Annotations, _ = json.Marshal(t.Annotations)
-			}
-			ms.Tools = append(ms.Tools, mt)
-		}
+		ms := c.mcpSessionOf(s, ordinals[s])
 		snap.Sessions = append(snap.Sessions, ms)
 	}
 	return snap
+}
+
+// mcpSessionOf is s and its tools as an MCP client is shown them.
+func (c *Core) mcpSessionOf(s *Session, ordinal int) wire.MCPSession {
+	ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinal, Origin: s.origin, Tools: []wire.MCPTool{}}
+	for _, t := range s.skills.Tools {
+		mt := wire.MCPTool{
+			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
+			TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
+		}
+		if t.Annotations != nil {
+			mt.Annotations, _ = json.Marshal(t.Annotations)
+		}
+		ms.Tools = append(ms.Tools, mt)
+	}
+	return ms
 }
 
 func toolTimeoutMs(ms *int64, fallback time.Duration) int64 {

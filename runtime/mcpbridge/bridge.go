@@ -28,6 +28,14 @@ type Bridge struct {
 	HTTP     *http.Client
 	// Retry is the wait between attempts while Core is down (default 1s).
 	Retry time.Duration
+
+	// SessionID and Secret, when set (NewSessionBridge), make this the
+	// bridge of one session: its tools only, under their own names, with
+	// the session's agent secret instead of the Core token (session_bridge.go).
+	SessionID, Secret string
+	// Gone, if set, hears why a session bridge's session is gone for good
+	// (it ended, or Core no longer knows its secret); Follow then returns.
+	Gone func(*wire.Error)
 }
 
 // NewBridge makes a Bridge with a client that keeps connections open, so a
@@ -42,6 +50,9 @@ func NewBridge(coreURL, stateDir string, logger *log.Logger) *Bridge {
 func (b *Bridge) tokenPath() string { return filepath.Join(b.StateDir, wire.CoreTokenFile) }
 
 func (b *Bridge) token() (string, error) {
+	if b.sessionMode() {
+		return b.Secret, nil
+	}
 	data, err := os.ReadFile(b.tokenPath())
 	if err != nil {
 		return "", err
@@ -87,6 +98,15 @@ func (b *Bridge) Follow(ctx context.Context, m *Mirror, ready chan<- struct{}) {
 			return
 		}
 		var werr *wire.Error
+		if errors.As(err, &werr) && b.sessionGone(werr) {
+			b.Log.Error(werr.Message, "code", werr.Code, "core", b.CoreURL)
+			m.Update(wire.MCPSnapshot{})
+			markReady()
+			if b.Gone != nil {
+				b.Gone(werr)
+			}
+			return
+		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			complain(b.noTokenMessage(ctx), "core", b.CoreURL)
@@ -117,7 +137,12 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 		return snap, err
 	}
 	q := url.Values{"core": {core}, "after": {fmt.Sprint(after)}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.CoreURL+wire.MCPToolsPath+"?"+q.Encode(), nil)
+	path := wire.MCPToolsPath
+	if b.sessionMode() {
+		q.Set("thread", b.SessionID)
+		path = wire.MCPSessionToolsPath
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.CoreURL+path+"?"+q.Encode(), nil)
 	if err != nil {
 		return snap, err
 	}
@@ -155,9 +180,15 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 		return nil, b.noToken(ctx)
 	}
 	// Core's token, not a session's secret: the MCP endpoint serves every
-	// mcp session of this Core.
+	// mcp session of this Core. A session bridge calls as `pedelec
+	// tool-call` does, with the session's secret.
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
-	out := c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
+	var out wire.AgentResult
+	if b.sessionMode() {
+		out = c.ToolCall(ctx, b.SessionID, tool, args)
+	} else {
+		out = c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
+	}
 	if out.OK {
 		return out.Result, nil
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	// pings, a tool it cannot be shown) and the SDK's warnings and errors;
 	// nil discards them.
 	Logger *log.Logger
+	// Instructions tell the client what the tools are (Instructions when
+	// empty; SessionInstructions for one session's server).
+	Instructions string
 }
 
 // DefaultKeepAlive is how often the server pings its client (sessions.go).
@@ -97,6 +100,10 @@ type mirrored struct {
 // Instructions tell the MCP client what these tools are.
 const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
 
+// SessionInstructions tell the agent of one session (an agent Core drives)
+// what its tools are: the page's, which do not come and go with other pages.
+const SessionInstructions = `These tools are declared by the web page the user is working in (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again.`
+
 // NewMirror makes an MCP server with no tools yet. It advertises tools
 // (and their list_changed) even while no page is open, so the client knows
 // to listen for them, and nothing else: Pedelec offers no resources,
@@ -108,6 +115,9 @@ func NewMirror(version string, call Caller, opts Options) *Mirror {
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = DefaultProgressInterval
 	}
+	if opts.Instructions == "" {
+		opts.Instructions = Instructions
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = log.New(io.Discard)
@@ -116,7 +126,7 @@ func NewMirror(version string, call Caller, opts Options) *Mirror {
 		tools: map[string]mirrored{}, calls: map[*mcp.ServerSession]*sessionCalls{}}
 	m.server = mcp.NewServer(&mcp.Implementation{Name: "pedelec", Title: "Pedelec: the tools of your open web pages", Version: version},
 		&mcp.ServerOptions{
-			Instructions: Instructions,
+			Instructions: opts.Instructions,
 			Logger:       m.sdkLog,
 			// Pings start once the client is initialized (sessions.go).
 			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { m.keepAlive(req.Session) },

@@ -58,6 +58,21 @@ type Turn struct {
 	// Warmup is true for prepare(): the adapter starts the provider thread;
 	// Core discards its chat output.
 	Warmup bool
+	// MCP is Pedelec's MCP server for this one session, for adapters that
+	// hand the agent MCP servers (ACP's session/new): its tools are the
+	// session's, under their own names.
+	MCP *MCPServer
+}
+
+// MCPServer is one session's MCP endpoint in both forms an agent may take:
+// Streamable HTTP (URL with Headers) and stdio (Command, Args, Env).
+type MCPServer struct {
+	Name    string            // "pedelec"
+	URL     string            // Streamable HTTP endpoint
+	Headers map[string]string // e.g. Authorization: Bearer <credential>
+	Command string
+	Args    []string
+	Env     []string // stdio form
 }
 
 // ToolCaller is Core's broker as an in-process adapter sees it. The result is

@@ -13,6 +13,20 @@ const (
 	MCPPath      = "/mcp"
 )
 
+// One session's MCP endpoint, for the agent Core drives in that session
+// (an ACP agent, given it at session/new). Both take the session's agent
+// secret (PEDELEC_AGENT_SECRET) as "Authorization: Bearer <secret>", never
+// the Core token, and serve only that session's tools under their own names.
+const (
+	// MCPSessionPath + <sessionId>: Streamable HTTP (GET, POST, DELETE).
+	MCPSessionPath = "/mcp/session/"
+	// MCPSessionToolsPath: GET ?thread=<sessionId>&core=<id>&after=<version>,
+	// the long-poll of `pedelec mcp` serving one session over stdio; the
+	// answer is an MCPSnapshot holding that session alone. Its calls go to
+	// AgentToolCallPath, as `pedelec tool-call`'s do.
+	MCPSessionToolsPath = "/mcp-bridge/session-tools"
+)
+
 // CoreTokenFile is the token's file name inside Core's state directory.
 const CoreTokenFile = "core-token"
 

@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// A session's own MCP endpoint (issue 25): the MCP server an agent Core
+// drives (an ACP agent, given it at session/new) calls the page's tools
+// through, natively, instead of running `pedelec tool-call` in a shell.
+//
+//   - Streamable HTTP at /mcp/session/<id> (wire.MCPSessionPath), on the
+//     same mcpbridge layer as Core's /mcp, one MCP server per session.
+//   - stdio: `pedelec mcp` with the session's environment, which follows
+//     the session's tools with a long-poll (wire.MCPSessionToolsPath) and
+//     calls them through the agent endpoint (mcpbridge.NewSessionBridge).
+//
+// Both take the session's agent secret, the credential its agent already
+// holds for tool-call, compared in constant time (agentSession); it opens
+// this session's endpoint and no other. The tools are the session's own,
+// under their own names. Calls go through Session.callTool like any
+// agent's: the same validation, consent, timeouts and late-result rules,
+// bound to the running turn, refused with NO_ACTIVE_TURN between turns.
+// When the session ends, its endpoint closes (calls cancelled, MCP
+// sessions and streams ended) and every later request is refused.
+// docs/mcp.md, "A session's own endpoint"; docs/security.md says what
+// guards it. The endpoint itself is in session_mcp_endpoint.go.
+
+// mcpServerName is the server's name in the agent's config: short and
+// [a-z0-9], since agents build tool names from it (mcp_pedelec_<tool>,
+// mcp__pedelec__<tool>).
+const mcpServerName = "pedelec"
+
+// sessionMCP is s's MCP endpoint in both forms, for the provider to hand
+// its agent (provider.Turn.MCP). It takes no lock (startTurn calls it
+// under s.mu) and creates nothing: the endpoint is made when the agent
+// first reaches it.
+func (c *Core) sessionMCP(s *Session) *provider.MCPServer {
+	return &provider.MCPServer{
+		Name:    mcpServerName,
+		URL:     c.coreURL + wire.MCPSessionPath + s.id,
+		Headers: map[string]string{"Authorization": "Bearer " + s.secret},
+		Command: c.opts.Executable,
+		Args:    []string{"mcp"},
+		Env: []string{
+			wire.EnvCoreURL + "=" + c.coreURL,
+			wire.EnvThreadID + "=" + s.id,
+			wire.EnvSecret + "=" + s.secret,
+		},
+	}
+}
