@@ -98,7 +98,7 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 			continue
 		}
 		ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinals[s], Origin: s.origin, Tools: []wire.MCPTool{}}
-		for _, t := range s.skills.Tools {
+		for _, t := range s.skills().Tools {
 			mt := wire.MCPTool{
 				Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
 				TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
