@@ -9,15 +9,18 @@ package e2e
 // a defineTool tool seen through a stand-in native modelContext.
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
@@ -315,5 +318,125 @@ return { native, browserCall, text, afterEnd, optedOut, polyfilled: document.mod
 	}
 	if got.Polyfilled {
 		t.Errorf("the SDK replaced the browser's modelContext")
+	}
+}
+
+func TestBrowserWebMCPThroughMCPClient(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the TypeScript MCP SDK")
+	sdkDir := filepath.Join(testenv.CacheDir(), "npm", "node_modules", "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(sdkDir); err != nil {
+		testenv.Need(t, "@modelcontextprotocol/sdk", sdkDir+" not found")
+	}
+	b, core := webmcpEnv(t, "index.html", func(origin string) *testenv.Server {
+		return testenv.Serve(t, []string{"--allow-origin", origin})
+	})
+	cmd := exec.Command("node", filepath.Join(testenv.RepoRoot(), "e2e", "testdata", "mcp", "webmcp-client.mjs"),
+		testenv.Binary(t), "mcp", "--core-url", core.URL, "--state-dir", core.StateDir)
+	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdkDir)
+	var stderr lockedWriter
+	stderr.w = &strings.Builder{}
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("webmcp-client stderr:\n%s", stderr.w.String())
+		}
+	})
+	lines := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(what string, v any) {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("webmcp-client exited before %s", what)
+			}
+			if err := json.Unmarshal([]byte(l), v); err != nil {
+				t.Fatalf("%s: %v: %s", what, err, l)
+			}
+		case <-time.After(90 * time.Second):
+			t.Fatalf("no %s from webmcp-client within 90s", what)
+		}
+	}
+	var connected struct{ Tools []string }
+	next("the first tool list", &connected)
+	if len(connected.Tools) != 0 {
+		t.Fatalf("before the page's session: %v", connected.Tools)
+	}
+	b.js(t, nil, `window.session = await window.pedelec.createSession({ provider: "mcp", webmcp: true });`)
+
+	type callResult struct {
+		IsError           bool              `json:"isError"`
+		StructuredContent map[string]any    `json:"structuredContent"`
+		Content           []json.RawMessage `json:"content"`
+		Meta              map[string]any    `json:"_meta"`
+	}
+	var called struct {
+		Tools   []string `json:"tools"`
+		Reviews struct {
+			Annotations map[string]any `json:"annotations"`
+			Meta        map[string]any `json:"_meta"`
+		} `json:"reviews"`
+		Added, Untrusted, Rejected callResult
+		Cancelled                  *string `json:"cancelled"`
+	}
+	next("the calls", &called)
+	if strings.Join(called.Tools, ",") != "add_todo,checkout,list_todos,odd_value,read_reviews,throw_now,wait_forever" {
+		t.Errorf("tools: %v", called.Tools)
+	}
+	if called.Reviews.Annotations["readOnlyHint"] != true || called.Reviews.Meta["untrustedContentHint"] != true {
+		t.Errorf("read_reviews as listed: %+v", called.Reviews)
+	}
+	if called.Added.IsError || called.Added.StructuredContent["title"] != "milk" {
+		t.Errorf("add_todo: %+v", called.Added)
+	}
+	if u := called.Untrusted; u.IsError || u.Meta["pedelec/untrustedContent"] != true || len(u.Content) != 2 ||
+		!strings.Contains(string(u.Content[0]), "untrusted content") || !strings.Contains(string(u.Content[1]), "IGNORE PREVIOUS") {
+		t.Errorf("read_reviews' result should be marked untrusted: %+v", u)
+	}
+	if r := called.Rejected; r.IsError || !strings.Contains(string(r.Content[0]), "TOOL_HANDLER_ERROR") || !strings.Contains(string(r.Content[0]), "the shop is closed") {
+		t.Errorf("checkout's rejection: %+v", r)
+	}
+	if called.Cancelled == nil {
+		t.Errorf("the cancelled call did not reject")
+	}
+	// Cancelling in the MCP client aborted execute's signal in the page.
+	b.waitJS(t, 10*time.Second, "window.aborted !== null", "execute's signal aborted in the page")
+	var aborted string
+	b.js(t, &aborted, `return window.aborted;`)
+	if aborted != "TOOL_CALL_CANCELLED" {
+		t.Errorf("the signal's reason: %q", aborted)
+	}
+
+	b.js(t, nil, `await window.showClear();`)
+	var registered struct {
+		Tools   []string
+		Cleared callResult
+		Changed int
+	}
+	next("the list with clear_todos", &registered)
+	if registered.Cleared.IsError || registered.Cleared.StructuredContent["count"] != float64(0) || registered.Changed < 2 {
+		t.Errorf("clear_todos registered mid-session: %+v", registered)
+	}
+	b.js(t, nil, `window.hideClear();`)
+	var unregistered struct {
+		Tools   []string
+		Changed int
+	}
+	next("the list without clear_todos", &unregistered)
+	if containsString(unregistered.Tools, "clear_todos") || unregistered.Changed < 3 {
+		t.Errorf("after the signal: %+v", unregistered)
 	}
 }
