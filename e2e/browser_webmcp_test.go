@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
@@ -438,5 +439,55 @@ func TestBrowserWebMCPThroughMCPClient(t *testing.T) {
 	next("the list without clear_todos", &unregistered)
 	if containsString(unregistered.Tools, "clear_todos") || unregistered.Changed < 3 {
 		t.Errorf("after the signal: %+v", unregistered)
+	}
+}
+
+// A real agent CLI (codex) against a scripted model uses the WebMCP page's
+// tools, and its next turn is told of a tool the page registered meanwhile.
+func TestBrowserWebMCPWithCodex(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the codex CLI")
+	ms := codexCLI.newServer(t,
+		modelserver.Run(`pedelec tool-call add_todo '{"title":"milk"}'`),
+		modelserver.Say("Added milk."),
+		modelserver.Run(`pedelec tool-call clear_todos '{}'`),
+		modelserver.Say("Cleared."),
+	)
+	b, _ := webmcpEnv(t, "index.html", func(origin string) *testenv.Server {
+		return serveCLI(t, codexCLI, ms.URL, "--allow-origin", origin)
+	})
+	var got struct {
+		First  string   `json:"first"`
+		Second string   `json:"second"`
+		Todos  []string `json:"todos"`
+	}
+	b.js(t, &got, `
+const session = await window.pedelec.createSession({ provider: "codex", webmcp: true });
+const first = (await session.sendTurn("Add milk to my todos.")).text;
+const todos = [...window.todos];
+await window.showClear();
+const end = Date.now() + 10000;
+while (!session.tools.includes("clear_todos")) { if (Date.now() > end) throw new Error("clear_todos never reached the session"); await new Promise((r) => setTimeout(r, 10)); }
+const second = (await session.sendTurn("Now clear them.")).text;
+await session.end();
+return { first, second, todos };
+`)
+	if strings.Join(got.Todos, ",") != "milk" || !strings.Contains(got.First, "Added milk.") || !strings.Contains(got.Second, "Cleared.") {
+		t.Errorf("turns: %q, %q; todos after the first %v", got.First, got.Second, got.Todos)
+	}
+	reqs := ms.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("model requests = %d, want 4", len(reqs))
+	}
+	if out := codexCLI.toolOutput(reqs[1]); !strings.Contains(out, `{"ok":true,"result":{"id":1,"title":"milk","count":1}}`) {
+		t.Errorf("the agent's next request lacks add_todo's result:\n%s", out)
+	}
+	body := string(reqs[2].Body)
+	for _, want := range []string{"Tools changed since your last turn", "clear_todos (new)", "Now clear them."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the second turn's prompt lacks %q", want)
+		}
+	}
+	if out := codexCLI.toolOutput(reqs[3]); !strings.Contains(out, `{"ok":true,"result":{"count":0}}`) {
+		t.Errorf("clear_todos' result did not reach the agent:\n%s", out)
 	}
 }
