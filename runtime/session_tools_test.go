@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -126,4 +127,34 @@ func TestUpdatedToolsSurviveARestart(t *testing.T) {
 	if g := s.skills().Guidance; g != "Test tools." {
 		t.Errorf("guidance after the restart = %q", g)
 	}
+}
+
+// Tools added mid-session follow the consent rule like declared ones: a
+// WebMCP tool marked consequential waits for the user, a read-only one
+// never asks (issue 24, on issue 22's flow).
+func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
+	h := newHarness(t, nil)
+	p := h.page()
+	p.Handle("buy", func(json.RawMessage) any { return "bought" })
+	p.Handle("look", func(json.RawMessage) any { return "seen" })
+	info, _ := h.session(p, true)
+	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[
+	 {"name":"buy","description":"Buys.","argsSchema":{"type":"object","properties":{}},"annotations":{"consequentialHint":true}},
+	 {"name":"look","description":"Looks.","argsSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true,"consequentialHint":true}}]`)})
+	_, ht := h.send(p, info.SessionID, "go")
+	if r, err := ht.call("look", `{}`); err != nil || string(r) != `"seen"` || len(h.core.book.State().Pending) != 0 {
+		t.Fatalf("read-only call = %s, %v; pending %v", r, err, h.core.book.State().Pending)
+	}
+	ch := callAsync(ht, "buy", `{}`)
+	req := pendingApproval(t, h.core.book)
+	if req.Tool != "buy" {
+		t.Fatalf("request = %+v", req)
+	}
+	if _, err := h.core.book.Decide(req.ID, wire.DecisionApprove, "", approvals.ByConsole); err != nil {
+		t.Fatal(err)
+	}
+	if r := awaitCall(t, ch); r.err != nil || string(r.result) != `"bought"` {
+		t.Fatalf("approved call = %s, %v", r.result, r.err)
+	}
+	ht.finish <- nil
 }
