@@ -81,6 +81,7 @@ func (s *Session) updateTools(rawTools json.RawMessage) (*wire.UpdateToolsResult
 		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
 	}
 	s.toolset.Store(&toolSet{skills: skills, reg: reg})
+	s.notes.ToolsChanged()
 	if !s.frozen {
 		rec := s.recordLocked()
 		rec.Skills = raw

@@ -158,3 +158,18 @@ func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
 	}
 	ht.finish <- nil
 }
+
+// The console shows the new list: its view's key changes with it.
+func TestUpdatedToolsReachTheConsole(t *testing.T) {
+	h := newHarness(t, nil)
+	p := h.page()
+	info, s := h.session(p, true)
+	before := (sessionConsole{s}).Key()
+	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[` + webTool + `]`)})
+	if (sessionConsole{s}).Key() == before {
+		t.Error("the console's key did not change with the tools")
+	}
+	if got := s.consoleView().Tools; !slices.Equal(got, []string{"web_read"}) {
+		t.Errorf("console tools = %v", got)
+	}
+}
