@@ -491,3 +491,43 @@ return { first, second, todos };
 		t.Errorf("clear_todos' result did not reach the agent:\n%s", out)
 	}
 }
+
+// After a reload, resumeSession(id, {webmcp: true}) gives the session the
+// page's WebMCP tools as they are now (the reloaded page registered them
+// anew, without the one it had added mid-session before).
+func TestBrowserWebMCPResumeAfterReload(t *testing.T) {
+	testenv.SkipShort(t, "chromium")
+	b, _ := webmcpEnv(t, "index.html", func(origin string) *testenv.Server {
+		return testenv.Serve(t, []string{"--allow-origin", origin})
+	})
+	var sid string
+	b.js(t, &sid, `
+const s = await window.pedelec.createSession({ provider: "script", webmcp: true, autoEndOnDisconnect: false });
+await window.showClear();
+const end = Date.now() + 10000;
+while (!s.tools.includes("clear_todos")) { if (Date.now() > end) throw new Error("clear_todos never reached the session"); await new Promise((r) => setTimeout(r, 10)); }
+return s.sessionId;
+`)
+	var here string
+	b.js(t, &here, `return location.href;`)
+	b.open(t, here, "ready")
+	var got struct {
+		Resumed []string `json:"resumed"`
+		Text    string   `json:"text"`
+	}
+	b.js(t, &got, `
+const s = await window.pedelec.resumeSession(`+"`"+sid+"`"+`, { webmcp: true });
+const end = Date.now() + 10000;
+while (s.tools.includes("clear_todos") || !s.tools.includes("add_todo")) { if (Date.now() > end) throw new Error("the page's list never reached the session: " + s.tools); await new Promise((r) => setTimeout(r, 10)); }
+const { text } = await s.sendTurn('call add_todo {"title":"after reload"}\ncall clear_todos {}');
+await s.end();
+return { resumed: [...s.tools], text };
+`)
+	if containsString(got.Resumed, "clear_todos") || !containsString(got.Resumed, "add_todo") {
+		t.Errorf("tools after the resume: %v", got.Resumed)
+	}
+	lines := agentLines(t, got.Text)
+	if len(lines) != 2 || !lines[0].OK || !strings.Contains(string(lines[0].Result), "after reload") || lines[1].OK || lines[1].Error.Code != "TOOL_NOT_FOUND" {
+		t.Errorf("the agent after the reload:\n%s", got.Text)
+	}
+}
