@@ -2425,11 +2425,11 @@ function linkWebMCP(session, defined, sent) {
   let scheduled = false;
   let running = Promise.resolve();
   let stopped = false;
-  const refresh = () => {
+  const refresh = (report) => {
     const { offered, refused } = currentWebMCPTools(defined);
     handlers.clear();
     for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
-    const fresh = refused.filter((r) => !reported.has(r.reg));
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
     for (const r of fresh) reported.add(r.reg);
     if (fresh.length > 0) session.reportError(refusedTools(fresh));
     return manifestOf([...defined, ...offered.map((c) => c.def)]);
@@ -2437,7 +2437,7 @@ function linkWebMCP(session, defined, sent) {
   const flush = async () => {
     scheduled = false;
     if (stopped) return;
-    const manifest = refresh();
+    const manifest = refresh(true);
     const text = JSON.stringify(manifest);
     if (text === lastSent) return;
     lastSent = text;
@@ -2455,13 +2455,13 @@ function linkWebMCP(session, defined, sent) {
     });
   };
   session.setDynamicHandlers((tool) => handlers.get(tool));
-  const initial = JSON.stringify(refresh());
+  refresh(false);
   const off = registrations.subscribe(schedule);
   session.onCleanup(() => {
     stopped = true;
     off();
   });
-  if (initial !== lastSent) schedule();
+  setTimeout(schedule, 0);
 }
 
 // src/client.ts

@@ -60,11 +60,11 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
-  const refresh = () => {
+  const refresh = (report: boolean) => {
     const { offered, refused } = currentWebMCPTools(defined);
     handlers.clear();
     for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler as Handler);
-    const fresh = refused.filter((r) => !reported.has(r.reg));
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
     for (const r of fresh) reported.add(r.reg);
     if (fresh.length > 0) session.reportError(refusedTools(fresh));
     return manifestOf([...defined, ...offered.map((c) => (c as { def: AnyToolDefinition }).def)]);
@@ -73,7 +73,7 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
   const flush = async () => {
     scheduled = false;
     if (stopped) return;
-    const manifest = refresh();
+    const manifest = refresh(true);
     const text = JSON.stringify(manifest);
     if (text === lastSent) return;
     lastSent = text;
@@ -94,12 +94,14 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
   };
 
   session.setDynamicHandlers((tool) => handlers.get(tool));
-  const initial = JSON.stringify(refresh());
+  refresh(false);
   const off = registrations.subscribe(schedule);
   session.onCleanup(() => {
     stopped = true;
     off();
   });
-  // Changed between create_session and now, or a resume: send it.
-  if (initial !== lastSent) schedule();
+  // What changed since create_session (or all of it, on a resume) goes
+  // out in a task of its own: by then the page that awaited
+  // createSession has its onError listener, for a tool refused meanwhile.
+  setTimeout(schedule, 0);
 }
