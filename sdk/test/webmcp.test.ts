@@ -94,3 +94,32 @@ test("asJson: what JSON.stringify sends", () => {
   assert.deepEqual(asJson({ a: undefined, b: NaN }), { b: null });
   assert.throws(() => asJson(10n), TypeError);
 });
+
+test("a webmcp session: create_session carries the page's tools; later changes go out as whole lists, one per burst", async () => {
+  const { FakeCore, until, tick } = await import("./fake-core.js");
+  const core = new FakeCore();
+  core.handlers.update_tools = (p) => ({ result: { tools: p.tools.map((t: { name: string }) => t.name), added: [], removed: [], changed: [] } });
+  const mc = new ModelContextPolyfill();
+  const ac = new AbortController();
+  await mc.registerTool(tool("first"), { signal: ac.signal });
+  const session = await core.client().createSession({ provider: "script", webmcp: true });
+  const created = core.requests.find((r) => r.method === "create_session")!;
+  assert.deepEqual((created.params as { skills: { tools: { name: string }[] } }).skills.tools.map((t) => t.name), ["first"]);
+
+  const later = new AbortController();
+  await Promise.all([mc.registerTool(tool("second"), { signal: later.signal }), mc.registerTool(tool("third"), { signal: ac.signal })]);
+  await until(() => session.tools.length === 3, "the burst's update");
+  await tick(20);
+  const updates = () => core.requests.filter((r) => r.method === "update_tools").map((r) => (r.params as { tools: { name: string }[] }).tools.map((t) => t.name));
+  assert.deepEqual(updates(), [["first", "second", "third"]]);
+
+  later.abort();
+  await until(() => updates().length === 2, "the unregistration's update");
+  assert.deepEqual(updates()[1], ["first", "third"]);
+  assert.deepEqual([...session.tools], ["first", "third"]);
+
+  await session.end();
+  ac.abort();
+  await tick(20);
+  assert.equal(updates().length, 2, "an ended session sends nothing more");
+});
