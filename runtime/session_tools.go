@@ -53,8 +53,8 @@ func handleUpdateTools(_ context.Context, c *conn, params json.RawMessage) (any,
 // a restart, and tells MCP clients. From its answer on, a call of a removed
 // tool is TOOL_NOT_FOUND and an added one is callable.
 func (s *Session) updateTools(rawTools json.RawMessage) (*wire.UpdateToolsResult, error) {
-	old := s.toolset.Load()
-	guidance, _ := json.Marshal(old.skills.Guidance)
+	// The guidance is create_session's: update_tools never changes it.
+	guidance, _ := json.Marshal(s.skills().Guidance)
 	raw := make(json.RawMessage, 0, len(rawTools)+len(guidance)+24)
 	raw = append(append(append(append(raw, `{"guidance":`...), guidance...), `,"tools":`...), rawTools...)
 	raw = append(raw, '}')
@@ -72,14 +72,14 @@ func (s *Session) updateTools(rawTools json.RawMessage) (*wire.UpdateToolsResult
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "compile tool schemas: %w", err)
 	}
-	res := diffTools(old.skills.Tools, skills.Tools)
-	res.Tools = reg.Names()
-
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
 	}
+	// Swaps happen under s.mu, so the diff is against the list this one replaces.
+	res := diffTools(s.toolset.Load().skills.Tools, skills.Tools)
+	res.Tools = reg.Names()
 	s.toolset.Store(&toolSet{skills: skills, reg: reg})
 	s.notes.ToolsChanged()
 	if !s.frozen {
