@@ -116,6 +116,7 @@ test("a webmcp session: create_session carries the page's tools; later changes g
   later.abort();
   await until(() => updates().length === 2, "the unregistration's update");
   assert.deepEqual(updates()[1], ["first", "third"]);
+  await until(() => session.tools.length === 2, "Core's answer"); // the request is sent before it is answered
   assert.deepEqual([...session.tools], ["first", "third"]);
 
   await session.end();
