@@ -39,9 +39,7 @@ func FirstTurn(p Params) string {
 		fmt.Fprintf(&b, "### %s\n\n%s\n\n", t.Name, oneLine(t.Description))
 		fmt.Fprintf(&b, "- spec: `%s`\n", SpecCommand(p.ThreadID, t.Name))
 		fmt.Fprintf(&b, "- call: `%s`\n", CallCommand(p.ThreadID, t.Name, "<json_args>"))
-		if t.AsksConsent() {
-			b.WriteString(consentNote)
-		}
+		writeNotes(&b, t)
 		b.WriteString("\n")
 	}
 	b.WriteString("## User message\n\n")

@@ -26,8 +26,14 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 		writeAgent(w, nil, err)
 		return
 	}
+	// Whether the result is marked untrusted is the definition's at the
+	// call's start: update_tools may replace it while the call runs.
+	untrusted := false
+	if def, ok := s.tools().Tool(req.Tool); ok {
+		untrusted = def.Def().UntrustedContent()
+	}
 	result, err := s.callTool(r.Context(), req.Tool, req.Args)
-	writeAgent(w, result, err)
+	writeAgentResult(w, wire.AgentResult{OK: true, UntrustedContent: untrusted, Result: result}, err)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +47,7 @@ func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 		writeAgent(w, nil, err)
 		return
 	}
-	def, ok := s.tools.Tool(req.Tool)
+	def, ok := s.tools().Tool(req.Tool)
 	if !ok {
 		writeAgent(w, nil, s.toolNotFound(req.Tool))
 		return
@@ -120,6 +126,11 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 var unknownSessionSecret = sync.OnceValue(func() string { return newID("k_") })
 
 func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
+	writeAgentResult(w, wire.AgentResult{OK: true, Result: result}, err)
+}
+
+// writeAgentResult is writeAgent for an answer that says more than its result.
+func writeAgentResult(w http.ResponseWriter, ok wire.AgentResult, err error) {
 	status := http.StatusOK
 	if err != nil {
 		werr := wire.AsError(err)
@@ -134,7 +145,7 @@ func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 	}
 	// The result is the page's JSON, checked as its frame was decoded:
 	// written as it is rather than scanned and encoded again.
-	body, _ := wire.AgentResultJSON(wire.AgentResult{OK: true, Result: result}) // cannot fail: no error to encode
+	body, _ := wire.AgentResultJSON(ok) // cannot fail: no error to encode
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))

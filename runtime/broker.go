@@ -98,7 +98,7 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 // caller giving up (ctx). The agent endpoint and in-process providers both
 // come through here, so validation, timeouts and status are the same for all.
 func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	def, ok := s.tools.Tool(tool)
+	def, ok := s.tools().Tool(tool)
 	if !ok {
 		return nil, s.toolNotFound(tool)
 	}
@@ -189,12 +189,12 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 // toolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
 func (s *Session) toolNotFound(tool string) error {
 	// Listed as words, "a, b, c", not Go's "[a b c]"; details has the array.
-	names := strings.Join(s.tools.Names(), ", ")
+	names := strings.Join(s.tools().Names(), ", ")
 	if names == "" {
 		names = "none"
 	}
 	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %s", tool, names).
-		WithDetails(map[string]any{"tool": tool, "available": s.tools.Names()})
+		WithDetails(map[string]any{"tool": tool, "available": s.tools().Names()})
 }
 
 // settleLocked ends one pending call with out, tells the page, and updates
@@ -307,5 +307,15 @@ func (l *settledLog) reason(id string) string {
 type sessionCaller struct{ s *Session }
 
 func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return c.s.callTool(ctx, tool, args)
+	untrusted := false
+	if def, ok := c.s.tools().Tool(tool); ok {
+		untrusted = def.Def().UntrustedContent()
+	}
+	result, err := c.s.callTool(ctx, tool, args)
+	if err != nil || !untrusted {
+		return result, err
+	}
+	// The model of an in-process provider reads the result as the tool's
+	// output: the mark travels inside it, as tool-call prints it.
+	return wire.AgentResultJSON(wire.AgentResult{OK: true, UntrustedContent: true, Result: result})
 }

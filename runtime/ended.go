@@ -25,11 +25,12 @@ func (c *Core) retire(s *Session) {
 	s.mu.Lock()
 	rec := &Session{
 		core: c, id: s.id, secret: s.secret, origin: s.origin, provider: s.provider, model: s.model,
-		tools: noTools, autoEnd: s.autoEnd, dirs: s.dirs, log: s.log,
+		autoEnd: s.autoEnd, dirs: s.dirs, log: s.log,
 		status: wire.StatusEnded, seq: s.seq, calls: pendingCalls{settled: s.calls.settled}, ended: true,
 		consoleFinal: final,
 	}
 	s.mu.Unlock()
+	rec.toolset.Store(&toolSet{reg: noTools})
 	c.mu.Lock()
 	if c.sessions[s.id] == s {
 		c.sessions[s.id] = rec

@@ -110,7 +110,7 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 // mcpSessionOf is s and its tools as an MCP client is shown them.
 func (c *Core) mcpSessionOf(s *Session, ordinal int) wire.MCPSession {
 	ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinal, Origin: s.origin, Tools: []wire.MCPTool{}}
-	for _, t := range s.skills.Tools {
+	for _, t := range s.skills().Tools {
 		mt := wire.MCPTool{
 			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
 			TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/console"
@@ -25,20 +26,22 @@ type Session struct {
 	origin    string // the page origin that created it
 	provider  provider.Provider
 	model     string
-	skills    schema.Skills
 	createdAt time.Time
-	tools     *schema.Registry
-	autoEnd   bool
-	dirs      workDirs
-	log       fieldLog
+	// toolset is the session's tools and guidance: swapped whole when the
+	// page sends update_tools (session_tools.go), read without s.mu.
+	toolset atomic.Pointer[toolSet]
+	autoEnd bool
+	dirs    workDirs
+	log     fieldLog
 
 	mu             sync.Mutex
 	status         wire.Status
 	seq            int64
 	conn           *conn // the attached page; nil while detached
 	turn           *turnState
-	primed         bool   // the first prompt (rules, guidance, index) was delivered
-	providerThread string // the provider's id for resuming
+	primed         bool     // the first prompt (rules, guidance, index) was delivered
+	toldTools      []string // the tool names the agent was last told of (session_tools.go)
+	providerThread string   // the provider's id for resuming
 	lastTurnFailed bool
 	calls          pendingCalls // the broker's state (broker.go)
 	consent        consentWaits // calls waiting for the user's consent (broker_consent.go)
@@ -113,12 +116,13 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 
 	s := &Session{
 		core: c, secret: newID("k_"), origin: pc.origin,
-		provider: prov, model: model, skills: skills, createdAt: time.Now(),
-		tools: tools, autoEnd: autoEnd,
-		status: wire.StatusIdle, conn: pc,
+		provider: prov, model: model, createdAt: time.Now(),
+		autoEnd: autoEnd,
+		status:  wire.StatusIdle, conn: pc,
 		events: eventLog{max: c.opts.EventLogSize},
 		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
+	s.toolset.Store(&toolSet{skills: skills, reg: tools})
 	c.mu.Lock()
 	err = c.addSessionLocked(s, p.Skills)
 	c.mu.Unlock()
@@ -179,7 +183,7 @@ func (s *Session) info() *wire.SessionInfo {
 func (s *Session) infoLocked() *wire.SessionInfo {
 	return &wire.SessionInfo{
 		SessionID: s.id, Provider: s.provider.Name(), Model: s.model, Status: s.status,
-		Seq: s.seq, Tools: s.tools.Names(), AutoEndOnDisconnect: s.autoEnd,
+		Seq: s.seq, Tools: s.tools().Names(), AutoEndOnDisconnect: s.autoEnd,
 	}
 }
 

@@ -117,10 +117,14 @@ func (c *Core) restoreSession(r persist.Record, events []persist.Event) (*Sessio
 	}
 	s := &Session{
 		core: c, id: r.ID, secret: newID("k_"), origin: r.Origin,
-		provider: prov, model: r.Model, skills: skills, createdAt: time.UnixMilli(r.CreatedAt),
-		tools: tools, autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: newFieldLog(c.log, "session", r.ID),
+		provider: prov, model: r.Model, createdAt: time.UnixMilli(r.CreatedAt),
+		autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: newFieldLog(c.log, "session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
 		events: eventLog{max: c.opts.EventLogSize},
+	}
+	s.toolset.Store(&toolSet{skills: skills, reg: tools})
+	if s.primed {
+		s.toldTools = tools.Names() // what its first prompt (or a later turn's) told it
 	}
 	for _, ev := range events {
 		s.events.add(ev)

@@ -168,11 +168,13 @@ func TestSessionMCPEndpoint(t *testing.T) {
 
 	// The session's tools change: every client hears list_changed.
 	before := changes.Load()
-	skills := a.skills
-	skills.Tools = append(slices.Clone(skills.Tools), schema.Tool{Name: "added", Description: "A new tool.",
+	// Through update_tools, as a WebMCP page registering a tool does.
+	tools := append(slices.Clone(a.skills().Tools), schema.Tool{Name: "added", Description: "A new tool.",
 		ArgsSchema: json.RawMessage(`{"type":"object","properties":{},"required":[]}`)})
-	a.skills = skills
-	h.core.sessionToolsChanged(a)
+	rawTools, _ := json.Marshal(tools)
+	if _, err := a.updateTools(rawTools); err != nil {
+		t.Fatalf("update_tools: %v", err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for changes.Load() == before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -349,8 +351,10 @@ func TestSessionMCPLongPollWakes(t *testing.T) {
 	}
 	ch := wait(0)
 	time.Sleep(50 * time.Millisecond)
-	s.skills.Tools = s.skills.Tools[:1]
-	h.core.sessionToolsChanged(s)
+	first, _ := json.Marshal(s.skills().Tools[:1])
+	if _, err := s.updateTools(first); err != nil {
+		t.Fatalf("update_tools: %v", err)
+	}
 	select {
 	case got := <-ch:
 		if got.status != http.StatusOK || got.snap.Version != 1 || len(got.snap.Sessions[0].Tools) != 1 {

@@ -61,15 +61,19 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	if warmup {
 		message = prepareMessage
 	}
+	skills := s.skills()
 	pt := &provider.Turn{
 		SessionID: s.id, TurnID: t.id, Message: message, ResumeID: s.providerThread, Model: s.model,
 		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
-		Tools: s.skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
+		Tools: skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
+	// Either prompt tells the agent the tools as they are now; a later
+	// turn's names what changed since (update_tools, session_tools.go).
+	added, removed := s.toolChangesLocked(skills.Tools)
 	if s.primed {
-		pt.Prompt = message
+		pt.Prompt = prompt.ToolsChanged(agentThreadID(s.id), added, removed) + message
 	} else {
-		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: agentThreadID(s.id), Guidance: s.skills.Guidance, Tools: s.skills.Tools, Message: message})
+		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: agentThreadID(s.id), Guidance: skills.Guidance, Tools: skills.Tools, Message: message})
 	}
 	s.core.turns.Add(1)
 	run := func() {

@@ -62,3 +62,10 @@ func isTrue(b *bool) bool { return b != nil && *b }
 
 // DefaultTimeoutMs is Core's tool timeout when a definition has none.
 const DefaultTimeoutMs = 60_000
+
+// UntrustedContent is WebMCP's untrustedContentHint: the tool's results
+// carry content its page does not vouch for, and reach the agent marked
+// as such (tool-call's untrustedContent, the MCP result's _meta).
+func (t Tool) UntrustedContent() bool {
+	return t.Annotations != nil && isTrue(t.Annotations.UntrustedContentHint)
+}

@@ -105,6 +105,10 @@ func (n *Notes) CallApproved(id, by string) bool {
 	return ok
 }
 
+// ToolsChanged notes that the session's tool list changed (update_tools),
+// which no event marks, so the console shows the new list.
+func (n *Notes) ToolsChanged() { n.version++ }
+
 // Version counts the changes no event marks (Key.Notes).
 func (n *Notes) Version() int64 { return n.version }
 

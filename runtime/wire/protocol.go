@@ -284,7 +284,11 @@ type AgentToolSpecRequest struct {
 // tool-spec print on stdout: {"ok":true,"result":...} or {"ok":false,"error":{...}}.
 // AgentResultJSON writes it with the result as the page sent it.
 type AgentResult struct {
-	OK     bool            `json:"ok"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *Error          `json:"error,omitempty"`
+	OK bool `json:"ok"`
+	// UntrustedContent marks the result of a tool whose page says it
+	// carries content the page does not vouch for (WebMCP's
+	// untrustedContentHint, issue 24); the prompt tells the agent what it means.
+	UntrustedContent bool            `json:"untrustedContent,omitempty"`
+	Result           json.RawMessage `json:"result,omitempty"`
+	Error            *Error          `json:"error,omitempty"`
 }

@@ -46,7 +46,10 @@ func AgentResultJSON(r AgentResult) ([]byte, error) {
 	if !r.OK || r.Error != nil || len(r.Result) == 0 {
 		return json.Marshal(r)
 	}
-	const head = `{"ok":true,"result":`
+	head := `{"ok":true,"result":`
+	if r.UntrustedContent {
+		head = `{"ok":true,"untrustedContent":true,"result":`
+	}
 	// Room for the newline each writer of an answer ends it with.
 	out := make([]byte, 0, len(head)+len(r.Result)+2)
 	return append(append(append(out, head...), r.Result...), '}'), nil

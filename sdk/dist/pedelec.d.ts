@@ -354,11 +354,26 @@ export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = rea
 	skills?: SkillsInput<TTools>;
 	/** End the session when this page disconnects (default true). */
 	autoEndOnDisconnect?: boolean;
-} | {
+} & WebMCPSessionOptions | ({
 	provider?: undefined;
 	model?: never;
 	skills?: SkillsInput<TTools>;
 	autoEndOnDisconnect?: boolean;
+} & WebMCPSessionOptions);
+/** Pedelec Core addition (issue 24): how a session meets the page's WebMCP tools (docs/webmcp.md). */
+export type WebMCPSessionOptions = {
+	/**
+	 * The tools the page registers with document.modelContext.registerTool
+	 * are tools of this session too, from the moment they are registered
+	 * until their signal aborts (default false).
+	 */
+	webmcp?: boolean;
+	/**
+	 * Register this session's defineTool tools with the browser's own
+	 * document.modelContext, where it has one, so the browser's agent can
+	 * use the same handlers (default true; no effect without a native one).
+	 */
+	exposeToBrowser?: boolean;
 };
 /** One provider as listProviders() reports it. */
 export type ProviderInfo = {
@@ -506,6 +521,12 @@ export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[] = r
 export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
 	/** The same tool definitions the page declared, to restore their inline handlers. */
 	tools?: TTools;
+	/**
+	 * Pedelec Core addition (issue 24): follow the page's WebMCP tools, as
+	 * createSession({webmcp: true}) does. The session's tools become `tools`
+	 * plus the page's WebMCP tools, sent to Core at once.
+	 */
+	webmcp?: boolean;
 };
 /**
  * One agent session. TToolName narrows onTool(name, ...) to the declared
@@ -549,6 +570,9 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	/** Core's status as of the last resume, to know whether a turn can still end. */
 	private coreStatus;
 	private readonly unsubscribe;
+	/** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
+	private readonly cleanups;
+	private browserCalls;
 	private readonly chat;
 	private readonly statusEmitter;
 	private readonly errors;
@@ -764,5 +788,47 @@ export declare function toManifest(skills: SkillsInput<readonly AnyToolDefinitio
 export declare const DEFAULT_URL = "ws://127.0.0.1:7077/ws";
 /** The limit of one upload and of one read: 100 MiB. */
 export declare const MAX_ASSET_BYTES: number;
+/** WebMCP's tool annotations (the draft's two, plus MCP's hints a page may add). */
+export type WebMCPAnnotations = {
+	readOnlyHint?: boolean;
+	untrustedContentHint?: boolean;
+	[hint: string]: unknown;
+};
+/** What a page passes to document.modelContext.registerTool (the draft's ModelContextTool). */
+export type WebMCPTool = {
+	name: string;
+	title?: string;
+	description: string;
+	/** A JSON Schema object; Pedelec sessions take its supported subset (docs/webmcp.md). */
+	inputSchema?: object;
+	/** Called with the agent's input; Pedelec passes {signal} too, aborted when the agent cancels. */
+	execute: (input: Record<string, unknown>, options?: {
+		signal?: AbortSignal;
+	}) => unknown;
+	annotations?: WebMCPAnnotations;
+};
+/** registerTool's second argument (the draft's ModelContextRegisterToolOptions). */
+export type WebMCPRegisterOptions = {
+	/** Aborting it unregisters the tool. */
+	signal?: AbortSignal;
+	/** Origins of other documents in this page's tree the tool is shown to; accepted and checked, no Pedelec meaning. */
+	exposedTo?: string[];
+};
+/** The draft's ModelContext, as native browsers and the SDK's polyfill provide it. */
+export type ModelContextLike = {
+	registerTool(tool: WebMCPTool, options?: WebMCPRegisterOptions): Promise<undefined>;
+	ontoolchange?: ((ev: Event) => unknown) | null;
+	addEventListener?: EventTarget["addEventListener"];
+};
+/**
+ * Makes document.modelContext (and navigator.modelContext) usable and
+ * visible to Pedelec, once; later calls return the same object. Where the
+ * browser has a modelContext, it stays the browser's: its registerTool is
+ * wrapped so each registration is also recorded for Pedelec sessions
+ * (tools registered before this call are not seen: call it before the
+ * page's WebMCP code runs). Where it has none, the SDK's polyfill is
+ * installed. Returns undefined outside a browser.
+ */
+export declare function installModelContext(): ModelContextLike | undefined;
 
 export {};

@@ -1349,6 +1349,8 @@ var HandlerRegistry = class {
     __publicField(this, "named", /* @__PURE__ */ new Map());
     __publicField(this, "inline", /* @__PURE__ */ new Map());
     __publicField(this, "fallback", null);
+    /** The page's WebMCP tools' handlers, which change while the session lives (webmcp/link.ts). */
+    __publicField(this, "dynamic", null);
     for (const tool of tools) {
       if (typeof tool?.handler === "function") this.inline.set(tool.name, tool.handler);
     }
@@ -1367,10 +1369,14 @@ var HandlerRegistry = class {
       if (this.fallback === handler) this.fallback = null;
     };
   }
+  /** Sets where WebMCP tools' handlers are found: after named and inline ones, before the fallback. */
+  setDynamic(lookup) {
+    this.dynamic = lookup;
+  }
   select(tool) {
     const named = this.named.get(tool);
     if (named) return { source: "named", run: named };
-    const inline = this.inline.get(tool);
+    const inline = this.inline.get(tool) ?? this.dynamic?.(tool);
     if (inline) return { source: "inline", run: inline };
     const fallback = this.fallback;
     if (fallback) return { source: "fallback", run: (args, ctx) => fallback(tool, args, ctx) };
@@ -1511,6 +1517,9 @@ var PedelecSession = class {
     /** Core's status as of the last resume, to know whether a turn can still end. */
     __publicField(this, "coreStatus", "idle");
     __publicField(this, "unsubscribe");
+    /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
+    __publicField(this, "cleanups", []);
+    __publicField(this, "browserCalls", 0);
     __publicField(this, "chat", new Emitter());
     __publicField(this, "statusEmitter", new Emitter());
     __publicField(this, "errors", new Emitter());
@@ -1674,6 +1683,61 @@ var PedelecSession = class {
   }
   assetSession() {
     return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
+  }
+  // ---- WebMCP (webmcp/): hooks for the page's tools that change while the session lives ----
+  /** @internal Where the page's WebMCP tools' handlers are looked up. */
+  setDynamicHandlers(lookup) {
+    this.registry.setDynamic(lookup);
+  }
+  /** @internal Runs fn when the session ends (at once if it has). */
+  onCleanup(fn) {
+    if (this.ended) fn();
+    else this.cleanups.push(fn);
+  }
+  /** @internal Reports an error that belongs to no promise, through onError. */
+  reportError(err) {
+    this.emitError(err, "sdk");
+  }
+  /**
+   * @internal Sends Core the session's whole new tool list (update_tools).
+   * Core's refusal is reported through onError and rejects.
+   */
+  async updateTools(tools) {
+    if (this.ended) return;
+    try {
+      if (this.reconnected) await this.reconnected;
+      const res = await this.connection.request("update_tools", { sessionId: this.sessionId, tools });
+      if (Array.isArray(res?.tools)) this.tools = Object.freeze([...res.tools]);
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (!this.ended) this.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
+      throw e;
+    }
+  }
+  /**
+   * @internal Runs a tool's handler for the browser's own agent (a native
+   * document.modelContext): the same handler Core's calls get, with a
+   * context that says no Core turn is behind it. Rejects with the
+   * handler's error message.
+   */
+  async runForBrowser(tool, input, signal) {
+    const now = Date.now();
+    const ctx = {
+      ...this.context("sdk"),
+      type: "tool_call",
+      toolRequestId: `webmcp_${++this.browserCalls}`,
+      tool,
+      turnId: "",
+      turnStartedAt: now,
+      eventReceivedAt: now,
+      deadline: Number.MAX_SAFE_INTEGER,
+      timeoutMs: 0,
+      redelivered: false,
+      signal
+    };
+    const outcome = await this.registry.run(tool, input ?? {}, ctx);
+    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
+    return outcome.result;
   }
   // ---- internals ----
   endedError() {
@@ -1931,6 +1995,12 @@ var PedelecSession = class {
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = void 0;
     this.unsubscribe();
+    for (const fn of this.cleanups.splice(0)) {
+      try {
+        fn();
+      } catch {
+      }
+    }
     this.onForget?.();
     this.endedEmitter.emit(ctx);
   }
@@ -2039,6 +2109,362 @@ function settledReason(data) {
   }
 }
 
+// src/webmcp/registrations.ts
+var WEBMCP_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+var Registrations = class {
+  constructor() {
+    __publicField(this, "tools", /* @__PURE__ */ new Map());
+    __publicField(this, "listeners", /* @__PURE__ */ new Set());
+  }
+  has(name) {
+    return this.tools.has(name);
+  }
+  get(name) {
+    return this.tools.get(name);
+  }
+  list() {
+    return [...this.tools.values()];
+  }
+  add(reg) {
+    this.tools.set(reg.name, reg);
+    this.changed();
+  }
+  /** Removes reg if it is still the registration for its name. */
+  remove(reg) {
+    if (this.tools.get(reg.name) !== reg) return false;
+    this.tools.delete(reg.name);
+    this.changed();
+    return true;
+  }
+  /** Called after every change, synchronously; returns the unsubscribe. */
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+  changed() {
+    for (const fn of [...this.listeners]) {
+      try {
+        fn();
+      } catch {
+      }
+    }
+  }
+};
+var registrations = new Registrations();
+
+// src/webmcp/model-context.ts
+var MAX_NAME_LENGTH = 128;
+function domError(message, name) {
+  if (typeof DOMException === "function") return new DOMException(message, name);
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+function potentiallyTrustworthy(url) {
+  if (url.protocol === "https:" || url.protocol === "wss:" || url.protocol === "file:") return true;
+  if (url.protocol !== "http:" && url.protocol !== "ws:") return false;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+var ModelContextPolyfill = class extends EventTarget {
+  constructor() {
+    super(...arguments);
+    __publicField(this, "handler", null);
+  }
+  /** The toolchange event handler attribute. */
+  get ontoolchange() {
+    return this.handler;
+  }
+  set ontoolchange(fn) {
+    if (this.handler) this.removeEventListener("toolchange", this.handler);
+    this.handler = typeof fn === "function" ? fn : null;
+    if (this.handler) this.addEventListener("toolchange", this.handler);
+  }
+  /**
+   * Registers a tool, following the draft's registerTool steps: rejects
+   * with InvalidStateError for a taken name, an empty name or description,
+   * or a name that is longer than 128 or has characters other than ASCII
+   * letters, digits, "_", "-" and "."; with the exception JSON
+   * serialization of inputSchema throws (a TypeError when it yields
+   * nothing); with the signal's reason when it is already aborted; with
+   * SecurityError for an exposedTo entry that is not a potentially
+   * trustworthy origin. Aborting the signal later unregisters the tool.
+   */
+  registerTool(tool, options = {}) {
+    let reg;
+    try {
+      reg = checkRegistration(tool, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      registrations.add(reg);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          if (registrations.remove(reg)) this.notify();
+          reject(signal.reason);
+        },
+        { once: true }
+      );
+      setTimeout(() => {
+        this.dispatchEvent(new Event("toolchange"));
+        resolve(void 0);
+      }, 0);
+    });
+  }
+  notify() {
+    setTimeout(() => this.dispatchEvent(new Event("toolchange")), 0);
+  }
+};
+function checkRegistration(tool, options) {
+  if (typeof tool !== "object" || tool === null) throw new TypeError("registerTool(tool): tool must be an object {name, description, inputSchema?, execute, annotations?}");
+  const { name, description, title, execute, annotations } = tool;
+  if (typeof name !== "string") throw new TypeError("registerTool(tool): tool.name is required and must be a string");
+  if (typeof description !== "string") throw new TypeError(`registerTool(tool): tool.description of ${JSON.stringify(name)} is required and must be a string`);
+  if (typeof execute !== "function") throw new TypeError(`registerTool(tool): tool.execute of ${JSON.stringify(name)} is required and must be a function`);
+  if (registrations.has(name)) throw domError(`registerTool: a tool named ${JSON.stringify(name)} is already registered; unregister it first (abort its signal)`, "InvalidStateError");
+  if (name === "" || description === "") throw domError(`registerTool: the tool's name and description must not be empty (name ${JSON.stringify(name)})`, "InvalidStateError");
+  if (name.length > MAX_NAME_LENGTH || !WEBMCP_NAME_PATTERN.test(name)) {
+    throw domError(`registerTool: ${JSON.stringify(name)} is not a tool name: 1 to 128 ASCII letters, digits, "_", "-" and "."`, "InvalidStateError");
+  }
+  let inputSchema;
+  if (tool.inputSchema !== void 0) {
+    inputSchema = JSON.stringify(tool.inputSchema);
+    if (inputSchema === void 0) throw new TypeError(`registerTool: the inputSchema of ${JSON.stringify(name)} does not serialize to JSON`);
+  }
+  const exposedTo = [];
+  for (const origin of options?.exposedTo ?? []) {
+    let url;
+    try {
+      url = new URL(String(origin));
+    } catch {
+      throw domError(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a URL`, "SecurityError");
+    }
+    if (!potentiallyTrustworthy(url)) throw domError(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a potentially trustworthy origin`, "SecurityError");
+    exposedTo.push(url.origin);
+  }
+  return {
+    name,
+    title: typeof title === "string" ? title : void 0,
+    description,
+    inputSchema,
+    execute,
+    readOnlyHint: annotations?.readOnlyHint === true,
+    untrustedContentHint: annotations?.untrustedContentHint === true,
+    annotations: annotations && typeof annotations === "object" ? { ...annotations } : void 0,
+    exposedTo
+  };
+}
+
+// src/webmcp/install.ts
+var ownTools = /* @__PURE__ */ new WeakSet();
+var OBSERVED = /* @__PURE__ */ Symbol.for("pedelec.webmcp.observed");
+function holders() {
+  return {
+    doc: typeof document !== "undefined" ? document : void 0,
+    nav: typeof navigator !== "undefined" ? navigator : void 0
+  };
+}
+function installModelContext() {
+  const { doc, nav } = holders();
+  if (!doc) return void 0;
+  const native = doc.modelContext ?? nav?.modelContext;
+  let mc;
+  if (native && typeof native.registerTool === "function") {
+    observe(native);
+    mc = native;
+  } else {
+    mc = new ModelContextPolyfill();
+  }
+  define(doc, mc);
+  if (nav) define(nav, mc);
+  return mc;
+}
+function nativeModelContext() {
+  const { doc, nav } = holders();
+  const mc = doc?.modelContext ?? nav?.modelContext;
+  if (!mc || typeof mc.registerTool !== "function" || mc instanceof ModelContextPolyfill) return void 0;
+  return mc;
+}
+function define(holder, mc) {
+  if (holder.modelContext === mc) return;
+  try {
+    Object.defineProperty(holder, "modelContext", { value: mc, configurable: true, enumerable: true });
+  } catch {
+  }
+}
+function observe(native) {
+  const marked = native;
+  if (marked[OBSERVED]) return;
+  const original = native.registerTool;
+  const wrapped = function(tool, options) {
+    const result = original.call(this ?? native, tool, options);
+    if (tool && typeof tool === "object" && !ownTools.has(tool)) record(tool, options, result);
+    return result;
+  };
+  try {
+    Object.defineProperty(native, "registerTool", { value: wrapped, configurable: true, writable: true });
+    Object.defineProperty(native, OBSERVED, { value: true });
+  } catch {
+  }
+}
+function record(tool, options, result) {
+  let reg;
+  try {
+    if (registrations.has(tool.name)) return;
+    reg = checkRegistration(tool, options);
+  } catch {
+    return;
+  }
+  const signal = options?.signal;
+  if (signal?.aborted) return;
+  registrations.add(reg);
+  signal?.addEventListener("abort", () => registrations.remove(reg), { once: true });
+  Promise.resolve(result).catch(() => registrations.remove(reg));
+}
+
+// src/webmcp/expose.ts
+function exposeToBrowser(session, defined, toError) {
+  const mc = nativeModelContext();
+  if (!mc || defined.length === 0) return;
+  const controller = new AbortController();
+  session.onCleanup(() => controller.abort());
+  for (const def of defined) {
+    const tool = {
+      name: def.name,
+      description: def.description,
+      inputSchema: def.argsSchema,
+      execute: (input, options) => session.runForBrowser(def.name, input, options?.signal ?? controller.signal)
+    };
+    const a = def.annotations;
+    if (a?.title) tool.title = a.title;
+    if (a) tool.annotations = { ...a };
+    ownTools.add(tool);
+    let registered;
+    try {
+      registered = Promise.resolve(mc.registerTool(tool, { signal: controller.signal }));
+    } catch (err) {
+      registered = Promise.reject(err);
+    }
+    registered.catch((err) => {
+      if (!controller.signal.aborted) session.reportError(toError(def.name, err));
+    });
+  }
+}
+
+// src/webmcp/tools.ts
+var NO_INPUT = { type: "object", properties: {} };
+function webmcpHandler(reg) {
+  return async (args, ctx) => {
+    const value = await reg.execute(args, { signal: ctx.signal });
+    return asJson(value);
+  };
+}
+function asJson(value) {
+  const text = JSON.stringify(value);
+  return text === void 0 ? null : JSON.parse(text);
+}
+function convert(reg) {
+  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
+  let annotations;
+  if (reg.annotations || reg.title !== void 0) {
+    annotations = { ...reg.annotations };
+    if (reg.title !== void 0) annotations.title = reg.title;
+  }
+  const def = { name: reg.name, description: reg.description, argsSchema };
+  if (annotations) def.annotations = annotations;
+  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
+    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    message: p.message
+  }));
+  if (problems.length > 0) return { reg, problems };
+  def.handler = webmcpHandler(reg);
+  return { reg, def };
+}
+function refusedTools(refused) {
+  const problems = refused.flatMap(
+    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
+  );
+  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
+  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
+  return new PedelecError(
+    "INVALID_INPUT",
+    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
+    { problems, tools: refused.map((r) => r.reg.name) }
+  );
+}
+
+// src/webmcp/link.ts
+function currentWebMCPTools(defined) {
+  const taken = new Set(defined.map((t) => t?.name));
+  const offered = [];
+  const refused = [];
+  for (const reg of registrations.list()) {
+    if (taken.has(reg.name)) {
+      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
+      continue;
+    }
+    const c = convert(reg);
+    if ("problems" in c) refused.push(c);
+    else offered.push(c);
+  }
+  return { offered, refused };
+}
+function manifestOf(defs) {
+  return defs.map((d) => {
+    const { handler: _h, ...rest } = d;
+    return JSON.parse(JSON.stringify(rest));
+  });
+}
+function linkWebMCP(session, defined, sent) {
+  const handlers = /* @__PURE__ */ new Map();
+  const reported = /* @__PURE__ */ new WeakSet();
+  let lastSent = sent === null ? null : JSON.stringify(sent);
+  let scheduled = false;
+  let running = Promise.resolve();
+  let stopped = false;
+  const refresh = (report) => {
+    const { offered, refused } = currentWebMCPTools(defined);
+    handlers.clear();
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
+    for (const r of fresh) reported.add(r.reg);
+    if (fresh.length > 0) session.reportError(refusedTools(fresh));
+    return manifestOf([...defined, ...offered.map((c) => c.def)]);
+  };
+  const flush = async () => {
+    scheduled = false;
+    if (stopped) return;
+    const manifest = refresh(true);
+    const text = JSON.stringify(manifest);
+    if (text === lastSent) return;
+    lastSent = text;
+    try {
+      await session.updateTools(manifest);
+    } catch {
+      lastSent = null;
+    }
+  };
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      running = running.then(flush);
+    });
+  };
+  session.setDynamicHandlers((tool) => handlers.get(tool));
+  refresh(false);
+  const off = registrations.subscribe(schedule);
+  session.onCleanup(() => {
+    stopped = true;
+    off();
+  });
+  setTimeout(schedule, 0);
+}
+
 // src/client.ts
 function browserSocket(url) {
   if (typeof WebSocket === "undefined") {
@@ -2055,6 +2481,18 @@ function thisModuleUrl() {
 }
 function pageOrigin2() {
   return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
+}
+function withWebMCP(manifest, defined) {
+  installModelContext();
+  const { offered, refused } = currentWebMCPTools(defined);
+  if (refused.length > 0) throw refusedTools(refused);
+  const m = manifest;
+  const sent = [...m.tools, ...manifestOf(offered.map((c) => c.def))];
+  return { manifest: { guidance: m.guidance, tools: sent }, sent };
+}
+function browserError(tool, err) {
+  const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new PedelecError("INVALID_INPUT", `The browser's document.modelContext refused Pedelec tool ${JSON.stringify(tool)}: ${why}`, { tool });
 }
 function invalid(message, path) {
   return new PedelecError("INVALID_INPUT", message, { problems: [{ path, message }] });
@@ -2182,7 +2620,7 @@ var Pedelec = class {
     if (input !== void 0 && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
     }
-    const { provider, model, skills, autoEndOnDisconnect } = input ?? {};
+    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser: exposeToBrowser2 } = input ?? {};
     if (provider !== void 0 && (typeof provider !== "string" || provider === "")) {
       throw invalid('createSession: provider must be a provider code such as "codex" (see listProviders())', "provider");
     }
@@ -2193,9 +2631,13 @@ var Pedelec = class {
     if (autoEndOnDisconnect !== void 0 && typeof autoEndOnDisconnect !== "boolean") {
       throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
+    if (webmcp !== void 0 && typeof webmcp !== "boolean") throw invalid("createSession: webmcp must be a boolean", "webmcp");
+    if (exposeToBrowser2 !== void 0 && typeof exposeToBrowser2 !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
     const manifest = checkedManifest(skills === void 0 ? { guidance: "", tools: [] } : skills);
+    const defined = skills?.tools ?? [];
+    const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     await this.ensureApproved();
-    const params = { skills: manifest };
+    const params = { skills: web?.manifest ?? manifest };
     if (provider !== void 0) {
       params.provider = provider;
       if (model) params.model = model;
@@ -2219,8 +2661,10 @@ var Pedelec = class {
     }
     if (autoEndOnDisconnect !== void 0) params.autoEndOnDisconnect = autoEndOnDisconnect;
     const info = await this.connection.request("create_session", params);
-    const tools = skills?.tools ?? [];
-    return this.track(info, tools);
+    const session = this.track(info, defined);
+    if (web) linkWebMCP(session, defined, web.sent);
+    if (exposeToBrowser2 !== false) exposeToBrowser(session, defined, browserError);
+    return session;
   }
   /**
    * Attaches to an existing session (after a reload, with
@@ -2233,9 +2677,14 @@ var Pedelec = class {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
+    if (options?.webmcp !== void 0 && typeof options.webmcp !== "boolean") throw invalid("resumeSession: options.webmcp must be a boolean", "webmcp");
+    const defined = options?.tools ?? [];
+    if (options?.webmcp) withWebMCP(checkedManifest({ guidance: "", tools: defined }), defined);
     await this.ensureApproved();
     const info = await this.connection.request("resume_session", { sessionId });
-    return this.track(info, options?.tools ?? []);
+    const session = this.track(info, defined);
+    if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+    return session;
   }
   /**
    * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
@@ -2380,5 +2829,6 @@ export {
   PedelecSession,
   asksConsent,
   defineTool,
+  installModelContext,
   toManifest
 };

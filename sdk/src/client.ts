@@ -12,11 +12,16 @@ import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
 import { displayName, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
+import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
+import { installModelContext } from "./webmcp/install.js";
+import { currentWebMCPTools, linkWebMCP, manifestOf } from "./webmcp/link.js";
+import { refusedTools } from "./webmcp/tools.js";
 import type {
   AnyToolDefinition,
   ApprovalPending,
   ApprovalStatus,
   CreateSessionInput,
+  JsonValue,
   PedelecAvailability,
   PedelecOptions,
   PedelecSettings,
@@ -52,6 +57,27 @@ function thisModuleUrl(): string | undefined {
 
 function pageOrigin(): string | null {
   return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
+}
+
+/**
+ * The manifest with the page's WebMCP tools added (webmcp: true), and
+ * what was sent, for the session to follow changes from. The polyfill is
+ * installed (or a native modelContext observed) from here on at the
+ * latest. A WebMCP tool the session cannot offer rejects createSession
+ * with INVALID_INPUT naming it and the keyword.
+ */
+function withWebMCP(manifest: JsonValue, defined: readonly AnyToolDefinition[]): { manifest: JsonValue; sent: JsonValue[] } {
+  installModelContext();
+  const { offered, refused } = currentWebMCPTools(defined);
+  if (refused.length > 0) throw refusedTools(refused);
+  const m = manifest as { guidance: string; tools: JsonValue[] };
+  const sent = [...m.tools, ...manifestOf(offered.map((c) => (c as { def: AnyToolDefinition }).def))];
+  return { manifest: { guidance: m.guidance, tools: sent }, sent };
+}
+
+function browserError(tool: string, err: unknown): PedelecError {
+  const why = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new PedelecError("INVALID_INPUT", `The browser's document.modelContext refused Pedelec tool ${JSON.stringify(tool)}: ${why}`, { tool });
 }
 
 function invalid(message: string, path: string): PedelecError {
@@ -209,11 +235,13 @@ export class Pedelec {
     if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
     }
-    const { provider, model, skills, autoEndOnDisconnect } = (input ?? {}) as {
+    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser } = (input ?? {}) as {
       provider?: unknown;
       model?: unknown;
       skills?: unknown;
       autoEndOnDisconnect?: unknown;
+      webmcp?: unknown;
+      exposeToBrowser?: unknown;
     };
     if (provider !== undefined && (typeof provider !== "string" || provider === "")) {
       throw invalid("createSession: provider must be a provider code such as \"codex\" (see listProviders())", "provider");
@@ -225,9 +253,13 @@ export class Pedelec {
     if (autoEndOnDisconnect !== undefined && typeof autoEndOnDisconnect !== "boolean") {
       throw invalid("createSession: autoEndOnDisconnect must be a boolean", "autoEndOnDisconnect");
     }
+    if (webmcp !== undefined && typeof webmcp !== "boolean") throw invalid("createSession: webmcp must be a boolean", "webmcp");
+    if (exposeToBrowser !== undefined && typeof exposeToBrowser !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
+    const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
+    const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     await this.ensureApproved();
-    const params: Record<string, unknown> = { skills: manifest };
+    const params: Record<string, unknown> = { skills: web?.manifest ?? manifest };
     if (provider !== undefined) {
       params.provider = provider;
       if (model) params.model = model;
@@ -251,8 +283,10 @@ export class Pedelec {
     }
     if (autoEndOnDisconnect !== undefined) params.autoEndOnDisconnect = autoEndOnDisconnect;
     const info = await this.connection.request<SessionInfo>("create_session", params);
-    const tools = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as TTools;
-    return this.track(info, tools);
+    const session = this.track(info, defined as TTools);
+    if (web) linkWebMCP(session, defined, web.sent);
+    if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
+    return session;
   }
 
   /**
@@ -269,9 +303,15 @@ export class Pedelec {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
+    if (options?.webmcp !== undefined && typeof options.webmcp !== "boolean") throw invalid("resumeSession: options.webmcp must be a boolean", "webmcp");
+    const defined = (options?.tools ?? []) as TTools;
+    if (options?.webmcp) withWebMCP(checkedManifest({ guidance: "", tools: defined }), defined); // refused tools reject here, before anything is sent
     await this.ensureApproved();
     const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
-    return this.track(info, (options?.tools ?? []) as TTools);
+    const session = this.track(info, defined);
+    // Core's list is the one before the reload: send the page's now.
+    if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+    return session;
   }
 
   /**

@@ -28,6 +28,8 @@ export class HandlerRegistry {
   private readonly named = new Map<string, AnyHandler>();
   private readonly inline = new Map<string, AnyHandler>();
   private fallback: GenericToolHandler | null = null;
+  /** The page's WebMCP tools' handlers, which change while the session lives (webmcp/link.ts). */
+  private dynamic: ((tool: string) => AnyHandler | undefined) | null = null;
 
   constructor(tools: readonly AnyToolDefinition[] = []) {
     for (const tool of tools) {
@@ -53,10 +55,15 @@ export class HandlerRegistry {
     };
   }
 
+  /** Sets where WebMCP tools' handlers are found: after named and inline ones, before the fallback. */
+  setDynamic(lookup: (tool: string) => AnyHandler | undefined) {
+    this.dynamic = lookup;
+  }
+
   select(tool: string): Selected {
     const named = this.named.get(tool);
     if (named) return { source: "named", run: named };
-    const inline = this.inline.get(tool);
+    const inline = this.inline.get(tool) ?? this.dynamic?.(tool);
     if (inline) return { source: "inline", run: inline };
     const fallback = this.fallback;
     if (fallback) return { source: "fallback", run: (args, ctx) => fallback(tool, args, ctx) };

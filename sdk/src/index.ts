@@ -11,6 +11,8 @@ export { PedelecError, ERROR_CODES } from "./errors.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";
 export { MAX_ASSET_BYTES } from "./assets.js";
+export { installModelContext } from "./webmcp/install.js";
+export type { ModelContextLike, WebMCPAnnotations, WebMCPRegisterOptions, WebMCPTool } from "./webmcp/registrations.js";
 export type {
   // the original's names
   ApprovalPending,
@@ -62,6 +64,7 @@ export type {
   ToolArgs,
   ToolResult,
   TurnResult,
+  WebMCPSessionOptions,
   // our previous names (deprecated aliases)
   ArraySchema,
   BooleanSchema,

@@ -118,6 +118,9 @@ export class PedelecSession<
   /** Core's status as of the last resume, to know whether a turn can still end. */
   private coreStatus: PedelecSessionStatus = "idle";
   private readonly unsubscribe: () => void;
+  /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
+  private readonly cleanups: (() => void)[] = [];
+  private browserCalls = 0;
 
   private readonly chat = new Emitter<[string, ChatEventContext]>();
   private readonly statusEmitter = new Emitter<[PedelecSessionStatus, StatusEventContext]>();
@@ -327,6 +330,67 @@ export class PedelecSession<
 
   private assetSession() {
     return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
+  }
+
+  // ---- WebMCP (webmcp/): hooks for the page's tools that change while the session lives ----
+
+  /** @internal Where the page's WebMCP tools' handlers are looked up. */
+  setDynamicHandlers(lookup: (tool: string) => ((args: unknown, ctx: ToolCallContext) => unknown) | undefined): void {
+    this.registry.setDynamic(lookup);
+  }
+
+  /** @internal Runs fn when the session ends (at once if it has). */
+  onCleanup(fn: () => void): void {
+    if (this.ended) fn();
+    else this.cleanups.push(fn);
+  }
+
+  /** @internal Reports an error that belongs to no promise, through onError. */
+  reportError(err: PedelecError): void {
+    this.emitError(err, "sdk");
+  }
+
+  /**
+   * @internal Sends Core the session's whole new tool list (update_tools).
+   * Core's refusal is reported through onError and rejects.
+   */
+  async updateTools(tools: JsonValue[]): Promise<void> {
+    if (this.ended) return;
+    try {
+      if (this.reconnected) await this.reconnected;
+      const res = await this.connection.request<{ tools?: string[] }>("update_tools", { sessionId: this.sessionId, tools });
+      if (Array.isArray(res?.tools)) (this as { tools: readonly string[] }).tools = Object.freeze([...res.tools]);
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (!this.ended) this.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
+      throw e;
+    }
+  }
+
+  /**
+   * @internal Runs a tool's handler for the browser's own agent (a native
+   * document.modelContext): the same handler Core's calls get, with a
+   * context that says no Core turn is behind it. Rejects with the
+   * handler's error message.
+   */
+  async runForBrowser(tool: string, input: unknown, signal: AbortSignal): Promise<JsonValue> {
+    const now = Date.now();
+    const ctx: ToolCallContext = {
+      ...this.context("sdk"),
+      type: "tool_call",
+      toolRequestId: `webmcp_${++this.browserCalls}`,
+      tool,
+      turnId: "",
+      turnStartedAt: now,
+      eventReceivedAt: now,
+      deadline: Number.MAX_SAFE_INTEGER,
+      timeoutMs: 0,
+      redelivered: false,
+      signal,
+    };
+    const outcome = await this.registry.run(tool, input ?? {}, ctx);
+    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
+    return outcome.result;
   }
 
   // ---- internals ----
@@ -613,6 +677,13 @@ export class PedelecSession<
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
     this.unsubscribe();
+    for (const fn of this.cleanups.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // a cleanup's failure does not stop the others
+      }
+    }
     this.onForget?.();
     this.endedEmitter.emit(ctx);
   }

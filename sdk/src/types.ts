@@ -299,13 +299,29 @@ export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = rea
       skills?: SkillsInput<TTools>;
       /** End the session when this page disconnects (default true). */
       autoEndOnDisconnect?: boolean;
-    }
-  | {
+    } & WebMCPSessionOptions
+  | ({
       provider?: undefined;
       model?: never;
       skills?: SkillsInput<TTools>;
       autoEndOnDisconnect?: boolean;
-    };
+    } & WebMCPSessionOptions);
+
+/** Pedelec Core addition (issue 24): how a session meets the page's WebMCP tools (docs/webmcp.md). */
+export type WebMCPSessionOptions = {
+  /**
+   * The tools the page registers with document.modelContext.registerTool
+   * are tools of this session too, from the moment they are registered
+   * until their signal aborts (default false).
+   */
+  webmcp?: boolean;
+  /**
+   * Register this session's defineTool tools with the browser's own
+   * document.modelContext, where it has one, so the browser's agent can
+   * use the same handlers (default true; no effect without a native one).
+   */
+  exposeToBrowser?: boolean;
+};
 
 /** One provider as listProviders() reports it. */
 export type ProviderInfo = {
@@ -463,4 +479,10 @@ export type CreateSessionOptions<TTools extends readonly AnyToolDefinition[] = r
 export type ResumeSessionOptions<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
   /** The same tool definitions the page declared, to restore their inline handlers. */
   tools?: TTools;
+  /**
+   * Pedelec Core addition (issue 24): follow the page's WebMCP tools, as
+   * createSession({webmcp: true}) does. The session's tools become `tools`
+   * plus the page's WebMCP tools, sent to Core at once.
+   */
+  webmcp?: boolean;
 };

@@ -48,6 +48,7 @@ export type Method =
   | "send_text"
   | "submit_tool_result"
   | "end_session"
+  | "update_tools"
   | "list_assets"
   | "asset_upload_ticket"
   | "asset_read_ticket";

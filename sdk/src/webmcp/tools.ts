@@ -1,0 +1,72 @@
+// A WebMCP tool as a Pedelec tool: what maps to what (docs/webmcp.md).
+//   name, description          → name, description
+//   title                      → annotations.title
+//   inputSchema (JSON Schema)  → argsSchema, checked against Pedelec's subset
+//   annotations                → annotations (readOnlyHint never asks for
+//                                consent; untrustedContentHint marks results)
+//   execute(input, {signal})   → the handler; signal aborts when the agent
+//                                cancels, the deadline passes or the session ends
+// A schema outside the subset is refused by tool and keyword, never
+// checked by ignoring a keyword (docs/decisions.md).
+
+import { PedelecError } from "../errors.js";
+import type { AnyToolDefinition, JsonValue, ToolAnnotations, ToolArgsSchema, ToolCallContext } from "../types.js";
+import { validateManifest, type Problem } from "../validate.js";
+import type { WebMCPRegistration } from "./registrations.js";
+
+/** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
+export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { reg: WebMCPRegistration; problems: Problem[] };
+
+const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
+
+/** The handler a session runs for a WebMCP tool. */
+export function webmcpHandler(reg: WebMCPRegistration) {
+  return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
+    const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
+    return asJson(value);
+  };
+}
+
+/**
+ * The value as JSON.stringify would send it, since a WebMCP execute may
+ * resolve anything: undefined (and functions, symbols) become null, a
+ * Date its ISO string, a Map {}; what JSON.stringify throws on (a cycle, a
+ * BigInt) is the handler's error, with JSON.stringify's message.
+ */
+export function asJson(value: unknown): JsonValue {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as JsonValue);
+}
+
+/** Converts one registration and checks it as Core will. */
+export function convert(reg: WebMCPRegistration): Converted {
+  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : (JSON.parse(reg.inputSchema) as ToolArgsSchema);
+  let annotations: ToolAnnotations | undefined;
+  if (reg.annotations || reg.title !== undefined) {
+    annotations = { ...(reg.annotations as ToolAnnotations | undefined) };
+    if (reg.title !== undefined) annotations.title = reg.title;
+  }
+  const def: AnyToolDefinition = { name: reg.name, description: reg.description, argsSchema };
+  if (annotations) def.annotations = annotations;
+  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
+    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    message: p.message,
+  }));
+  if (problems.length > 0) return { reg, problems };
+  def.handler = webmcpHandler(reg);
+  return { reg, def };
+}
+
+/** The INVALID_INPUT error for WebMCP tools a session cannot offer, naming each tool and keyword. */
+export function refusedTools(refused: { reg: WebMCPRegistration; problems: Problem[] }[]): PedelecError {
+  const problems = refused.flatMap(({ reg, problems }) =>
+    problems.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name })),
+  );
+  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
+  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
+  return new PedelecError(
+    "INVALID_INPUT",
+    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
+    { problems, tools: refused.map((r) => r.reg.name) },
+  );
+}
