@@ -27,7 +27,7 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result, err := s.callTool(r.Context(), req.Tool, req.Args)
-	writeAgent(w, result, err)
+	writeAgentResult(w, s.answer(req.Tool, result, err))
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
@@ -120,9 +120,19 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 var unknownSessionSecret = sync.OnceValue(func() string { return newID("k_") })
 
 func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
-	status := http.StatusOK
 	if err != nil {
-		werr := wire.AsError(err)
+		writeAgentResult(w, wire.AgentResult{Error: wire.AsError(err)})
+		return
+	}
+	writeAgentResult(w, wire.AgentResult{OK: true, Result: result})
+}
+
+// writeAgentResult writes one answer of the agent endpoint: an error with
+// its HTTP status, a result file as JSON, a result as the page sent it.
+func writeAgentResult(w http.ResponseWriter, out wire.AgentResult) {
+	status := http.StatusOK
+	if out.Error != nil {
+		werr := out.Error
 		switch werr.Code {
 		case wire.CodeThreadNotFound:
 			status = http.StatusNotFound
@@ -134,7 +144,7 @@ func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
 	}
 	// The result is the page's JSON, checked as its frame was decoded:
 	// written as it is rather than scanned and encoded again.
-	body, _ := wire.AgentResultJSON(wire.AgentResult{OK: true, Result: result}) // cannot fail: no error to encode
+	body, _ := wire.AgentResultJSON(out) // cannot fail: no error to encode
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))

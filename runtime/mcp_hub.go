@@ -158,6 +158,21 @@ func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args jso
 	return result, nil
 }
 
+// AnswerMCPTool is CallMCPTool as the MCP client is answered: a result
+// over the inline limit becomes a file (result_file.go), which the mirror
+// turns into a resource link.
+func (c *Core) AnswerMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage) wire.AgentResult {
+	result, err := c.CallMCPTool(ctx, sessionID, tool, args)
+	if err != nil {
+		return wire.AgentResult{Error: wire.AsError(err)}
+	}
+	s, werr := c.session(sessionID)
+	if werr != nil { // gone since: the result stays inline
+		return wire.AgentResult{OK: true, Result: result}
+	}
+	return s.answer(tool, result, nil)
+}
+
 // callTurnLocked is the turn a new call belongs to: the running turn, or,
 // for an external agent, none (an MCP client calls whenever it likes).
 func (s *Session) callTurnLocked(now time.Time) (id string, startedAt time.Time, ok bool) {

@@ -150,20 +150,20 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 // the caller giving up: the pending call settles as cancelled and the
 // page's ctx.signal aborts. Core's answer is one JSON body, so nothing
 // reaches progress yet (issue 26 streams the page's reports through).
-func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
+func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 	token, err := b.token()
 	if err != nil {
-		return nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())
+		return nil, nil, wire.Errorf(wire.CodeCoreUnreachable, "Pedelec Core is not running (no token at %s); start it with `pedelec serve`", b.tokenPath())
 	}
 	// Core's token, not a session's secret: the MCP endpoint serves every
 	// mcp session of this Core.
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
 	out := c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
 	if out.OK {
-		return out.Result, nil
+		return out.Result, out.ResultFile, nil
 	}
 	if ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
-		return nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
+		return nil, nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
 	}
-	return nil, out.Error
+	return nil, nil, out.Error
 }
