@@ -102,6 +102,7 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 			mt := wire.MCPTool{
 				Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
 				TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
+				OutputSchema: t.OutputSchema,
 			}
 			if t.Annotations != nil {
 				mt.Annotations, _ = json.Marshal(t.Annotations)
@@ -168,6 +169,12 @@ func (c *Core) AnswerMCPTool(ctx context.Context, sessionID, tool string, args j
 	}
 	s, werr := c.session(sessionID)
 	if werr != nil { // gone since: the result stays inline
+		return wire.AgentResult{OK: true, Result: result}
+	}
+	// A tool with an outputSchema answers inline: MCP clients check a
+	// result's structuredContent against the schema they were given, so
+	// a link in its place would fail the call in the client.
+	if def, ok := s.tools.Tool(tool); ok && def.HasOutputSchema() {
 		return wire.AgentResult{OK: true, Result: result}
 	}
 	return s.answer(tool, result, nil)

@@ -170,6 +170,9 @@ func (m *Mirror) Update(snap wire.MCPSnapshot) {
 				Description: t.Description,
 				InputSchema: t.ArgsSchema,
 			}
+			if isObjectSchema(t.OutputSchema) { // Core accepts only object outputSchemas
+				tool.OutputSchema = t.OutputSchema
+			}
 			annotate(tool, t)
 			key, _ := json.Marshal(tool)
 			want[name] = tool
