@@ -109,7 +109,7 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 			WithDetails(map[string]any{"sessionId": threadID})
 	}
 	if s.isEnded() {
-		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", threadID)
+		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended (the page closed it or went away): its tools cannot be called any more; stop calling them and tell the user", threadID)
 	}
 	return s, nil
 }
