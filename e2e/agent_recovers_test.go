@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -37,6 +38,7 @@ const recoverSkills = `{
     {"name": "table", "description": "The whole order table.", "argsSchema": {"type": "object", "properties": {}, "required": []}},
     {"name": "totals", "description": "Order totals.", "argsSchema": {"type": "object", "properties": {}, "required": []},
      "outputSchema": {"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}, "currency": {"type": "string"}}, "required": ["total", "currency"]}},
+    {"name": "pay", "description": "Pay an order.", "argsSchema": {"type": "object", "properties": {"amount": {"type": "integer"}}, "required": ["amount"]}, "needsApproval": true},
     {"name": "hold", "description": "Never answers: keeps the agent's turn running.", "argsSchema": {"type": "object", "properties": {}, "required": []}}
   ]
 }`
@@ -283,6 +285,36 @@ func TestAgentRecovers_CoreUnreachable(t *testing.T) {
 	expectMove(t, out, code, "retry_same")
 	out, code = e.call(t, "", nil, "update_counter", `{"delta":1}`) // Core is back
 	expectMove(t, out, code, "done")
+}
+
+func TestAgentRecovers_ConsentDenied(t *testing.T) {
+	e := newRecoverEnv(t)
+	e.page.Handle("pay", func(json.RawMessage) any { return map[string]any{"paid": true} })
+	type ran struct {
+		out  string
+		code int
+	}
+	done := make(chan ran, 1)
+	bin := testenv.Binary(t)
+	go func() {
+		cmd := exec.Command(bin, "tool-call", "pay", `{"amount":700}`)
+		cmd.Env = append(os.Environ(), e.env...)
+		out, _ := cmd.Output()
+		done <- ran{string(out), cmd.ProcessState.ExitCode()}
+	}()
+	ev := e.page.AwaitEvent(20*time.Second, "waiting_approval for pay", func(ev wire.Event) bool {
+		var d wire.StatusChangedData
+		return ev.Event == wire.EventStatusChanged && json.Unmarshal(ev.Data.(json.RawMessage), &d) == nil &&
+			d.Status == wire.StatusWaitingApproval && len(d.WaitingOn) > 0
+	})
+	var d wire.StatusChangedData
+	json.Unmarshal(ev.Data.(json.RawMessage), &d)
+	if out, err := pedelecCLI(t, e.srv, nil, "deny", d.WaitingOn[0].ApprovalID, "--reason", "too much money"); err != nil {
+		t.Fatalf("deny: %v %s", err, out)
+	}
+	r := <-done
+	checkAgentGolden(t, "consent_denied", e, r.out, r.code)
+	expectMove(t, strings.TrimSpace(r.out), r.code, "stop_tell_user")
 }
 
 func TestAgentRecovers_SessionEnded(t *testing.T) {
