@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -62,6 +63,10 @@ func TestResultFileShape(t *testing.T) {
 	}{
 		{`{"rows":[1,2],"total":2}`, wire.ResultShape{Type: "object", Keys: []string{"rows", "total"}}},
 		{`[1,{"a":[2]},"x"]`, wire.ResultShape{Type: "array", Length: n(3)}},
+		{` [ ] `, wire.ResultShape{Type: "array", Length: n(0)}},
+		{`{}`, wire.ResultShape{Type: "object", Keys: []string{}}},
+		{`{"q\"{[,":"a,b]}","n":{"x":[1,2]},"e":"\\"}`, wire.ResultShape{Type: "object", Keys: []string{"q\"{[,", "n", "e"}}},
+		{`[{"a":1},[2,3],"]",4]`, wire.ResultShape{Type: "array", Length: n(4)}},
 		{`"héllo"`, wire.ResultShape{Type: "string", Length: n(5)}},
 		{`12.5`, wire.ResultShape{Type: "number"}},
 		{`null`, wire.ResultShape{Type: "null"}},
@@ -72,11 +77,29 @@ func TestResultFileShape(t *testing.T) {
 			t.Errorf("shapeOf(%s) = %s; want %s", c.in, got, want)
 		}
 	}
+	obj := map[string]int{}
+	for i := 0; i < 25; i++ {
+		obj[fmt.Sprintf("k%02d", i)] = i
+	}
+	raw, _ := json.Marshal(obj)
+	if got := shapeOf(raw); len(got.Keys) != maxShapeKeys || got.Length == nil || *got.Length != 25 || got.Keys[0] != "k00" {
+		t.Errorf("25 keys: %+v", got)
+	}
 	long := largeTable(4096)
 	if p := preview(long); len([]rune(p)) != previewRunes+1 || p[:10] != string(long[:10]) {
 		t.Errorf("preview = %q", p)
 	}
 	if p := preview(json.RawMessage(`{"a":"é"}`)); p != `{"a":"é"}` {
 		t.Errorf("short preview = %q", p)
+	}
+}
+
+// The shape alone: the part of a file's cost that grows with the result.
+func BenchmarkResultShape(b *testing.B) {
+	result := largeTable(64 << 10)
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		shapeOf(result)
 	}
 }
