@@ -3,8 +3,11 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
+	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -40,5 +43,40 @@ func TestRefusalIsCheckedThenSettles(t *testing.T) {
 	}
 	if d := settled(t, p, call.ToolRequestID); d.Outcome != wire.OutcomeResult {
 		t.Errorf("settled = %+v", d)
+	}
+}
+
+// Over MCP a large result becomes a file, except for a tool that declares
+// an outputSchema (the client checks structuredContent against it); the
+// snapshot carries the outputSchema to the mirror.
+func TestMCPLargeResultsAndOutputSchema(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.Providers = provider.NewRegistry("", heldProvider{turns: make(chan *heldTurn, 1)}, provider.NewMCP())
+		o.MaxInlineResultBytes = 64
+	})
+	p := h.page()
+	big := map[string]any{"text": strings.Repeat("x", 200)}
+	p.Handle("table", func(json.RawMessage) any { return big })
+	p.Handle("declared", func(json.RawMessage) any { return big })
+	skills := `{"guidance":"g","tools":[
+ {"name":"table","description":"A large table.","argsSchema":{"type":"object","properties":{},"required":[]}},
+ {"name":"declared","description":"A large declared result.","argsSchema":{"type":"object","properties":{},"required":[]},
+  "outputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]}`
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(skills)})
+	snap := h.core.MCPSnapshot()
+	if tools := snap.Sessions[0].Tools; len(tools[0].OutputSchema) != 0 || !strings.Contains(string(tools[1].OutputSchema), `"required":["text"]`) {
+		t.Fatalf("snapshot tools = %+v", tools)
+	}
+	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "table", nil)
+	if !out.OK || out.ResultFile == nil || out.ResultFile.AssetPath == "" {
+		t.Fatalf("a large result over MCP: %+v", out)
+	}
+	data, err := os.ReadFile(out.ResultFile.Path)
+	if want, _ := json.Marshal(big); err != nil || string(data) != string(want) {
+		t.Fatalf("the file holds %s (%v)", data, err)
+	}
+	out = h.core.AnswerMCPTool(context.Background(), info.SessionID, "declared", nil)
+	if !out.OK || out.ResultFile != nil || len(out.Result) < 200 {
+		t.Fatalf("a declared result must stay inline over MCP: %+v", out)
 	}
 }
