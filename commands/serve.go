@@ -39,6 +39,7 @@ provider processes killed.`,
 			&cli.IntFlag{Name: "event-log-size", Value: pruntime.DefaultEventLogSize, Usage: "events kept per session for a page that resumes after losing its connection", EnvVars: []string{"PEDELEC_EVENT_LOG_SIZE"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
 			&cli.Int64Flag{Name: "max-message-bytes", Value: pruntime.DefaultMaxMessageBytes, Usage: "size limit of every WebSocket frame and agent request", EnvVars: []string{"PEDELEC_MAX_MESSAGE_BYTES"}},
+			&cli.IntFlag{Name: "max-inline-result-bytes", Value: pruntime.DefaultMaxInlineResultBytes, Usage: "largest tool result an agent gets inline; a larger one is written to a file in the session's assets and the agent gets its path, size, shape and a preview (-1: never; config: max_inline_result_bytes)", EnvVars: []string{"PEDELEC_MAX_INLINE_RESULT_BYTES"}},
 			&cli.DurationFlag{Name: "asset-ticket-ttl", Value: pruntime.DefaultAssetTicketTTL, Usage: "how long a page's asset upload or read ticket stays valid", EnvVars: []string{"PEDELEC_ASSET_TICKET_TTL"}},
 		}, append(securityFlags(), configFlag())...),
 		Action: interruptible(runServe),
@@ -69,6 +70,13 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	inlineResult := c.Int("max-inline-result-bytes")
+	if !c.IsSet("max-inline-result-bytes") && cfg.MaxInlineResultBytes != 0 {
+		inlineResult = cfg.MaxInlineResultBytes
+	}
+	if inlineResult == 0 || inlineResult < -1 {
+		return usageErrorf("--max-inline-result-bytes must be at least 1 (or -1: never write a result to a file); got %d", inlineResult)
+	}
 	// Bound first: a taken port fails before NewCore makes or opens the
 	// state directory (ADDR_IN_USE says which port and what to do).
 	l, url, err := pruntime.Listen(c.String("addr"))
@@ -89,6 +97,7 @@ func runServe(c *cli.Context) error {
 		EventLogSize:          c.Int("event-log-size"),
 		MaxPendingCalls:       c.Int("max-pending-calls"),
 		MaxMessageBytes:       c.Int64("max-message-bytes"),
+		MaxInlineResultBytes:  inlineResult,
 		AllowOrigins:          c.StringSlice("allow-origin"),
 		AllowHosts:            c.StringSlice("allow-host"),
 		AllowOtherUsers:       c.Bool("allow-other-users"),

@@ -28,6 +28,15 @@ Exit 2 is a usage error (fix the command line); exit 75 is CORE_UNREACHABLE
 (Core is down or restarting: retry the same command in a few seconds); exit
 130 is an interrupted call (TOOL_CALL_CANCELLED).
 
+A result larger than Core's inline limit (serve --max-inline-result-bytes) is
+written to a file in the session's assets instead, and the answer says where:
+
+   {"ok":true,"resultFile":{"path":"...","sizeBytes":...,"shape":...,"preview":"..."}}  exit 0
+
+Read the part you need from that file. A page that refuses the call answers
+TOOL_REFUSED (exit 1); details.retryable says whether the same call may
+succeed later.
+
 A result may itself be the application's domain error ({"error":{...}}): it is
 still a result (exit 0). On TOOL_ARGS_INVALID, details.violations lists every
 problem with its path, what was expected and what was given: fix them and call

@@ -33,7 +33,9 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 		untrusted = def.Def().UntrustedContent()
 	}
 	result, err := s.callTool(r.Context(), req.Tool, req.Args)
-	writeAgentResult(w, wire.AgentResult{OK: true, UntrustedContent: untrusted, Result: result}, err)
+	out := s.answer(req.Tool, result, err)
+	out.UntrustedContent = out.OK && untrusted
+	writeAgentResult(w, out)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +117,7 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 			WithDetails(map[string]any{"sessionId": threadID})
 	}
 	if s.isEnded() {
-		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", threadID)
+		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended (the page closed it or went away): its tools cannot be called any more; stop calling them and tell the user", threadID)
 	}
 	return s, nil
 }
@@ -126,14 +128,19 @@ func (c *Core) agentSession(r *http.Request, threadID string) (*Session, error) 
 var unknownSessionSecret = sync.OnceValue(func() string { return newID("k_") })
 
 func writeAgent(w http.ResponseWriter, result json.RawMessage, err error) {
-	writeAgentResult(w, wire.AgentResult{OK: true, Result: result}, err)
+	if err != nil {
+		writeAgentResult(w, wire.AgentResult{Error: wire.AsError(err)})
+		return
+	}
+	writeAgentResult(w, wire.AgentResult{OK: true, Result: result})
 }
 
-// writeAgentResult is writeAgent for an answer that says more than its result.
-func writeAgentResult(w http.ResponseWriter, ok wire.AgentResult, err error) {
+// writeAgentResult writes one answer of the agent endpoint: an error with
+// its HTTP status, a result file as JSON, a result as the page sent it.
+func writeAgentResult(w http.ResponseWriter, out wire.AgentResult) {
 	status := http.StatusOK
-	if err != nil {
-		werr := wire.AsError(err)
+	if out.Error != nil {
+		werr := out.Error
 		switch werr.Code {
 		case wire.CodeThreadNotFound:
 			status = http.StatusNotFound
@@ -145,7 +152,7 @@ func writeAgentResult(w http.ResponseWriter, ok wire.AgentResult, err error) {
 	}
 	// The result is the page's JSON, checked as its frame was decoded:
 	// written as it is rather than scanned and encoded again.
-	body, _ := wire.AgentResultJSON(ok) // cannot fail: no error to encode
+	body, _ := wire.AgentResultJSON(out) // cannot fail: no error to encode
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))

@@ -232,26 +232,6 @@ func (s *Session) failPendingLocked(err error, how wire.SettleOutcome) {
 	}
 }
 
-// submitResult settles one pending call with the page's result, or says
-// why the call is not pending.
-// result is a value of the page's decoded frame, so it is JSON already
-// (or absent); Core does not look inside it, and hands it on as it is.
-func (s *Session) submitResult(toolRequestID string, result json.RawMessage) error {
-	if len(result) == 0 {
-		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	call, ok := s.calls.get(toolRequestID)
-	if !ok {
-		reason := s.calls.settled.reason(toolRequestID)
-		return wire.Errorf(wire.CodeToolRequestNotPending, "tool request %s: %s", toolRequestID, notPendingMessage(reason)).
-			WithDetails(map[string]any{"toolRequestId": toolRequestID, "reason": reason})
-	}
-	s.settleLocked(call, callOutcome{result: result}, wire.OutcomeResult)
-	return nil
-}
-
 // notPendingUnknown is TOOL_REQUEST_NOT_PENDING's reason for a call that never
 // was (or was settled too long ago to remember).
 const notPendingUnknown = "unknown"

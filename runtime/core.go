@@ -44,6 +44,11 @@ type Options struct {
 	MaxMessageBytes int64
 	// MaxArgsBytes bounds one call's arguments (default 256 KiB).
 	MaxArgsBytes int
+	// MaxInlineResultBytes is the largest result handed to an agent as it
+	// is; a larger one is written to a file in the session's assets and
+	// the agent gets where it is (result_file.go). 0 means the default
+	// (16 KiB); negative, never write a file.
+	MaxInlineResultBytes int
 	// AllowOrigins are page origins allowed besides Core's own, exact or with
 	// a "*" port or subdomain wildcard ("http://localhost:*").
 	AllowOrigins []string
@@ -81,8 +86,13 @@ const (
 	DefaultMaxPendingCalls = 8
 	DefaultMaxMessageBytes = 1 << 20
 	DefaultMaxArgsBytes    = 256 << 10
-	DefaultEventLogSize    = 2000
-	DefaultAssetTicketTTL  = 30 * time.Second
+	// DefaultMaxInlineResultBytes keeps a result well inside what agents'
+	// shell tools pass on whole (Claude Code's Bash keeps 30 000
+	// characters and cuts the rest, which breaks the JSON) and about 4k
+	// tokens of context: docs/decisions.md.
+	DefaultMaxInlineResultBytes = 16 << 10
+	DefaultEventLogSize         = 2000
+	DefaultAssetTicketTTL       = 30 * time.Second
 )
 
 func (o *Options) setDefaults() {
@@ -106,6 +116,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.MaxArgsBytes <= 0 {
 		o.MaxArgsBytes = DefaultMaxArgsBytes
+	}
+	if o.MaxInlineResultBytes == 0 {
+		o.MaxInlineResultBytes = DefaultMaxInlineResultBytes
 	}
 	if o.AssetTicketTTL <= 0 {
 		o.AssetTicketTTL = DefaultAssetTicketTTL

@@ -201,7 +201,7 @@ func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, nil, s.submitResult(p.ToolRequestID, p.Result)
+	return nil, nil, s.submitResult(p.ToolRequestID, p.Result, p.Refusal)
 }
 
 func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {

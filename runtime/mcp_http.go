@@ -22,8 +22,12 @@ const mcpLongPoll = 25 * time.Second
 func (c *Core) mountMCP(mux *http.ServeMux) {
 	// The page cannot report progress yet (issue 26): the call gets none to
 	// pass on, and the mirror says, to a client that asks, that it waits.
-	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
-		return c.CallMCPTool(ctx, sessionID, tool, args)
+	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+		out := c.AnswerMCPTool(ctx, sessionID, tool, args)
+		if out.Error != nil {
+			return nil, nil, out.Error
+		}
+		return out.Result, out.ResultFile, nil
 	}
 	mirror := mcpbridge.NewMirror(c.opts.Version, call, mcpbridge.Options{Logger: c.log})
 	mirror.Update(c.MCPSnapshot())
@@ -93,8 +97,7 @@ func (c *Core) serveMCPCall(w http.ResponseWriter, r *http.Request) {
 		writeAgent(w, nil, wire.Errorf(wire.CodeInvalidInput, "sessionId and tool are required"))
 		return
 	}
-	result, err := c.CallMCPTool(r.Context(), req.SessionID, req.Tool, req.Args)
-	writeAgent(w, result, err)
+	writeAgentResult(w, c.AnswerMCPTool(r.Context(), req.SessionID, req.Tool, req.Args))
 }
 
 // writeToken writes the Core token to <state-dir>/core-token (mode 0600)

@@ -114,6 +114,7 @@ func (c *Core) mcpSessionOf(s *Session, ordinal int) wire.MCPSession {
 		mt := wire.MCPTool{
 			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
 			TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
+			OutputSchema: t.OutputSchema,
 		}
 		if t.Annotations != nil {
 			mt.Annotations, _ = json.Marshal(t.Annotations)
@@ -166,6 +167,27 @@ func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args jso
 		return nil, werr
 	}
 	return result, nil
+}
+
+// AnswerMCPTool is CallMCPTool as the MCP client is answered: a result
+// over the inline limit becomes a file (result_file.go), which the mirror
+// turns into a resource link.
+func (c *Core) AnswerMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage) wire.AgentResult {
+	result, err := c.CallMCPTool(ctx, sessionID, tool, args)
+	if err != nil {
+		return wire.AgentResult{Error: wire.AsError(err)}
+	}
+	s, werr := c.session(sessionID)
+	if werr != nil { // gone since: the result stays inline
+		return wire.AgentResult{OK: true, Result: result}
+	}
+	// A tool with an outputSchema answers inline: MCP clients check a
+	// result's structuredContent against the schema they were given, so
+	// a link in its place would fail the call in the client.
+	if def, ok := s.tools().Tool(tool); ok && def.HasOutputSchema() {
+		return wire.AgentResult{OK: true, Result: result}
+	}
+	return s.answer(tool, result, nil)
 }
 
 // callTurnLocked is the turn a new call belongs to: the running turn, or,

@@ -68,8 +68,13 @@ func (c *Core) newSessionEndpoint(s *Session) *sessionEndpoint {
 	// The page cannot report progress yet (issue 26): the call gets none
 	// to pass on. The session is held here, not looked up per call, so a
 	// call racing the session's end gets SESSION_ENDED from the broker.
-	call := func(ctx context.Context, _, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
-		return s.callTool(ctx, tool, args)
+	call := func(ctx context.Context, _, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+		result, err := s.callTool(ctx, tool, args)
+		out := s.answer(tool, result, err) // a large result becomes a file here too
+		if out.Error != nil {
+			return nil, nil, out.Error
+		}
+		return out.Result, out.ResultFile, nil
 	}
 	mirror := mcpbridge.NewMirror(c.opts.Version, call, mcpbridge.Options{Logger: c.log.With("session", s.id), Instructions: mcpbridge.SessionInstructions})
 	ep := &sessionEndpoint{mirror: mirror, http: mcpbridge.NewHTTPHandler(mirror, c.opts.MaxMessageBytes),

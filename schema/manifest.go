@@ -26,6 +26,9 @@ type Tool struct {
 	Annotations *Annotations `json:"annotations,omitempty" jsonschema:"description=What a call does: MCP's tool annotations and WebMCP's. destructiveHint or consequentialHint true asks the user before each call; readOnlyHint true never asks."`
 	// NeedsApproval asks the user before every call, whatever the hints say.
 	NeedsApproval *bool `json:"needsApproval,omitempty" jsonschema:"description=true: Core asks the user to approve each call before the page runs it."`
+	// OutputSchema declares the result's shape (issue 26): Core checks
+	// every result against it, and MCP clients get it in tools/list.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty" jsonschema:"description=Result schema: an object schema in Pedelec's supported JSON Schema subset. Core fails a call whose result breaks it (TOOL_RESULT_INVALID); MCP clients receive it as outputSchema."`
 }
 
 // Annotations are hints about a tool's behaviour. Core acts on three of

@@ -24,6 +24,8 @@ type CompiledTool struct {
 	mu       sync.Mutex
 	tree     *value // the argsSchema, parsed on first use
 	treeErr  error
+	outTree  *value // the outputSchema, parsed on first use
+	outErr   error
 	patterns map[string]*regexp.Regexp // compiled on first use
 }
 
@@ -51,6 +53,20 @@ func (c *CompiledTool) schemaTree() (*value, error) {
 		c.tree, c.treeErr = parseJSON(c.def.ArgsSchema)
 	}
 	return c.tree, c.treeErr
+}
+
+// outputTree parses the outputSchema the first time it is needed; nil
+// when the tool declares none.
+func (c *CompiledTool) outputTree() (*value, error) {
+	if len(c.def.OutputSchema) == 0 {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.outTree == nil && c.outErr == nil {
+		c.outTree, c.outErr = parseJSON(c.def.OutputSchema)
+	}
+	return c.outTree, c.outErr
 }
 
 // Tool returns the tool named name.

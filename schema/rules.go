@@ -214,10 +214,11 @@ var toolFieldHints = map[string]string{
 	"desc": "description", "title": "description", "toolName": "name",
 	"needs_approval": "needsApproval", "requiresApproval": "needsApproval", "requireApproval": "needsApproval",
 	"needsConsent": "needsApproval", "approval": "needsApproval", "hints": "annotations", "annotation": "annotations",
+	"output_schema": "outputSchema", "outputschema": "outputSchema", "resultSchema": "outputSchema", "returns": "outputSchema",
 }
 
 // toolFields lists a definition's fields for the unknown-field messages.
-const toolFields = "name, description, argsSchema, timeoutMs, annotations and needsApproval"
+const toolFields = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema"
 
 func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool {
 	var t Tool
@@ -250,6 +251,9 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			sawArgs = true
 			c.argsSchema(m.val, fp)
 			t.ArgsSchema = c.schemaText(m.val)
+		case "outputSchema":
+			c.outputSchema(m.val, fp)
+			t.OutputSchema = c.schemaText(m.val)
 		case "input":
 			sawInput = true
 			c.add(fp, `the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}`)

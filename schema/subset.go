@@ -123,6 +123,23 @@ func (c *checker) argsSchema(v *value, p loc) {
 	c.node(v, p, 0, "object")
 }
 
+// outputSchema checks a tool's outputSchema: like argsSchema, its root is
+// an object node, as MCP's outputSchema and structuredContent must be.
+func (c *checker) outputSchema(v *value, p loc) {
+	if v.kind != kindObject {
+		c.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got %s`, v.describe())
+		return
+	}
+	t, ok := v.get("type")
+	switch {
+	case !ok:
+		c.add(p.child("type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); add it`)
+	case t.kind == kindString && t.s != "object":
+		c.add(p.child("type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); got %s — return an object with the value in a property`, quoteShort(t.s))
+	}
+	c.node(v, p, 0, "object")
+}
+
 // node checks one schema node and recurses into properties, items and oneOf.
 // assume is the type to judge keywords by when "type" is absent ("" for
 // none: only the root assumes one).

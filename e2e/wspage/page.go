@@ -159,7 +159,13 @@ func (p *Page) notifyLocked() {
 
 func (p *Page) answer(sessionID string, call wire.ToolCallData, h Handler) {
 	result := h(call.Args)
-	_, err := p.Call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: sessionID, ToolRequestID: call.ToolRequestID, Result: mustJSON(result)})
+	params := wire.SubmitToolResultParams{SessionID: sessionID, ToolRequestID: call.ToolRequestID}
+	if r, ok := result.(*wire.Refusal); ok { // the handler refused the call
+		params.Refusal = r
+	} else {
+		params.Result = mustJSON(result)
+	}
+	_, err := p.Call(wire.MethodSubmitToolResult, params)
 	if err != nil {
 		p.mu.Lock()
 		p.submitErrors = append(p.submitErrors, err)

@@ -25,6 +25,7 @@
 package assets
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -292,6 +293,13 @@ func assetMIME(name string) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// Write writes data to a new file at the public path pub, as an upload
+// would (write): Core's own files in the assets, such as a tool result too
+// large to hand the agent inline.
+func (a Dir) Write(pub string, data []byte) (wire.Asset, error) {
+	return a.write(pub, int64(len(data)), bytes.NewReader(data))
 }
 
 // write streams exactly size bytes from body into the file at pub. The

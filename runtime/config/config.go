@@ -37,6 +37,10 @@ type Config struct {
 	// DefaultProvider is the provider of a session that names none; empty
 	// means the first available of provider.DefaultOrder().
 	DefaultProvider string `toml:"default_provider"`
+	// MaxInlineResultBytes is `pedelec serve --max-inline-result-bytes`
+	// when the flag is not given: the largest tool result an agent gets
+	// inline; a larger one is written to a file it reads (0: the default).
+	MaxInlineResultBytes int `toml:"max_inline_result_bytes"`
 	// Providers holds each provider's settings, by provider name.
 	Providers map[string]provider.Settings `toml:"providers"`
 	// File is the file the settings were read from; empty when there was
@@ -113,6 +117,9 @@ func (c Config) check(name string, data []byte) []error {
 			where = fmt.Sprintf("%s:%d", name, line)
 		}
 		errs = append(errs, fmt.Errorf("%s: %s: %s", where, key, fmt.Sprintf(format, args...)))
+	}
+	if c.MaxInlineResultBytes < -1 {
+		fail("max_inline_result_bytes", "must be at least 1, or -1 to never write a result to a file; got %d", c.MaxInlineResultBytes)
 	}
 	known := Known()
 	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {

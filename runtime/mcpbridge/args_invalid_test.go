@@ -32,8 +32,8 @@ func TestMirrorArgsInvalidSpeaksMCP(t *testing.T) {
 		"through the CLI": decoded,
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := NewMirror("test", func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, error) {
-				return nil, fail()
+			m := NewMirror("test", func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+				return nil, nil, fail()
 			}, Options{})
 			var changes atomic.Int32
 			cs := connect(t, m, &changes)

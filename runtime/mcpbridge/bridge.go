@@ -174,10 +174,10 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 // the caller giving up: the pending call settles as cancelled and the
 // page's ctx.signal aborts. Core's answer is one JSON body, so nothing
 // reaches progress yet (issue 26 streams the page's reports through).
-func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
+func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 	token, err := b.token()
 	if err != nil {
-		return nil, b.noToken(ctx)
+		return nil, nil, b.noToken(ctx)
 	}
 	// Core's token, not a session's secret: the MCP endpoint serves every
 	// mcp session of this Core. A session bridge calls as `pedelec
@@ -190,10 +190,10 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 		out = c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
 	}
 	if out.OK {
-		return out.Result, nil
+		return out.Result, out.ResultFile, nil
 	}
 	if ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
-		return nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
+		return nil, nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
 	}
-	return nil, out.Error
+	return nil, nil, out.Error
 }

@@ -63,7 +63,7 @@ func tool(name string) wire.MCPTool {
 // testMirror is a Mirror over tt with "echo", "block" and "slow", and
 // the options given.
 func testMirror(tt *testTools, opts Options) *Mirror {
-	m := NewMirror("test", tt.call, opts)
+	m := NewMirror("test", inline(tt.call), opts)
 	m.Update(snapshot(tool("echo"), tool("block"), tool("slow")))
 	return m
 }
@@ -71,7 +71,7 @@ func testMirror(tt *testTools, opts Options) *Mirror {
 // bigMirror's tools/list answer is about 100 KB (25 more tools with 4 KB
 // descriptions).
 func bigMirror(tt *testTools) *Mirror {
-	m := NewMirror("test", tt.call, Options{})
+	m := NewMirror("test", inline(tt.call), Options{})
 	tools := []wire.MCPTool{tool("echo"), tool("block")}
 	for i := range 25 {
 		t := tool(fmt.Sprintf("big%03d", i))
@@ -117,5 +117,13 @@ func (tt *testTools) awaitEnded(t *testing.T) error {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the blocked call's ctx did not end")
 		return nil
+	}
+}
+
+// inline makes a Caller of a function whose results are all inline.
+func inline(f func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error)) Caller {
+	return func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+		r, err := f(ctx, sid, tool, args, progress)
+		return r, nil, err
 	}
 }

@@ -18,6 +18,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
+	"path"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -33,7 +36,10 @@ import (
 // Nothing reports any yet (the page's handler has no way to, issue 26);
 // meanwhile the Mirror itself tells such a client that it is still
 // waiting (progress.go).
-type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error)
+//
+// A result too large to hand over inline comes back as file instead (nil
+// result): the Mirror answers with a resource link to it.
+type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (result json.RawMessage, file *wire.ResultFile, err error)
 
 // Options tune a Mirror; the zero value is what Pedelec runs with.
 type Options struct {
@@ -175,6 +181,9 @@ func (m *Mirror) Update(snap wire.MCPSnapshot) {
 				Description: t.Description,
 				InputSchema: t.ArgsSchema,
 			}
+			if isObjectSchema(t.OutputSchema) { // Core accepts only object outputSchemas
+				tool.OutputSchema = t.OutputSchema
+			}
 			annotate(tool, t)
 			key, _ := json.Marshal(tool)
 			want[name] = tool
@@ -300,13 +309,16 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		defer cancel(nil)
 		defer m.track(req.Session, cancel)()
 		progress := startProgress(ctx, req, m.progressEvery, target.timeout)
-		result, err := m.call(ctx, target.sessionID, target.tool, args, progress.report)
+		result, file, err := m.call(ctx, target.sessionID, target.tool, args, progress.report)
 		progress.stop() // no progress may follow the result
 		if err != nil {
 			return ErrorResult(forMCP(wire.AsError(err), req.Params.Name)), nil
 		}
 		if target.untrusted {
 			return UntrustedResult(target.tool, result), nil
+		}
+		if file != nil {
+			return FileResult(file), nil
 		}
 		return Result(result), nil
 	}
@@ -340,6 +352,30 @@ func Result(result json.RawMessage) *mcp.CallToolResult {
 	}
 	return res
 }
+
+// FileResult is a result too large to hand over inline (wire.ResultFile):
+// a resource link to the file, which a client reads (or lets its model
+// read) when it needs it, and the small JSON a tool-call prints, as text
+// and as structuredContent, for clients that do not follow links.
+func FileResult(file *wire.ResultFile) *mcp.CallToolResult {
+	body, _ := json.Marshal(wire.AgentResult{OK: true, ResultFile: file})
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{
+			&mcp.TextContent{Text: string(body)},
+			&mcp.ResourceLink{
+				URI:         (&url.URL{Scheme: "file", Path: filepath.ToSlash(file.Path)}).String(),
+				Name:        path.Base(file.AssetPath),
+				Title:       "the full result",
+				Description: file.Hint,
+				MIMEType:    "application/json",
+				Size:        ptr(int64(file.SizeBytes)),
+			},
+		},
+		StructuredContent: json.RawMessage(body),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // ErrorResult is a Pedelec error as an isError result: the same
 // {"ok":false,"error":{code,message,details}} that `pedelec tool-call` prints.

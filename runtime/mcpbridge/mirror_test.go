@@ -66,13 +66,13 @@ func names(t *testing.T, cs *mcp.ClientSession) []string {
 func TestMirrorNamesAndListChanged(t *testing.T) {
 	type called struct{ session, tool, args string }
 	calls := make(chan called, 4)
-	m := NewMirror("test", func(_ context.Context, sid, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
+	m := NewMirror("test", inline(func(_ context.Context, sid, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, error) {
 		calls <- called{sid, tool, string(args)}
 		if tool == "bad" {
 			return nil, wire.Errorf(wire.CodeToolArgsInvalid, "x: expected an integer")
 		}
 		return json.RawMessage(`{"ok":1}`), nil
-	}, Options{})
+	}), Options{})
 	var changes atomic.Int32
 	cs := connect(t, m, &changes)
 	if got := names(t, cs); len(got) != 0 {
@@ -142,9 +142,9 @@ func TestResultStructuredOnlyForObjects(t *testing.T) {
 // tools/list carries a tool's annotations (issue 22): MCP's in
 // annotations, WebMCP's and "asks the user first" in _meta.
 func TestMirrorCarriesAnnotations(t *testing.T) {
-	m := NewMirror("test", func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, error) {
+	m := NewMirror("test", inline(func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, error) {
 		return json.RawMessage(`1`), nil
-	}, Options{})
+	}), Options{})
 	var changes atomic.Int32
 	cs := connect(t, m, &changes)
 	s := session("s_a", 1, "pay", "plain")

@@ -217,7 +217,7 @@ func TestToolsListPages(t *testing.T) {
 	for i := range 1005 {
 		tools = append(tools, tool(fmt.Sprintf("t%04d", i)))
 	}
-	m := NewMirror("test", newTestTools().call, Options{})
+	m := NewMirror("test", inline(newTestTools().call), Options{})
 	m.Update(snapshot(tools...))
 	c := startStdio(t, m)
 	c.initialize("2025-11-25")

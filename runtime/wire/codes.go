@@ -47,6 +47,7 @@ const (
 	CodeToolHandlerNotFound    Code = "TOOL_HANDLER_NOT_FOUND"
 	CodeToolHandlerError       Code = "TOOL_HANDLER_ERROR"
 	CodeToolResultInvalid      Code = "TOOL_RESULT_INVALID"
+	CodeToolRefused            Code = "TOOL_REFUSED"
 	CodeSubmitToolResultFailed Code = "SUBMIT_TOOL_RESULT_FAILED"
 
 	// The agent's commands.
@@ -153,7 +154,8 @@ var Codes = []CodeInfo{
 	{CodeNoActiveTurn, "Core \u2192 agent", "a tool call arrived while the session runs no turn", ""},
 	{CodeToolHandlerNotFound, "SDK \u2192 agent", "no named, inline or fallback handler for the tool (a result, not a failure of the call)", ""},
 	{CodeToolHandlerError, "SDK \u2192 agent", "the handler threw; the message is the exception's", ""},
-	{CodeToolResultInvalid, "SDK \u2192 agent", "the handler returned something that is not plain JSON", "`path` of the bad value"},
+	{CodeToolResultInvalid, "SDK, Core \u2192 agent", "the handler returned something that is not plain JSON, or a result that breaks the tool's `outputSchema` (Core fails the call, the page's `onError` hears it as the handler's bug)", "`path` of the bad value; for `outputSchema`: `tool`, `violations: [{path, expected, got, message}]`"},
+	{CodeToolRefused, "page \u2192 agent", "the page's handler refused the call (`throw refuse({code, message, retryable})`): `message` is the page's reason for the agent. `retryable` false: do not repeat the call, tell the user; true: the same call may succeed later", "`tool`, `reason` (the page's own code), `retryable`"},
 	{CodeSubmitToolResultFailed, "SDK \u2192 `onError`", "Core refused the page's result (late, duplicate)", "Core's error"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},

@@ -97,7 +97,7 @@ func TestSchemaErrorsAreWireErrors(t *testing.T) {
 	for _, info := range Codes {
 		known[info.Code] = true
 	}
-	for _, code := range []string{schema.CodeInvalidInput, schema.CodeToolArgsInvalid} {
+	for _, code := range []string{schema.CodeInvalidInput, schema.CodeToolArgsInvalid, schema.CodeToolResultInvalid} {
 		if !known[Code(code)] {
 			t.Errorf("schema's code %s is not in wire.Codes", code)
 		}

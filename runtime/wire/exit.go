@@ -23,7 +23,7 @@ type ExitStatus struct {
 // ExitStatuses lists every status the CLI exits with.
 var ExitStatuses = []ExitStatus{
 	{ExitOK, "success; for `tool-call`, any result the app returned, its own domain errors included"},
-	{ExitFailed, "the thing checked or called failed: an invalid manifest, a Pedelec error (the JSON on stdout has its code)"},
+	{ExitFailed, "the thing checked or called failed: an invalid manifest, a Pedelec error (the JSON on stdout has its code), a call the page refused (`TOOL_REFUSED`: `details.retryable` says whether the same call may succeed later)"},
 	{ExitUsage, "a usage error or unreadable input (bad flags, arguments that are not JSON, no session environment); fix the command line, do not retry it as it is"},
 	{ExitCoreUnreachable, "`tool-call`/`tool-spec` could not reach Core (`CORE_UNREACHABLE`: connection refused, cut or timed out): Core is down or restarting; retry the same command in a few seconds"},
 	{ExitInterrupted, "interrupted by SIGINT (Ctrl-C); a `tool-call` cut off this way prints `TOOL_CALL_CANCELLED` and Core settles the call `cancelled`; `serve` stops as for SIGTERM"},

@@ -62,6 +62,9 @@ type MCPTool struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	// AsksConsent: each call waits for the user's approval (issue 22).
 	AsksConsent bool `json:"asksConsent,omitempty"`
+	// OutputSchema is the definition's outputSchema, absent when it
+	// declares none (issue 26).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // MCPCallRequest calls one tool of one mcp session. Args comes last,

@@ -180,9 +180,21 @@ type TurnStarted struct {
 }
 
 type SubmitToolResultParams struct {
-	SessionID     string          `json:"sessionId"`
-	ToolRequestID string          `json:"toolRequestId"`
-	Result        json.RawMessage `json:"result"`
+	SessionID     string `json:"sessionId"`
+	ToolRequestID string `json:"toolRequestId"`
+	// Refusal, instead of a result: the handler refused the call (issue
+	// 26). The agent gets TOOL_REFUSED with the page's code and message.
+	Refusal *Refusal        `json:"refusal,omitempty"`
+	Result  json.RawMessage `json:"result"` // last: MarshalRaw writes it as it is
+}
+
+// Refusal is a handler's "no" to one call: Code is the page's own
+// (upper-snake, e.g. "OUT_OF_STOCK"), Message is written for the agent,
+// Retryable says whether the same call could succeed later.
+type Refusal struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Retryable bool   `json:"retryable"`
 }
 
 // ---- event payloads ----
@@ -290,5 +302,35 @@ type AgentResult struct {
 	// untrustedContentHint, issue 24); the prompt tells the agent what it means.
 	UntrustedContent bool            `json:"untrustedContent,omitempty"`
 	Result           json.RawMessage `json:"result,omitempty"`
-	Error            *Error          `json:"error,omitempty"`
+	// ResultFile, instead of Result: the result was larger than Core's
+	// inline limit and was written to a file the agent reads (issue 26).
+	ResultFile *ResultFile `json:"resultFile,omitempty"`
+	Error      *Error      `json:"error,omitempty"`
+}
+
+// ResultFile is what an agent gets instead of a result over the inline
+// limit (`pedelec serve --max-inline-result-bytes`): where the full JSON
+// is, how big it is, its top-level shape and its first bytes.
+type ResultFile struct {
+	// Path is the file's absolute path; it lies inside the agent's working
+	// directory (the session's work/assets), so the agent's own file tools
+	// read it.
+	Path string `json:"path"`
+	// AssetPath is the same file as a session asset, for the page
+	// (readAsset) and for MCP clients (the resource link's name).
+	AssetPath string      `json:"assetPath"`
+	SizeBytes int         `json:"sizeBytes"`
+	Shape     ResultShape `json:"shape"`
+	// Preview is the result's first bytes as text, cut at a character.
+	Preview string `json:"preview"`
+	// Hint says, in one sentence, what to do with the file.
+	Hint string `json:"hint"`
+}
+
+// ResultShape is a JSON value's top level: its type, an object's keys (the
+// first ones, in order) or an array's length.
+type ResultShape struct {
+	Type   string   `json:"type"` // object, array, string, number, boolean, null
+	Keys   []string `json:"keys,omitempty"`
+	Length *int     `json:"length,omitempty"`
 }

@@ -32,6 +32,7 @@ export declare const ERROR_CODES: readonly [
 	"TOOL_HANDLER_NOT_FOUND",
 	"TOOL_HANDLER_ERROR",
 	"TOOL_RESULT_INVALID",
+	"TOOL_REFUSED",
 	"SUBMIT_TOOL_RESULT_FAILED",
 	"CORE_UNREACHABLE",
 	"NOT_IN_SESSION",
@@ -313,6 +314,14 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
 	 * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
 	 */
 	needsApproval?: boolean;
+	/**
+	 * Pedelec Core addition (MCP's outputSchema): the result's shape, an
+	 * object schema in the same subset as argsSchema. Core checks each result
+	 * against it: one that breaks it fails the agent's call with
+	 * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
+	 * clients receive it in tools/list, and results as structuredContent.
+	 */
+	outputSchema?: ToolArgsObjectSchema;
 	handler?: ToolSpecificHandler<TArgs, TResult>;
 };
 export type AnyToolDefinition = ToolDefinition<any, any, string>;
@@ -338,6 +347,7 @@ export type SerializableToolManifest = {
 	timeoutMs?: number;
 	annotations?: ToolAnnotations;
 	needsApproval?: boolean;
+	outputSchema?: ToolArgsObjectSchema;
 };
 /** The plain JSON form of skills, handlers stripped. */
 export type SerializableSkillsManifest = {
@@ -785,6 +795,35 @@ export declare function asksConsent(tool: Pick<ToolDefinition, "annotations" | "
  * cycle, ...); the other rules are for validate-tools and createSession.
  */
 export declare function toManifest(skills: SkillsInput<readonly AnyToolDefinition[]>): SerializableSkillsManifest;
+/** What a handler says when it refuses a call. */
+export type ToolRefusalInput = {
+	/** The page's own code, upper-snake: "OUT_OF_STOCK", "NOT_SIGNED_IN". */
+	code: string;
+	/** Why, written for the agent (and through it the user). */
+	message: string;
+	/** true: the same call may succeed later; false (default): retrying will not help. */
+	retryable?: boolean;
+};
+declare const BRAND: unique symbol;
+/** The error `refuse()` builds; a handler throws it. */
+export declare class ToolRefusal extends Error {
+	readonly code: string;
+	readonly retryable: boolean;
+	readonly [BRAND] = true;
+	constructor(input: ToolRefusalInput);
+	toJSON(): {
+		code: string;
+		message: string;
+		retryable: boolean;
+	};
+}
+/**
+ * Builds a refusal for a handler to throw: `throw refuse({code:
+ * "OUT_OF_STOCK", message: "Item 42 is sold out", retryable: false})`.
+ * A malformed refusal is the page's bug and throws INVALID_INPUT here,
+ * where it is written.
+ */
+export declare function refuse(input: ToolRefusalInput): ToolRefusal;
 export declare const DEFAULT_URL = "ws://127.0.0.1:7077/ws";
 /** The limit of one upload and of one read: 100 MiB. */
 export declare const MAX_ASSET_BYTES: number;

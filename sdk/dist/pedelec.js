@@ -35,6 +35,7 @@ var ERROR_CODES = [
   "TOOL_HANDLER_NOT_FOUND",
   "TOOL_HANDLER_ERROR",
   "TOOL_RESULT_INVALID",
+  "TOOL_REFUSED",
   "SUBMIT_TOOL_RESULT_FAILED",
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
@@ -755,9 +756,13 @@ var TOOL_FIELD_HINTS = {
   needsConsent: "needsApproval",
   approval: "needsApproval",
   hints: "annotations",
-  annotation: "annotations"
+  annotation: "annotations",
+  output_schema: "outputSchema",
+  outputschema: "outputSchema",
+  resultSchema: "outputSchema",
+  returns: "outputSchema"
 };
-var TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations and needsApproval";
+var TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema";
 var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
 var ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
 function annotationHint(k) {
@@ -847,6 +852,9 @@ var Checker = class {
           sawArgs = true;
           this.argsSchema(val, fp);
           break;
+        case "outputSchema":
+          this.outputSchema(val, fp);
+          break;
         case "input":
           sawInput = true;
           this.add(fp, 'the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}');
@@ -934,6 +942,20 @@ var Checker = class {
       this.add(key(p, "type"), 'the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments');
     } else if (typeof t === "string" && t !== "object") {
       this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
+    }
+    this.node(v, p, 0, "object");
+  }
+  // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
+  outputSchema(v, p) {
+    if (!isObject(v)) {
+      this.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
+      return;
+    }
+    const t = get(v, "type");
+    if (!has(v, "type")) {
+      this.add(key(p, "type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); add it`);
+    } else if (typeof t === "string" && t !== "object") {
+      this.add(key(p, "type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); got ${quoteShort(t)} — return an object with the value in a property`);
     }
     this.node(v, p, 0, "object");
   }
@@ -1343,6 +1365,47 @@ function decodeName(header) {
   }
 }
 
+// src/refuse.ts
+var CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+var MAX_MESSAGE = 2e3;
+var BRAND = /* @__PURE__ */ Symbol.for("pedelec.refusal");
+var _a, _b;
+var ToolRefusal = class extends (_b = Error, _a = BRAND, _b) {
+  constructor(input) {
+    super(input.message);
+    __publicField(this, "code");
+    __publicField(this, "retryable");
+    __publicField(this, _a, true);
+    this.name = "ToolRefusal";
+    this.code = input.code;
+    this.retryable = input.retryable === true;
+  }
+  toJSON() {
+    return { code: this.code, message: this.message, retryable: this.retryable };
+  }
+};
+function refuse(input) {
+  if (typeof input !== "object" || input === null) {
+    throw new PedelecError("INVALID_INPUT", "refuse() takes {code, message, retryable?}");
+  }
+  if (typeof input.code !== "string" || !CODE.test(input.code)) {
+    throw new PedelecError("INVALID_INPUT", `refuse(): code must be an upper-snake code such as "OUT_OF_STOCK" (A-Z, 0-9, _; at most 64); got ${JSON.stringify(input.code)}`, { path: "code" });
+  }
+  if (typeof input.message !== "string" || input.message.trim() === "") {
+    throw new PedelecError("INVALID_INPUT", "refuse(): message is empty; say why the call was refused, for the agent to act on", { path: "message" });
+  }
+  if ([...input.message].length > MAX_MESSAGE) {
+    throw new PedelecError("INVALID_INPUT", `refuse(): message is longer than ${MAX_MESSAGE} characters`, { path: "message" });
+  }
+  if (input.retryable !== void 0 && typeof input.retryable !== "boolean") {
+    throw new PedelecError("INVALID_INPUT", "refuse(): retryable must be true or false", { path: "retryable" });
+  }
+  return new ToolRefusal(input);
+}
+function isRefusal(value) {
+  return typeof value === "object" && value !== null && value[BRAND] === true;
+}
+
 // src/handlers.ts
 var HandlerRegistry = class {
   constructor(tools = []) {
@@ -1397,6 +1460,9 @@ var HandlerRegistry = class {
     try {
       value = await selected.run(args, ctx);
     } catch (err) {
+      if (isRefusal(err)) {
+        return { result: null, source: selected.source, refusal: { code: err.code, message: err.message, retryable: err.retryable } };
+      }
       const message = err instanceof Error ? err.message : typeof err === "string" ? err : safeString(err);
       return sdkFailure(selected.source, "TOOL_HANDLER_ERROR", message || `The handler for ${tool} threw.`, void 0);
     }
@@ -2042,7 +2108,7 @@ var PedelecSession = class {
       this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", void 0, turnId);
     }
     if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId);
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
   }
   /** Arms the deadline timer for at, the earliest deadline of a running call. */
   watchDeadlines(at) {
@@ -2063,15 +2129,20 @@ var PedelecSession = class {
       if (next !== Infinity && !this.ended) this.watchDeadlines(next);
     }, Math.max(0, at - Date.now()));
   }
-  async submit(toolRequestId, tool, result, turnId) {
+  async submit(toolRequestId, tool, result, turnId, refusal) {
     try {
       if (this.reconnected) await this.reconnected;
-      await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
+      const params = refusal ? { sessionId: this.sessionId, toolRequestId, refusal } : { sessionId: this.sessionId, toolRequestId, result };
+      await this.connection.request("submit_tool_result", params);
     } catch (err) {
       const cause = PedelecError.from(err);
       if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
         await this.reconnected;
-        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId);
+        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        return;
+      }
+      if (cause.code === "TOOL_RESULT_INVALID") {
+        this.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...cause.details, tool, toolRequestId }), "sdk", void 0, turnId);
         return;
       }
       if (cause.code === "MESSAGE_TOO_LARGE") {
@@ -2827,8 +2898,10 @@ export {
   Pedelec,
   PedelecError,
   PedelecSession,
+  ToolRefusal,
   asksConsent,
   defineTool,
   installModelContext,
+  refuse,
   toManifest
 };

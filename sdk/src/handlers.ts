@@ -5,6 +5,7 @@
 
 import { toolErrorResult, type ErrorCode, type ToolErrorResult } from "./errors.js";
 import { checkJson } from "./json-safety.js";
+import { isRefusal } from "./refuse.js";
 import type { AnyToolDefinition, Disposer, GenericToolHandler, JsonValue, ToolCallContext } from "./types.js";
 
 type AnyHandler = (args: unknown, ctx: ToolCallContext) => unknown;
@@ -22,6 +23,8 @@ export type Outcome = {
   source: HandlerSource;
   /** Set when the SDK produced the result itself (not the application). */
   failure?: { code: ErrorCode; message: string };
+  /** Set when the handler refused the call (`throw refuse(...)`): submitted instead of a result. */
+  refusal?: { code: string; message: string; retryable: boolean };
 };
 
 export class HandlerRegistry {
@@ -85,6 +88,9 @@ export class HandlerRegistry {
     try {
       value = await selected.run(args, ctx);
     } catch (err) {
+      if (isRefusal(err)) {
+        return { result: null, source: selected.source, refusal: { code: err.code, message: err.message, retryable: err.retryable } };
+      }
       const message = err instanceof Error ? err.message : typeof err === "string" ? err : safeString(err);
       return sdkFailure(selected.source, "TOOL_HANDLER_ERROR", message || `The handler for ${tool} threw.`, undefined);
     }

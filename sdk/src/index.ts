@@ -8,6 +8,8 @@ export { PedelecSession } from "./session.js";
 export { defineTool, asksConsent } from "./define-tool.js";
 export { toManifest } from "./manifest.js";
 export { PedelecError, ERROR_CODES } from "./errors.js";
+export { refuse, ToolRefusal } from "./refuse.js";
+export type { ToolRefusalInput } from "./refuse.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";
 export { MAX_ASSET_BYTES } from "./assets.js";

@@ -20,7 +20,7 @@ import type {
 } from "./client/protocol.js";
 import { listAssets, readAsset, uploadAsset } from "./assets.js";
 import { PedelecError } from "./errors.js";
-import { HandlerRegistry } from "./handlers.js";
+import { HandlerRegistry, type Outcome } from "./handlers.js";
 import { Emitter } from "./listeners.js";
 import { SeqGate } from "./seq.js";
 import { TOOL_NAME_PATTERN } from "./validate.js";
@@ -734,7 +734,7 @@ export class PedelecSession<
     }
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId);
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
   }
 
   /** Arms the deadline timer for at, the earliest deadline of a running call. */
@@ -757,16 +757,23 @@ export class PedelecSession<
     }, Math.max(0, at - Date.now()));
   }
 
-  private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string): Promise<void> {
+  private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string, refusal?: Outcome["refusal"]): Promise<void> {
     try {
       if (this.reconnected) await this.reconnected;
-      await this.connection.request("submit_tool_result", { sessionId: this.sessionId, toolRequestId, result });
+      const params = refusal ? { sessionId: this.sessionId, toolRequestId, refusal } : { sessionId: this.sessionId, toolRequestId, result };
+      await this.connection.request("submit_tool_result", params);
     } catch (err) {
       const cause = PedelecError.from(err);
       if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
         // Lost on the way: Core keeps the call pending; answer it once resumed.
         await this.reconnected;
-        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId);
+        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        return;
+      }
+      if (cause.code === "TOOL_RESULT_INVALID") {
+        // The result breaks the tool's outputSchema: Core failed the call
+        // for the agent; here it is the handler's bug, as a non-JSON value is.
+        this.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...(cause.details as object), tool, toolRequestId }), "sdk", undefined, turnId);
         return;
       }
       if (cause.code === "MESSAGE_TOO_LARGE") {

@@ -241,6 +241,14 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
    * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
    */
   needsApproval?: boolean;
+  /**
+   * Pedelec Core addition (MCP's outputSchema): the result's shape, an
+   * object schema in the same subset as argsSchema. Core checks each result
+   * against it: one that breaks it fails the agent's call with
+   * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
+   * clients receive it in tools/list, and results as structuredContent.
+   */
+  outputSchema?: ToolArgsObjectSchema;
   handler?: ToolSpecificHandler<TArgs, TResult>;
 };
 
@@ -274,6 +282,7 @@ export type SerializableToolManifest = {
   timeoutMs?: number;
   annotations?: ToolAnnotations;
   needsApproval?: boolean;
+  outputSchema?: ToolArgsObjectSchema;
 };
 
 /** The plain JSON form of skills, handlers stripped. */

@@ -124,10 +124,11 @@ const TOOL_FIELD_HINTS: Record<string, string> = {
   desc: "description", title: "description", toolName: "name",
   needs_approval: "needsApproval", requiresApproval: "needsApproval", requireApproval: "needsApproval",
   needsConsent: "needsApproval", approval: "needsApproval", hints: "annotations", annotation: "annotations",
+  output_schema: "outputSchema", outputschema: "outputSchema", resultSchema: "outputSchema", returns: "outputSchema",
 };
 
 /** A definition's fields, for the unknown-field messages (Core's toolFields). */
-const TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations and needsApproval";
+const TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema";
 /** The boolean annotations: MCP's tool annotations and WebMCP's. */
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
 const ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
@@ -238,6 +239,9 @@ class Checker {
           sawArgs = true;
           this.argsSchema(val, fp);
           break;
+        case "outputSchema":
+          this.outputSchema(val, fp);
+          break;
         case "input":
           sawInput = true;
           this.add(fp, 'the legacy "input" shorthand is not supported; rename it to "argsSchema" and write an object schema: {"type": "object", "properties": {...}, "required": [...]}');
@@ -330,6 +334,21 @@ class Checker {
       this.add(key(p, "type"), 'the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments');
     } else if (typeof t === "string" && t !== "object") {
       this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
+    }
+    this.node(v, p, 0, "object");
+  }
+
+  // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
+  outputSchema(v: JsonValue, p: string) {
+    if (!isObject(v)) {
+      this.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe(v)}`);
+      return;
+    }
+    const t = get(v, "type");
+    if (!has(v, "type")) {
+      this.add(key(p, "type"), 'the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP\'s structuredContent is); add it');
+    } else if (typeof t === "string" && t !== "object") {
+      this.add(key(p, "type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); got ${quoteShort(t)} — return an object with the value in a property`);
     }
     this.node(v, p, 0, "object");
   }

@@ -1,0 +1,56 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CodeToolResultInvalid is the code of a result that breaks its tool's
+// outputSchema.
+const CodeToolResultInvalid = "TOOL_RESULT_INVALID"
+
+// HasOutputSchema says whether the tool declares its result's shape.
+func (c *CompiledTool) HasOutputSchema() bool { return len(c.def.OutputSchema) > 0 }
+
+// ValidateResult checks one result against the tool's outputSchema and
+// returns every violation, sorted by path; none when the tool declares no
+// outputSchema. The result is JSON the page's frame carried.
+func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
+	tree, err := c.outputTree()
+	if tree == nil && err == nil {
+		return nil
+	}
+	if err != nil {
+		return []Violation{{Path: RootPath, Expected: "a result for a tool whose outputSchema Core can read", Got: "a tool whose outputSchema is not JSON",
+			Message: "the tool's outputSchema cannot be read (" + err.Error() + "); the page must declare a valid schema"}}
+	}
+	inst, err := parseJSON(result)
+	if err != nil {
+		return []Violation{{Path: RootPath, Expected: "a JSON object", Got: "text that is not JSON (" + err.Error() + ")",
+			Message: "the result must be one JSON object; got text that is not JSON"}}
+	}
+	var out []Violation
+	outOfRange(inst, "", &out)
+	if len(out) > 0 {
+		return out
+	}
+	validator{tool: c}.check(tree, inst, "", &out)
+	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// ResultInvalid is the TOOL_RESULT_INVALID error for a result that breaks
+// its tool's outputSchema. The agent reads it as a failed call, the
+// page's onError as its handler's bug; both get every violation with its
+// path and what was expected.
+func ResultInvalid(tool string, v []Violation) error {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = x.Path + ": " + x.Message
+	}
+	msg := fmt.Sprintf("the page's handler for %s returned a result that breaks the tool's outputSchema (%s): %s. This is a bug in the page, not in your call: do not retry it unchanged; tell the user that %s returned a malformed result.",
+		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool)
+	return &Error{code: CodeToolResultInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
+}
