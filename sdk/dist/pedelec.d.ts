@@ -90,18 +90,47 @@ export type PedelecErrorData = {
 	details?: unknown;
 };
 /**
- * The error every SDK promise rejects with and every onError listener
- * receives. `code` is stable; switch on it, not on `message`.
+ * The original SDK's PedelecError: a plain object type, so test doubles
+ * (`const e: PedelecError = {code, message}`) compile. Narrow by `code`;
+ * `details` has no global shape.
  */
-export declare class PedelecError extends Error implements PedelecErrorData {
+export type PedelecError = {
+	code: string;
+	message: string;
+	details?: unknown;
+};
+/**
+ * What every SDK promise rejects with and every onError listener receives:
+ * a PedelecError that is also `instanceof Error` (its prototype chain has
+ * Error.prototype) without being an Error object inside. That is the point:
+ * an Error's own fields are lost by `{...err}` (message is not enumerable)
+ * and by structuredClone/postMessage (only name, message and stack survive),
+ * while the original handed out plain objects that survive both. So code,
+ * message and details are own enumerable fields, name and the stack are not.
+ */
+export declare class PedelecSdkError {
 	readonly code: ErrorCode | (string & {});
+	readonly message: string;
 	readonly details?: unknown;
+	/** "PedelecError" (on the prototype, so `{...err}` leaves it out). */
+	readonly name: string;
+	readonly stack?: string;
 	constructor(code: ErrorCode | (string & {}), message: string, details?: unknown);
-	/** Builds a PedelecError from a wire error object (or anything else). */
-	static from(value: unknown): PedelecError;
+	/** Builds a PedelecSdkError from a wire error object (or anything else). */
+	static from(value: unknown): PedelecSdkError;
 	/** The plain JSON form, as it travels on the wire. */
 	toJSON(): PedelecErrorData;
+	/** "PedelecError: CODE: message", as an Error prints. */
+	toString(): string;
 }
+export interface PedelecSdkError extends Error {
+}
+/**
+ * The value of the same name: the class, so `new PedelecError(code,
+ * message)`, `PedelecError.from(x)` and `err instanceof PedelecError` keep
+ * working; the type of the same name is the original's plain object.
+ */
+export declare const PedelecError: typeof PedelecSdkError;
 /** The recommended shape of a tool's error result (a normal result, not a throw). */
 export type ToolErrorResult = {
 	error: {
@@ -112,11 +141,20 @@ export type ToolErrorResult = {
 	};
 };
 /**
- * The providers a session can name, as listProviders() lists them: the
- * original's six plus Pedelec Core's own. listProviders() says which of
- * them run here.
+ * The original SDK's provider codes, exactly: what listProviders() and
+ * getSettings() report unless asked for all (AnyProviderCode).
  */
-export type ProviderCode = "codex" | "claude" | "gemini" | "opencode" | "copilot" | "openai" | "ollama" | "script" | "mcp" | "cursor" | "antigravity" | "qwen";
+export type ProviderCode = "codex" | "antigravity" | "opencode" | "cursor" | "claude" | "ollama";
+/**
+ * Every provider Core registers: the original's six and Pedelec Core's
+ * own. createSession() takes any of them; listProviders({all: true})
+ * lists them.
+ */
+export type AnyProviderCode = ProviderCode | "gemini" | "copilot" | "openai" | "script" | "mcp" | "qwen";
+/** The original's codes, for filtering at run time. */
+export declare const ORIGINAL_PROVIDER_CODES: readonly ProviderCode[];
+/** Each provider's name for a person, for a provider picker. */
+export declare const PROVIDER_TITLES: Readonly<Record<AnyProviderCode, string>>;
 export type JsonPrimitive = string | number | boolean | null;
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
 export type JsonValue = JsonPrimitive | JsonValue[] | {
@@ -205,7 +243,7 @@ export type ChatEventContext = PedelecEventContext & {
 	turnStartedAt: number;
 	eventReceivedAt: number;
 	/** Pedelec Core addition: the turn's assistant message so far, this delta included. */
-	text: string;
+	text?: string;
 };
 export type StatusEventContext = PedelecEventContext & {
 	type: "status_changed" | "sdk_status_changed";
@@ -216,7 +254,7 @@ export type StatusEventContext = PedelecEventContext & {
 	 * waits on, oldest first; while waiting_approval, the calls waiting for
 	 * the user's consent (each with its approvalId).
 	 */
-	waitingOn: PendingTool[];
+	waitingOn?: PendingTool[];
 	/**
 	 * Pedelec Core addition: on a waiting_approval a reconnect set (no
 	 * calls), the origin approval the session waits for before it resumes:
@@ -238,7 +276,7 @@ export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_wind
 export type EndedEventContext = PedelecEventContext & {
 	type: "ended" | "sdk_ended";
 	/** Pedelec Core addition: why it ended. */
-	reason: EndReason;
+	reason?: EndReason;
 };
 /** Everything a tool handler knows about the call it is answering. */
 export type ToolCallContext = PedelecEventContext & {
@@ -252,11 +290,11 @@ export type ToolCallContext = PedelecEventContext & {
 	turnStartedAt: number;
 	eventReceivedAt: number;
 	/** Pedelec Core addition: when Core stops waiting for the result (unix ms); a later result is refused. */
-	deadline: number;
+	deadline?: number;
 	/** Pedelec Core addition: the tool's timeout in ms, as Core applies it. */
-	timeoutMs: number;
+	timeoutMs?: number;
 	/** Pedelec Core addition: true when Core sent this call again to a page that resumed the session. */
-	redelivered: boolean;
+	redelivered?: boolean;
 	/**
 	 * Pedelec Core addition: aborts when the result is no longer wanted (the
 	 * deadline passed, Core settled the call, the session ended).
@@ -265,7 +303,7 @@ export type ToolCallContext = PedelecEventContext & {
 	 * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
 	 * a fetch.
 	 */
-	signal: AbortSignal;
+	signal?: AbortSignal;
 };
 type Bivariant<F extends (...args: never[]) => unknown> = {
 	fn(...args: Parameters<F>): ReturnType<F>;
@@ -343,12 +381,19 @@ export type SerializableSkillsManifest = {
 	guidance: string;
 	tools: SerializableToolManifest[];
 };
+/** Pedelec Core addition: listProviders()'s and getSettings()'s option. */
+export type ProviderListOptions = {
+	/** true: every provider Core has (AnyProviderCode), not only the original's six. */
+	all?: boolean;
+};
 /**
  * createSession's input. The union forbids `model` without `provider`
  * (runtime validation rejects it too, with INVALID_INPUT).
  */
-export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
-	provider: ProviderCode;
+export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[], 
+/** Pedelec Core addition: createSession() itself takes AnyProviderCode. */
+TProvider extends string = ProviderCode> = {
+	provider: TProvider;
 	model?: string;
 	skills?: SkillsInput<TTools>;
 	/** End the session when this page disconnects (default true). */
@@ -359,12 +404,12 @@ export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = rea
 	skills?: SkillsInput<TTools>;
 	autoEndOnDisconnect?: boolean;
 };
-/** One provider as listProviders() reports it. */
-export type ProviderInfo = {
+/** One provider as listProviders() reports it (TCode is a Pedelec Core addition: AnyProviderCode with {all: true}). */
+export type ProviderInfo<TCode extends string = ProviderCode> = {
 	/** Human-readable name for a picker. */
 	name: string;
 	/** The value to pass as createSession({provider}). */
-	code: ProviderCode;
+	code: TCode;
 	available: boolean;
 	/** Why it is unavailable (install it, fix PATH, configure it); null when available. */
 	error: string | null;
@@ -388,9 +433,10 @@ export type ProviderList = {
 	defaultProvider: string;
 };
 /** The defaults Core's configuration gives sessions that name no provider or model. */
-export type PedelecSettings = {
-	defaultProvider: ProviderCode | null;
-	defaultModels: Partial<Record<ProviderCode, string>>;
+export type PedelecSettings<TCode extends string = ProviderCode> = {
+	/** null also when Core's default is not one of TCode (ask getSettings({all: true})). */
+	defaultProvider: TCode | null;
+	defaultModels: Partial<Record<TCode, string>>;
 };
 /**
  * Whether this page may use Core. `installed` and `appConnected`: Core
@@ -444,6 +490,14 @@ export type PedelecOptions = {
 	 * waiting).
 	 */
 	onApprovalPending?: (pending: ApprovalPending) => void;
+	/**
+	 * Pedelec Core addition: which providers listProviders() and getSettings()
+	 * report when not given {all}: "original" (default), the original SDK's
+	 * six codes; "all", every provider Core has (their types still say
+	 * ProviderCode: typed code should ask with {all: true} instead). Importing
+	 * the SDK from Core's URL with ?providers=all sets "all" too.
+	 */
+	providers?: "original" | "all";
 };
 /** Pedelec Core addition: an origin approval the SDK is waiting for. */
 export type ApprovalPending = {
@@ -663,21 +717,42 @@ export declare class Pedelec {
 	private approval;
 	/** The approval window that wait is for, once Core named it. */
 	private pending;
+	/** listProviders()/getSettings() report every provider, not only the original's six. */
+	private readonly allProviders;
 	/**
 	 * Connects lazily: nothing is sent until the first call. With no options
 	 * it reaches Core at its default address (or the Core that served this
 	 * module).
 	 */
 	constructor(options?: PedelecOptions);
-	/** Every provider Core knows, available or not: {name, code, available, error}. */
+	/**
+	 * The providers, available or not: {name, code, available, error}. Only
+	 * the original SDK's six codes unless asked for all: `{all: true}`
+	 * (Pedelec Core addition) adds Core's own (script, openai, ...), typed
+	 * AnyProviderCode, so code written for the six never meets another.
+	 */
 	listProviders(): Promise<ProviderInfo[]>;
+	listProviders(options: ProviderListOptions & {
+		all: true;
+	}): Promise<ProviderInfo<AnyProviderCode>[]>;
+	listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]>;
 	/**
 	 * Pedelec Core addition: Core's whole answer: each provider's version,
 	 * path, reason, default model and description, and the default provider.
 	 */
 	listProviderDetails(): Promise<ProviderList>;
-	/** The defaults Core's configuration gives: the default provider and each provider's default model. */
+	/**
+	 * The defaults Core's configuration gives: the default provider and each
+	 * provider's default model, of the original's six providers unless asked
+	 * for all (`{all: true}`, Pedelec Core addition): a default that is one of
+	 * Core's own providers is then null, as "no default" (createSession()
+	 * without a provider still uses it).
+	 */
 	getSettings(): Promise<PedelecSettings>;
+	getSettings(options: ProviderListOptions & {
+		all: true;
+	}): Promise<PedelecSettings<AnyProviderCode>>;
+	getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>>;
 	/**
 	 * Whether this page may use Core. Never rejects because Core is down or
 	 * refuses the origin: those are answers ({installed: false} or
@@ -699,7 +774,7 @@ export declare class Pedelec {
 	 * one) before anything is sent. Handlers stay in the page.
 	 */
 	createSession(): Promise<PedelecSession<string>>;
-	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
+	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools, AnyProviderCode>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
 	/**
 	 * Attaches to an existing session (after a reload, with
 	 * autoEndOnDisconnect: false). Register the handlers again right after it

@@ -86,21 +86,21 @@ var ERROR_CODES = [
 ];
 
 // src/errors.ts
-var PedelecError = class _PedelecError extends Error {
+var PedelecSdkError = class _PedelecSdkError {
   constructor(code, message, details) {
-    super(message);
     __publicField(this, "code");
-    __publicField(this, "details");
-    this.name = "PedelecError";
+    __publicField(this, "message");
     this.code = code;
+    this.message = message;
     if (details !== void 0) this.details = details;
+    Object.defineProperty(this, "stack", { value: new Error(message).stack?.replace(/^Error/, "PedelecError"), writable: true, configurable: true, enumerable: false });
   }
-  /** Builds a PedelecError from a wire error object (or anything else). */
+  /** Builds a PedelecSdkError from a wire error object (or anything else). */
   static from(value) {
-    if (value instanceof _PedelecError) return value;
-    if (isErrorData(value)) return new _PedelecError(value.code, value.message, value.details);
-    if (value instanceof Error) return new _PedelecError("INTERNAL", value.message);
-    return new _PedelecError("INTERNAL", String(value));
+    if (value instanceof _PedelecSdkError) return value;
+    if (isErrorData(value)) return new _PedelecSdkError(value.code, value.message, value.details);
+    if (value instanceof Error) return new _PedelecSdkError("INTERNAL", value.message);
+    return new _PedelecSdkError("INTERNAL", String(value));
   }
   /** The plain JSON form, as it travels on the wire. */
   toJSON() {
@@ -108,7 +108,14 @@ var PedelecError = class _PedelecError extends Error {
     if (this.details !== void 0) out.details = this.details;
     return out;
   }
+  /** "PedelecError: CODE: message", as an Error prints. */
+  toString() {
+    return `PedelecError: ${this.code}: ${this.message}`;
+  }
 };
+Object.setPrototypeOf(PedelecSdkError.prototype, Error.prototype);
+Object.defineProperty(PedelecSdkError.prototype, "name", { value: "PedelecError", writable: true, configurable: true, enumerable: false });
+var PedelecError = PedelecSdkError;
 function isErrorData(value) {
   return typeof value === "object" && value !== null && typeof value.code === "string" && typeof value.message === "string";
 }
@@ -1139,6 +1146,7 @@ function invalidInput(problems) {
 }
 
 // src/providers.gen.ts
+var ORIGINAL_PROVIDER_CODES = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
 var PROVIDER_TITLES = {
   codex: "Codex",
   claude: "Claude Code",
@@ -1155,6 +1163,9 @@ var PROVIDER_TITLES = {
 };
 
 // src/providers.ts
+function isOriginalProvider(code) {
+  return ORIGINAL_PROVIDER_CODES.includes(code);
+}
 function displayName(code) {
   return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code] : code;
 }
@@ -1166,12 +1177,14 @@ function providerInfo(p) {
     error: p.available ? null : p.reason || "not available"
   };
 }
-function settingsFrom(list) {
+function settingsFrom(list, all) {
+  const keep = (code) => all || isOriginalProvider(code);
   const defaultModels = {};
   for (const p of list.providers) {
-    if (p.defaultModel) defaultModels[p.name] = p.defaultModel;
+    if (p.defaultModel && keep(p.name)) defaultModels[p.name] = p.defaultModel;
   }
-  return { defaultProvider: list.defaultProvider ? list.defaultProvider : null, defaultModels };
+  const def = list.defaultProvider && keep(list.defaultProvider) ? list.defaultProvider : null;
+  return { defaultProvider: def, defaultModels };
 }
 
 // src/assets.ts
@@ -1766,7 +1779,7 @@ var PedelecSession = class {
     this.reconnecting = true;
     this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
     this.setStatus("error", "sdk", []);
-    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
+    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() }), "sdk");
   }
   /**
    * @internal One reconnect attempt: resume with the last seq handled, so
@@ -2052,6 +2065,14 @@ function thisModuleUrl() {
     return void 0;
   }
 }
+function moduleAsksAllProviders(moduleUrl) {
+  if (!moduleUrl) return false;
+  try {
+    return new URL(moduleUrl).searchParams.get("providers") === "all";
+  } catch {
+    return false;
+  }
+}
 function pageOrigin2() {
   return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
 }
@@ -2076,8 +2097,12 @@ var Pedelec = class {
     __publicField(this, "approval", null);
     /** The approval window that wait is for, once Core named it. */
     __publicField(this, "pending", null);
+    /** listProviders()/getSettings() report every provider, not only the original's six. */
+    __publicField(this, "allProviders");
     const opts = options ?? {};
-    this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
+    const moduleUrl = opts.moduleUrl ?? thisModuleUrl();
+    this.url = resolveUrl(opts.url, moduleUrl);
+    this.allProviders = opts.providers === "all" || opts.providers === void 0 && moduleAsksAllProviders(moduleUrl);
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
@@ -2102,10 +2127,10 @@ var Pedelec = class {
       this.reconnector.start();
     });
   }
-  /** Every provider Core knows, available or not: {name, code, available, error}. */
-  async listProviders() {
+  async listProviders(options) {
+    const all = options?.all ?? this.allProviders;
     const list = await this.listProviderDetails();
-    return list.providers.map(providerInfo);
+    return list.providers.filter((p) => all || isOriginalProvider(p.name)).map(providerInfo);
   }
   /**
    * Pedelec Core addition: Core's whole answer: each provider's version,
@@ -2119,9 +2144,8 @@ var Pedelec = class {
     }
     return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
   }
-  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
-  async getSettings() {
-    return settingsFrom(await this.listProviderDetails());
+  async getSettings(options) {
+    return settingsFrom(await this.listProviderDetails(), options?.all ?? this.allProviders);
   }
   /**
    * Whether this page may use Core. Never rejects because Core is down or
@@ -2374,8 +2398,11 @@ export {
   DEFAULT_URL,
   ERROR_CODES,
   MAX_ASSET_BYTES,
+  ORIGINAL_PROVIDER_CODES,
+  PROVIDER_TITLES,
   Pedelec,
   PedelecError,
+  PedelecSdkError,
   PedelecSession,
   asksConsent,
   defineTool,

@@ -10,9 +10,10 @@ import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } 
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
-import { displayName, providerInfo, settingsFrom } from "./providers.js";
+import { displayName, isOriginalProvider, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
 import type {
+  AnyProviderCode,
   AnyToolDefinition,
   ApprovalPending,
   ApprovalStatus,
@@ -22,6 +23,7 @@ import type {
   PedelecSettings,
   ProviderInfo,
   ProviderList,
+  ProviderListOptions,
   ResumeSessionOptions,
   ToolDefinition,
   ToolNameOf,
@@ -50,6 +52,16 @@ function thisModuleUrl(): string | undefined {
   }
 }
 
+/** Imported as …/sdk/pedelec.js?providers=all: list every provider by default. */
+function moduleAsksAllProviders(moduleUrl: string | undefined): boolean {
+  if (!moduleUrl) return false;
+  try {
+    return new URL(moduleUrl).searchParams.get("providers") === "all";
+  } catch {
+    return false;
+  }
+}
+
 function pageOrigin(): string | null {
   return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
 }
@@ -70,6 +82,8 @@ export class Pedelec {
   private approval: Promise<void> | null = null;
   /** The approval window that wait is for, once Core named it. */
   private pending: ApprovalPending | null = null;
+  /** listProviders()/getSettings() report every provider, not only the original's six. */
+  private readonly allProviders: boolean;
 
   /**
    * Connects lazily: nothing is sent until the first call. With no options
@@ -78,7 +92,9 @@ export class Pedelec {
    */
   constructor(options?: PedelecOptions) {
     const opts = (options ?? {}) as InternalOptions;
-    this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
+    const moduleUrl = opts.moduleUrl ?? thisModuleUrl();
+    this.url = resolveUrl(opts.url, moduleUrl);
+    this.allProviders = opts.providers === "all" || (opts.providers === undefined && moduleAsksAllProviders(moduleUrl));
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
@@ -111,10 +127,19 @@ export class Pedelec {
     });
   }
 
-  /** Every provider Core knows, available or not: {name, code, available, error}. */
-  async listProviders(): Promise<ProviderInfo[]> {
+  /**
+   * The providers, available or not: {name, code, available, error}. Only
+   * the original SDK's six codes unless asked for all: `{all: true}`
+   * (Pedelec Core addition) adds Core's own (script, openai, ...), typed
+   * AnyProviderCode, so code written for the six never meets another.
+   */
+  listProviders(): Promise<ProviderInfo[]>;
+  listProviders(options: ProviderListOptions & { all: true }): Promise<ProviderInfo<AnyProviderCode>[]>;
+  listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]>;
+  async listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]> {
+    const all = options?.all ?? this.allProviders;
     const list = await this.listProviderDetails();
-    return list.providers.map(providerInfo);
+    return list.providers.filter((p) => all || isOriginalProvider(p.name)).map(providerInfo);
   }
 
   /**
@@ -130,9 +155,18 @@ export class Pedelec {
     return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
   }
 
-  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
-  async getSettings(): Promise<PedelecSettings> {
-    return settingsFrom(await this.listProviderDetails());
+  /**
+   * The defaults Core's configuration gives: the default provider and each
+   * provider's default model, of the original's six providers unless asked
+   * for all (`{all: true}`, Pedelec Core addition): a default that is one of
+   * Core's own providers is then null, as "no default" (createSession()
+   * without a provider still uses it).
+   */
+  getSettings(): Promise<PedelecSettings>;
+  getSettings(options: ProviderListOptions & { all: true }): Promise<PedelecSettings<AnyProviderCode>>;
+  getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>>;
+  async getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>> {
+    return settingsFrom(await this.listProviderDetails(), options?.all ?? this.allProviders);
   }
 
   /**
@@ -201,10 +235,10 @@ export class Pedelec {
    */
   createSession(): Promise<PedelecSession<string>>;
   createSession<const TTools extends readonly AnyToolDefinition[]>(
-    input: CreateSessionInput<TTools>,
+    input: CreateSessionInput<TTools, AnyProviderCode>,
   ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
   async createSession<const TTools extends readonly AnyToolDefinition[]>(
-    input?: CreateSessionInput<TTools>,
+    input?: CreateSessionInput<TTools, AnyProviderCode>,
   ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>> {
     if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");

@@ -429,7 +429,7 @@ export class PedelecSession<
     this.reconnecting = true;
     this.reconnected = new Promise<void>((resolve) => (this.markReconnected = resolve));
     this.setStatus("error", "sdk", []);
-    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
+    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() }), "sdk");
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type JsonValue,
   type PedelecAvailability,
   type PedelecError,
+  type AnyProviderCode,
   type PedelecEventContext,
   type PedelecOptions,
   type PedelecSessionStatus,
@@ -60,8 +61,28 @@ new Pedelec({ bridgeTimeoutMs: "30s" });
 const options: PedelecOptions = { bridgeTimeoutMs: 1 };
 void options;
 
-const codes: ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama", "openai", "script"];
+const codes: ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
 void codes;
+// Exactly the original's six (issue 23): a Record over them and an
+// exhaustive switch compile; Core's own providers are AnyProviderCode.
+const labels: Record<ProviderCode, string> = { codex: "C", antigravity: "A", opencode: "O", cursor: "Cu", claude: "Cl", ollama: "Ol" };
+void labels;
+function exhaustive(code: ProviderCode): number {
+  switch (code) {
+    case "codex": case "antigravity": case "opencode": case "cursor": case "claude": case "ollama":
+      return 1;
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+void exhaustive;
+// @ts-expect-error script is ours, not the original's
+const notOriginal: ProviderCode = "script";
+void notOriginal;
+const ours: AnyProviderCode[] = ["codex", "script", "openai", "gemini", "copilot", "mcp", "qwen"];
+void ours;
 // @ts-expect-error not a provider code
 const badCode: ProviderCode = "chatgpt";
 void badCode;

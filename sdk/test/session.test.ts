@@ -64,7 +64,7 @@ test("invalid definitions reject with INVALID_INPUT before anything is sent", as
 test("sendText resolves on done with the turn's text; chat streams deltas", async () => {
   const { core, session, statuses } = await setup();
   const chats: string[] = [];
-  session.onChat((_delta, ctx) => chats.push(ctx.text));
+  session.onChat((_delta, ctx) => chats.push(ctx.text ?? ""));
   const p = session.sendTurn("hi");
   assert.equal(session.getStatus(), "running");
   await until(() => core.sent("send_text").length === 1, "send_text");
@@ -178,8 +178,8 @@ test("ctx.signal aborts at the deadline and when Core settles the call", async (
   const { core, session } = await setup();
   const reasons: string[] = [];
   session.onTool("get_current_page", (_a, ctx) =>
-    new Promise((resolve) => ctx.signal.addEventListener("abort", () => {
-      reasons.push((ctx.signal.reason as PedelecError).code);
+    new Promise((resolve) => ctx.signal?.addEventListener("abort", () => {
+      reasons.push((ctx.signal?.reason as PedelecError).code);
       resolve({ cancelled: true });
     })),
   );
@@ -208,7 +208,7 @@ test("a missing handler answers TOOL_HANDLER_NOT_FOUND and tells onError", async
 test("the session's end rejects the running turn with SESSION_ENDED and calls onEnded once", async () => {
   const { core, session } = await setup();
   const ended: string[] = [];
-  session.onEnded((e) => ended.push(e.reason));
+  session.onEnded((e) => ended.push(e.reason ?? ""));
   const p = session.sendText("x");
   await until(() => core.sent("send_text").length === 1, "send_text");
   await tick(5);
