@@ -658,8 +658,9 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	onStatus(handler: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void;
 	/**
 	 * Errors that belong to no promise: Core's error events (ctx.source
-	 * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
-	 * that threw or returned non-JSON, a missing handler, a lost connection.
+	 * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+	 * Core refused it, or it is not JSON), a lost connection, a failed end().
+	 * A handler that throws, or no handler, is told to the agent only.
 	 */
 	onError(handler: (error: PedelecError, ctx: ErrorEventContext) => void): () => void;
 	/** Called once when the session first becomes ended. */
@@ -717,6 +718,8 @@ export declare class Pedelec {
 	private approval;
 	/** The approval window that wait is for, once Core named it. */
 	private pending;
+	/** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+	private readonly resuming;
 	/** listProviders()/getSettings() report every provider, not only the original's six. */
 	private readonly allProviders;
 	/**

@@ -653,6 +653,81 @@ function checkJson(value) {
   if (problem) return { ok: false, problem };
   return { ok: true, value: clean };
 }
+function toJsonResult(value) {
+  const ancestors = [];
+  let problem = null;
+  const fail = (path, text) => {
+    problem ?? (problem = { path, problem: text });
+    return void 0;
+  };
+  const SKIP = /* @__PURE__ */ Symbol("skip");
+  const walk = (input, key2, path) => {
+    let v = input;
+    if (typeof v === "object" && v !== null || typeof v === "bigint") {
+      const toJSON = v.toJSON;
+      if (typeof toJSON === "function") {
+        try {
+          v = toJSON.call(v, key2);
+        } catch (err) {
+          return fail(path, `a value whose toJSON() threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) v = v.valueOf();
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "bigint":
+        return fail(path, "a BigInt, which JSON cannot hold; convert it explicitly, for example String(n) or Number(n)");
+      case "undefined":
+        return SKIP;
+      case "function":
+        return fail(path, `a function${v.name ? ` (${v.name})` : ""}; functions never leave the page`);
+      case "symbol":
+        return fail(path, "a symbol; return a string instead");
+    }
+    if (v === null) return null;
+    const obj = v;
+    if (typeof Node !== "undefined" && obj instanceof Node) {
+      return fail(path, `a DOM node (${obj.nodeName}); return the data you need from it (text, ids, attributes) instead`);
+    }
+    if (typeof Promise !== "undefined" && obj instanceof Promise) return fail(path, "a Promise nested inside the result; await it before returning");
+    if (typeof Window !== "undefined" && obj instanceof Window) return fail(path, "a window object");
+    if (ancestors.includes(obj)) return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
+    ancestors.push(obj);
+    try {
+      if (Array.isArray(obj)) {
+        const out2 = [];
+        for (let i = 0; i < obj.length && !problem; i++) {
+          const c = walk(obj[i], String(i), childPath(path, i));
+          out2.push(c === SKIP || c === void 0 ? null : c);
+        }
+        return problem ? void 0 : out2;
+      }
+      const out = {};
+      for (const k of Object.keys(obj)) {
+        if (problem) break;
+        let item;
+        try {
+          item = obj[k];
+        } catch (err) {
+          return fail(childPath(path, k), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const c = walk(item, k, childPath(path, k));
+        if (c !== SKIP && c !== void 0) out[k] = c;
+      }
+      return problem ? void 0 : out;
+    } finally {
+      ancestors.pop();
+    }
+  };
+  const clean = walk(value, "", "$");
+  if (problem) return { ok: false, problem };
+  return { ok: true, value: clean === SKIP || clean === void 0 ? null : clean };
+}
 
 // src/validate.ts
 var ROOT_PATH = "(root)";
@@ -1268,7 +1343,12 @@ async function uploadAsset(s, file, targetPath) {
       limit: MAX_ASSET_BYTES
     });
   }
-  const ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  let ticket;
+  try {
+    ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  } catch (err) {
+    throw asOriginalBusy(PedelecError.from(err));
+  }
   const url = transferUrl(s, ticket.url);
   let resp;
   try {
@@ -1286,13 +1366,18 @@ async function uploadAsset(s, file, targetPath) {
       url: new URL(url).origin
     });
   }
-  if (!resp.ok) throw await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path);
+  if (!resp.ok) throw asOriginalBusy(await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path));
   try {
     const body = await resp.json();
     return body.asset?.path ?? path;
   } catch (err) {
     throw new PedelecError("ASSET_UPLOAD_FAILED", `upload of ${path}: Core's answer was not readable: ${String(err)}`, { path });
   }
+}
+function asOriginalBusy(e) {
+  if (e.code !== "ASSET_UPLOAD_BUSY") return e;
+  const details = typeof e.details === "object" && e.details !== null ? e.details : {};
+  return new PedelecError("SESSION_BUSY", e.message, { ...details, coreCode: e.code });
 }
 async function listAssets(s) {
   checkLive(s);
@@ -1302,7 +1387,7 @@ async function listAssets(s) {
 async function readAsset(s, path, type) {
   checkLive(s);
   if (type !== "text" && type !== "json" && type !== "file") {
-    throw new PedelecError("INVALID_INPUT", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`);
+    throw new PedelecError("ASSET_PATH_INVALID", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`, { path, type: String(type) });
   }
   const bad = assetPathError(path);
   if (bad) throw bad;
@@ -1406,10 +1491,10 @@ var HandlerRegistry = class {
       const message = err instanceof Error ? err.message : typeof err === "string" ? err : safeString(err);
       return sdkFailure(selected.source, "TOOL_HANDLER_ERROR", message || `The handler for ${tool} threw.`, void 0);
     }
-    const checked = checkJson(value);
+    const checked = toJsonResult(value);
     if (!checked.ok) {
       const { path, problem } = checked.problem;
-      const message = `The handler for ${tool} returned a value that is not plain JSON: ${path} is ${problem}.`;
+      const message = `The handler for ${tool} returned a value that cannot be sent as JSON: ${path} is ${problem}.`;
       return sdkFailure(selected.source, "TOOL_RESULT_INVALID", message, { path });
     }
     return { result: checked.value, source: selected.source };
@@ -1574,6 +1659,9 @@ var PedelecSession = class {
    */
   prepare() {
     if (this.ended) return Promise.reject(this.endedError());
+    if (this.turn?.kind === "user") {
+      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
+    }
     if (this.prepared) return Promise.resolve();
     if (this.preparing) return this.preparing;
     const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
@@ -1647,8 +1735,9 @@ var PedelecSession = class {
   }
   /**
    * Errors that belong to no promise: Core's error events (ctx.source
-   * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
-   * that threw or returned non-JSON, a missing handler, a lost connection.
+   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+   * Core refused it, or it is not JSON), a lost connection, a failed end().
+   * A handler that throws, or no handler, is told to the agent only.
    */
   onError(handler) {
     return this.errors.add(handler);
@@ -1779,7 +1868,13 @@ var PedelecSession = class {
     this.reconnecting = true;
     this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
     this.setStatus("error", "sdk", []);
-    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() }), "sdk");
+    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
+    const turn = this.turn;
+    if (turn && this.autoEndOnDisconnect) {
+      this.turn = null;
+      turn.reject(lost);
+    }
+    this.emitError(lost, "sdk");
   }
   /**
    * @internal One reconnect attempt: resume with the last seq handled, so
@@ -1980,8 +2075,9 @@ var PedelecSession = class {
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
-    if (outcome.failure) {
-      this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", void 0, turnId);
+    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
+      const cause = { code: outcome.failure.code, message: outcome.failure.message };
+      this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
     }
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId);
@@ -2097,6 +2193,8 @@ var Pedelec = class {
     __publicField(this, "approval", null);
     /** The approval window that wait is for, once Core named it. */
     __publicField(this, "pending", null);
+    /** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+    __publicField(this, "resuming", /* @__PURE__ */ new Map());
     /** listProviders()/getSettings() report every provider, not only the original's six. */
     __publicField(this, "allProviders");
     const opts = options ?? {};
@@ -2256,9 +2354,21 @@ var Pedelec = class {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
-    await this.ensureApproved();
-    const info = await this.connection.request("resume_session", { sessionId });
-    return this.track(info, options?.tools ?? []);
+    const held = [...this.sessions].find((s) => s.sessionId === sessionId && s.getStatus() !== "ended");
+    if (held) return held;
+    const inFlight = this.resuming.get(sessionId);
+    if (inFlight) return await inFlight;
+    const resumed = (async () => {
+      await this.ensureApproved();
+      const info = await this.connection.request("resume_session", { sessionId });
+      return this.track(info, options?.tools ?? []);
+    })();
+    this.resuming.set(sessionId, resumed);
+    try {
+      return await resumed;
+    } finally {
+      this.resuming.delete(sessionId);
+    }
   }
   /**
    * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
@@ -2268,6 +2378,8 @@ var Pedelec = class {
    */
   async request(type, payload) {
     if (typeof type !== "string" || type === "") throw invalid('request(type, payload): type must be a method name such as "list_providers"', "type");
+    if (type === "get_settings") return await this.getSettings();
+    if (type === "get_approval_status") return await this.getApprovalStatus();
     let params = payload ?? {};
     const input = params.input;
     if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {

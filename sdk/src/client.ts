@@ -82,6 +82,8 @@ export class Pedelec {
   private approval: Promise<void> | null = null;
   /** The approval window that wait is for, once Core named it. */
   private pending: ApprovalPending | null = null;
+  /** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+  private readonly resuming = new Map<string, Promise<PedelecSession<string, readonly AnyToolDefinition[]>>>();
   /** listProviders()/getSettings() report every provider, not only the original's six. */
   private readonly allProviders: boolean;
 
@@ -303,9 +305,25 @@ export class Pedelec {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
-    await this.ensureApproved();
-    const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
-    return this.track(info, (options?.tools ?? []) as TTools);
+    // The same handle for a session this client holds (or is resuming), as
+    // the original: React StrictMode runs an effect twice, and a second
+    // handle would take the session's events from the first, whose
+    // sendText would then never settle.
+    const held = [...this.sessions].find((s) => s.sessionId === sessionId && s.getStatus() !== "ended");
+    if (held) return held as unknown as PedelecSession<string, TTools>;
+    const inFlight = this.resuming.get(sessionId);
+    if (inFlight) return (await inFlight) as unknown as PedelecSession<string, TTools>;
+    const resumed = (async () => {
+      await this.ensureApproved();
+      const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
+      return this.track(info, (options?.tools ?? []) as TTools) as unknown as PedelecSession<string, readonly AnyToolDefinition[]>;
+    })();
+    this.resuming.set(sessionId, resumed);
+    try {
+      return (await resumed) as unknown as PedelecSession<string, TTools>;
+    } finally {
+      this.resuming.delete(sessionId);
+    }
   }
 
   /**
@@ -316,6 +334,10 @@ export class Pedelec {
    */
   async request<T>(type: string, payload?: Record<string, unknown>): Promise<T> {
     if (typeof type !== "string" || type === "") throw invalid("request(type, payload): type must be a method name such as \"list_providers\"", "type");
+    // The original's operations that are methods of this client, not
+    // requests Core answers as the original's bridge did.
+    if (type === "get_settings") return (await this.getSettings()) as T;
+    if (type === "get_approval_status") return (await this.getApprovalStatus()) as T;
     let params: Record<string, unknown> = payload ?? {};
     const input = params.input;
     if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {

@@ -88,8 +88,10 @@ test("a Core ended event reaches onEnded once with type ended; SDK errors are sd
   const errors: ErrorEventContext[] = [];
   session.onEnded((ctx) => ended.push(ctx));
   session.onError((_e, ctx) => errors.push(ctx));
+  // A result that cannot be sent is an SDK error (SUBMIT_TOOL_RESULT_FAILED).
+  session.onTool("nothing_here" as never, () => ({ n: 1n }));
   core.event("tool_call", { toolRequestId: "r1", tool: "nothing_here", args: {}, timeoutMs: 1000, deadline: Date.now() + 1000, turnStartedAt: 5 }, { turnId: "t_1" });
-  await until(() => errors.length === 1, "TOOL_HANDLER_NOT_FOUND reported");
+  await until(() => errors.length === 1, "SUBMIT_TOOL_RESULT_FAILED reported");
   assert.deepEqual([errors[0]!.type, errors[0]!.source], ["sdk_error", "sdk"]);
   core.event("ended", { reason: "shutdown" });
   core.event("ended", { reason: "shutdown" });
