@@ -39,5 +39,17 @@ func TestCreateSessionOllamaNoServerNoModel(t *testing.T) {
 	_, err := p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "ollama", Skills: json.RawMessage(harnessSkills)})
 	wantCode(t, err, wire.CodeModelRequired)
 	_, err = p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "ollama", Model: "qwen3:8b", Skills: json.RawMessage(harnessSkills)})
-	wantCode(t, err, wire.CodeProviderUnavailable)
+	wantCode(t, err, wire.CodeOllamaUnavailable)
+}
+
+// An Ollama that refuses the key is the original's OLLAMA_AUTH_FAILED.
+func TestCreateSessionOllamaRefusesTheKey(t *testing.T) {
+	ms := modelserver.NewChat(t)
+	ms.RequireKey("right")
+	h := newHarness(t, func(o *Options) {
+		o.Providers = provider.NewRegistry("", provider.NewOllama(provider.Settings{BaseURL: ms.Root(), APIKey: "wrong"}))
+	})
+	p := h.page()
+	_, err := p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "ollama", Model: "qwen3:8b", Skills: json.RawMessage(harnessSkills)})
+	wantCode(t, err, wire.CodeOllamaAuthFailed)
 }

@@ -94,6 +94,9 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	if !info.Available {
 		code, which := wire.CodeProviderUnavailable, "provider"
+		if info.UnavailableCode != "" {
+			code = info.UnavailableCode // the original SDK's own (ollama's)
+		}
 		if p.Provider == "" {
 			code, which = wire.CodeDefaultProviderUnavailable, "Core's default provider"
 		}

@@ -35,6 +35,10 @@ const (
 	CodeAuthFailed          Code = "AUTH_FAILED"
 	CodeBadModelResponse    Code = "BAD_MODEL_RESPONSE"
 	CodeStepLimit           Code = "STEP_LIMIT_REACHED"
+	// The original SDK's codes for an Ollama that cannot be used, kept
+	// for createSession where an app written for it checks them.
+	CodeOllamaUnavailable Code = "OLLAMA_UNAVAILABLE"
+	CodeOllamaAuthFailed  Code = "OLLAMA_AUTH_FAILED"
 
 	// Tool calls.
 	CodeToolNotFound           Code = "TOOL_NOT_FOUND"
@@ -142,6 +146,8 @@ var Codes = []CodeInfo{
 	{CodeAuthFailed, "openai provider", "the model server refused the credentials", ""},
 	{CodeBadModelResponse, "openai provider", "the model server's answer was malformed", ""},
 	{CodeStepLimit, "openai provider", "the built-in agent loop hit its per-turn step cap", ""},
+	{CodeOllamaUnavailable, "Core", "`createSession` with `provider: \"ollama\"` and a model while nothing answers at its `base_url` (the original SDK's code; at a turn it is `ENDPOINT_UNREACHABLE`)", "`provider`, `reason`"},
+	{CodeOllamaAuthFailed, "Core", "`createSession` with `provider: \"ollama\"` while its server refuses the key (HTTP 401/403; the original SDK's code; at a turn it is `AUTH_FAILED`)", "`provider`, `reason`"},
 	{CodeToolNotFound, "Core \u2192 agent", "the agent named a tool the session does not declare", "`tool`, `available`"},
 	{CodeToolArgsInvalid, "Core \u2192 agent, CLI", "the arguments do not match the tool's schema; or `tool-call` arguments are not JSON (as the original names it)", "`tool`, `violations: [{path, expected, got, message}]`; for text that is not JSON: `line`, `column`, `offset`, `parser`"},
 	{CodeToolTimeout, "Core \u2192 agent", "the page did not answer within the tool's `timeoutMs`", "`tool`, `toolRequestId`, `timeoutMs`"},
