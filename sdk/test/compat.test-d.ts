@@ -88,6 +88,16 @@ const badCode: ProviderCode = "chatgpt";
 void badCode;
 
 async function client(pedelec: Pedelec) {
+  // Ours beside the original's six (issue 23): createSession takes any
+  // provider Core has; {all: true} lists them, typed AnyProviderCode.
+  await pedelec.createSession({ provider: "script", model: "deterministic" });
+  const six: ProviderCode[] = (await pedelec.listProviders()).map((p) => p.code);
+  const every: AnyProviderCode[] = (await pedelec.listProviders({ all: true })).map((p) => p.code);
+  // @ts-expect-error {all: true} may name a code outside the original's six
+  const narrowed: ProviderCode[] = (await pedelec.listProviders({ all: true })).map((p) => p.code);
+  const defaultAny: AnyProviderCode | null = (await pedelec.getSettings({ all: true })).defaultProvider;
+  const defaultSix: ProviderCode | null = (await pedelec.getSettings()).defaultProvider;
+  void [six, every, narrowed, defaultAny, defaultSix];
   // createSession(): both overloads.
   const byDefault = await pedelec.createSession();
   expectType<Equal<typeof byDefault, PedelecSession<string>>>(true);
