@@ -2116,7 +2116,7 @@ var PedelecSession = class {
       }
       if (cause.code === "MESSAGE_TOO_LARGE") {
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", void 0, turnId);
+        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
         return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;

@@ -721,7 +721,8 @@ export class PedelecSession<
       if (cause.code === "MESSAGE_TOO_LARGE") {
         // Tell the agent instead of leaving it waiting until the deadline.
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", undefined, turnId);
+        // The original's code for a result it could not deliver, the cause in details.
+        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", undefined, turnId);
         return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;

@@ -62,6 +62,23 @@ test("a handler that throws, or no handler, is told to the agent only: onError s
   assert.deepEqual(errors, []);
 });
 
+test("a result too large for Core is told to onError as SUBMIT_TOOL_RESULT_FAILED, and to the agent as MESSAGE_TOO_LARGE", async () => {
+  const core = new FakeCore();
+  const { session, errors } = await started(core);
+  let first = true;
+  core.handlers.submit_tool_result = () => {
+    if (!first) return { result: {} };
+    first = false;
+    return { error: { code: "MESSAGE_TOO_LARGE", message: "too large" } };
+  };
+  session.onTool("big" as never, () => ({ rows: "x".repeat(10) }));
+  core.event("tool_call", call("r1", "big"), { turnId: "t_1" });
+  await until(() => core.sent("submit_tool_result").length === 2, "the error result");
+  const second = core.sent("submit_tool_result")[1]!.params as { result: { error: { code: string } } };
+  assert.equal(second.result.error.code, "MESSAGE_TOO_LARGE");
+  assert.deepEqual(errors.map((e) => [e.code, (e.details as { cause: { code: string } }).cause.code]), [["SUBMIT_TOOL_RESULT_FAILED", "MESSAGE_TOO_LARGE"]]);
+});
+
 test("a pending sendText rejects when the connection drops (autoEndOnDisconnect)", async () => {
   const core = new FakeCore();
   const { session, pedelec } = await started(core);
