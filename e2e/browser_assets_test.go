@@ -173,7 +173,7 @@ return {
 			"notFound": "ASSET_NOT_FOUND", "notFile": "ASSET_NOT_FILE", "uploadOverDir": "ASSET_NOT_FILE",
 			"tooLarge": "ASSET_TOO_LARGE", "readTooLarge": "ASSET_READ_TOO_LARGE",
 			"textDecode": "ASSET_TEXT_DECODE_FAILED", "jsonDecode": "ASSET_TEXT_DECODE_FAILED", "invalidJson": "ASSET_INVALID_JSON",
-			"badType": "INVALID_INPUT", "busy": "ASSET_UPLOAD_BUSY", "first": "/slow.bin", "listedSymlinks": "",
+			"badType": "ASSET_PATH_INVALID", "busy": "SESSION_BUSY", "first": "/slow.bin", "listedSymlinks": "",
 		}
 		for k, w := range want {
 			if got[k] != w {

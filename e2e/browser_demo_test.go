@@ -101,7 +101,7 @@ func TestBrowserDemo(t *testing.T) {
 			Intro    string            `json:"intro"`
 		}
 		d.b.js(t, &got, `
-const listed = await window.pedelecDemo.pedelec.listProviders();
+const listed = await window.pedelecDemo.pedelec.listProviders({ all: true });
 const options = [...document.querySelectorAll("#provider option")].map((o) => ({ name: o.value, disabled: o.disabled }));
 const notes = Object.fromEntries([...document.querySelectorAll("#provider-note .unavailable")].map((s) => [s.dataset.provider, s.textContent]));
 return { options, listed, notes, selected: document.getElementById("provider").value, intro: document.getElementById("examples-intro").textContent };

@@ -195,7 +195,7 @@ return { saw, during, waiting };
 		}
 	})
 
-	t.Run("rich values converted explicitly; unconverted ones become TOOL_RESULT_INVALID", func(t *testing.T) {
+	t.Run("rich values converted as JSON.stringify does; unsendable ones become TOOL_RESULT_INVALID", func(t *testing.T) {
 		var got struct {
 			Saw    []agentCall `json:"saw"`
 			Errors []struct {
@@ -245,20 +245,29 @@ return { saw, errors: rec.errors };
 		if r := got.Saw[0].result(t); r["savedAt"] != "2026-01-02T03:04:05.000Z" || len(r["bytes"].([]any)) != 3 || r["selection"].(map[string]any)["end"] != 9.0 {
 			t.Errorf("converted values: %v", r)
 		}
-		wantPaths := []string{"$.savedAt is a Date", "$.map is a Map", "$.node is a DOM node", "$.self is a cycle", "$.big is a BigInt",
-			"$.fn is a function", "$.n is NaN", "$ is undefined", "$ is an instance of Doc", "$.set is a Set"}
-		for i, want := range wantPaths {
+		// As the original (issue 23): converted the way JSON.stringify
+		// converts, refused only where it could not send the value either.
+		converted := map[int]string{0: `{"savedAt":"2026-01-02T03:04:05.000Z"}`, 1: `{"map":{}}`, 6: `{"n":null}`, 7: `null`, 8: `{"secret":1}`, 9: `{"set":{}}`}
+		refused := map[int]string{2: "$.node is a DOM node", 3: "$.self is a cycle", 4: "$.big is a BigInt", 5: "$.fn is a function"}
+		for i := range 10 {
 			c := got.Saw[1+i]
+			if want, ok := converted[i]; ok {
+				if !c.OK || string(c.Result) != want {
+					t.Errorf("value %d: the agent saw %s; want %s", i, c.Result, want)
+				}
+				continue
+			}
 			code, msg := c.resultError()
-			if !c.OK || code != "TOOL_RESULT_INVALID" || !strings.Contains(msg, want) {
-				t.Errorf("bad value %d: the agent saw %s; want TOOL_RESULT_INVALID naming %q", i, c.Result, want)
+			if !c.OK || code != "TOOL_RESULT_INVALID" || !strings.Contains(msg, refused[i]) {
+				t.Errorf("bad value %d: the agent saw %s; want TOOL_RESULT_INVALID naming %q", i, c.Result, refused[i])
 			}
 		}
 		if got.Saw[11].result(t)["stillWorks"] != true {
 			t.Errorf("the session kept working: %s", got.Saw[11].Result)
 		}
-		if len(got.Errors) != 10 || got.Errors[0].Code != "TOOL_RESULT_INVALID" {
-			t.Errorf("onError should report each invalid result: %+v", got.Errors)
+		// The original reports a result it cannot send as a submission failure.
+		if len(got.Errors) != 4 || got.Errors[0].Code != "SUBMIT_TOOL_RESULT_FAILED" {
+			t.Errorf("onError should report each result that could not be sent: %+v", got.Errors)
 		}
 	})
 

@@ -174,12 +174,10 @@ func handleSendText(ctx context.Context, c *conn, params json.RawMessage) (any, 
 
 func startTurnRequest(c *conn, params json.RawMessage, warmup bool) (any, func(), error) {
 	var p wire.SendTextParams
-	s, err := c.sessionFor(params, &p, func() error {
-		if !warmup && strings.TrimSpace(p.Text) == "" {
-			return wire.Errorf(wire.CodeInvalidInput, "params.text is empty: send the user's message")
-		}
-		return nil
-	})
+	// An empty text is a turn like any other, as the original SDK forwards
+	// it: the agent gets the session's prompt with an empty user message
+	// (CLIs read it from a closed stdin, so nothing waits for input).
+	s, err := c.sessionFor(params, &p, nil)
 	if err != nil {
 		return nil, nil, err
 	}

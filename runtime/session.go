@@ -88,8 +88,18 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 			WithDetails(map[string]any{"provider": name, "known": c.opts.Providers.Names()})
 	}
 	info := prov.Check(ctx)
+	// No model at all is MODEL_REQUIRED before whether the provider runs,
+	// as the original reports Ollama without a model (issue 23).
+	if nm, ok := prov.(interface{ NeedsModel() bool }); ok && p.Model == "" && info.DefaultModel == "" && nm.NeedsModel() {
+		return nil, wire.Errorf(wire.CodeModelRequired,
+			"provider %q needs a model: pass createSession({model}) or set default_model under [providers.%s] in the config file", name, name).
+			WithDetails(map[string]any{"provider": name, "models": info.Models})
+	}
 	if !info.Available {
 		code, which := wire.CodeProviderUnavailable, "provider"
+		if info.UnavailableCode != "" {
+			code = info.UnavailableCode // the original SDK's own (ollama's)
+		}
 		if p.Provider == "" {
 			code, which = wire.CodeDefaultProviderUnavailable, "Core's default provider"
 		}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -75,12 +76,25 @@ func (o *Ollama) Check(ctx context.Context) wire.ProviderInfo {
 	models, err := o.Models(ctx)
 	if err != nil {
 		info.Reason = err.Error()
+		var le *ollamaListError
+		if errors.As(err, &le) {
+			info.UnavailableCode = le.code
+		}
 		return info
 	}
 	info.Available = true
 	info.Models = models
 	return info
 }
+
+// ollamaListError is a failed model listing the original SDK had a code
+// for: createSession reports that code (wire.ProviderInfo.UnavailableCode).
+type ollamaListError struct {
+	code wire.Code
+	msg  string
+}
+
+func (e *ollamaListError) Error() string { return e.msg }
 
 // Models is GET {root}/api/tags: the names of the models the server has,
 // sorted.
@@ -98,13 +112,13 @@ func (o *Ollama) Models(ctx context.Context) ([]string, error) {
 	o.authorize(req)
 	resp, err := o.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("no Ollama server at %s (%v); start it with `ollama serve`", o.root, shortNetError(err))
+		return nil, &ollamaListError{wire.CodeOllamaUnavailable, fmt.Sprintf("no Ollama server at %s (%v); start it with `ollama serve`", o.root, shortNetError(err))}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("the Ollama server at %s refused the credentials (HTTP %d); set api_key under [providers.ollama] or OLLAMA_API_KEY", o.root, resp.StatusCode)
+		return nil, &ollamaListError{wire.CodeOllamaAuthFailed, fmt.Sprintf("the Ollama server at %s refused the credentials (HTTP %d); set api_key under [providers.ollama] or OLLAMA_API_KEY", o.root, resp.StatusCode)}
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("the Ollama server at %s answered HTTP %d to GET /api/tags: %s", o.root, resp.StatusCode, errorBodyText(body))
 	}

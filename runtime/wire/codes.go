@@ -35,6 +35,10 @@ const (
 	CodeAuthFailed          Code = "AUTH_FAILED"
 	CodeBadModelResponse    Code = "BAD_MODEL_RESPONSE"
 	CodeStepLimit           Code = "STEP_LIMIT_REACHED"
+	// The original SDK's codes for an Ollama that cannot be used, kept
+	// for createSession where an app written for it checks them.
+	CodeOllamaUnavailable Code = "OLLAMA_UNAVAILABLE"
+	CodeOllamaAuthFailed  Code = "OLLAMA_AUTH_FAILED"
 
 	// Tool calls.
 	CodeToolNotFound           Code = "TOOL_NOT_FOUND"
@@ -145,6 +149,8 @@ var Codes = []CodeInfo{
 	{CodeAuthFailed, "openai provider", "the model server refused the credentials", ""},
 	{CodeBadModelResponse, "openai provider", "the model server's answer was malformed", ""},
 	{CodeStepLimit, "openai provider", "the built-in agent loop hit its per-turn step cap", ""},
+	{CodeOllamaUnavailable, "Core", "`createSession` with `provider: \"ollama\"` and a model while nothing answers at its `base_url` (the original SDK's code; at a turn it is `ENDPOINT_UNREACHABLE`)", "`provider`, `reason`"},
+	{CodeOllamaAuthFailed, "Core", "`createSession` with `provider: \"ollama\"` while its server refuses the key (HTTP 401/403; the original SDK's code; at a turn it is `AUTH_FAILED`)", "`provider`, `reason`"},
 	{CodeToolNotFound, "Core \u2192 agent", "the agent named a tool the session does not declare", "`tool`, `available`"},
 	{CodeToolArgsInvalid, "Core \u2192 agent, CLI", "the arguments do not match the tool's schema; or `tool-call` arguments are not JSON (as the original names it)", "`tool`, `violations: [{path, expected, got, message}]`; for text that is not JSON: `line`, `column`, `offset`, `parser`"},
 	{CodeToolTimeout, "Core \u2192 agent", "the page did not answer within the tool's `timeoutMs`", "`tool`, `toolRequestId`, `timeoutMs`"},
@@ -154,9 +160,9 @@ var Codes = []CodeInfo{
 	{CodeNoActiveTurn, "Core \u2192 agent", "a tool call arrived while the session runs no turn", ""},
 	{CodeToolHandlerNotFound, "SDK \u2192 agent", "no named, inline or fallback handler for the tool (a result, not a failure of the call)", ""},
 	{CodeToolHandlerError, "SDK \u2192 agent", "the handler threw; the message is the exception's", ""},
-	{CodeToolResultInvalid, "SDK, Core \u2192 agent", "the handler returned something that is not plain JSON, or a result that breaks the tool's `outputSchema` (Core fails the call, the page's `onError` hears it as the handler's bug)", "`path` of the bad value; for `outputSchema`: `tool`, `violations: [{path, expected, got, message}]`"},
+	{CodeToolResultInvalid, "SDK, Core \u2192 agent", "the handler returned something that cannot be sent as JSON (a BigInt, a cycle, a function, a symbol, a DOM node; everything else is converted as `JSON.stringify` does), or a result that breaks the tool's `outputSchema` (Core fails the call, the page's `onError` hears it as the handler's bug)", "`path` of the bad value; for `outputSchema`: `tool`, `violations: [{path, expected, got, message}]`"},
 	{CodeToolRefused, "page \u2192 agent", "the page's handler refused the call (`throw refuse({code, message, retryable})`): `message` is the page's reason for the agent. `retryable` false: do not repeat the call, tell the user; true: the same call may succeed later", "`tool`, `reason` (the page's own code), `retryable`"},
-	{CodeSubmitToolResultFailed, "SDK \u2192 `onError`", "Core refused the page's result (late, duplicate)", "Core's error"},
+	{CodeSubmitToolResultFailed, "SDK \u2192 `onError`", "Core refused the page's result (late, duplicate), or the result cannot be sent as JSON (the agent gets `TOOL_RESULT_INVALID`)", "Core's error, or `cause`"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},
 	{CodeInternal, "anywhere", "a bug: please report it with the message", ""},
@@ -181,7 +187,7 @@ var Codes = []CodeInfo{
 	{CodeAssetNotFile, "Core", "the asset path is a directory, a FIFO or another non-regular file, or was replaced by one while it was opened", "`path`"},
 	{CodeAssetTooLarge, "SDK, Core", "`uploadAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
 	{CodeAssetReadTooLarge, "Core", "`readAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
-	{CodeAssetUploadBusy, "Core", "`uploadAsset` while another upload of the same session runs (one at a time)", "`path`, `uploading`"},
+	{CodeAssetUploadBusy, "Core", "`uploadAsset` while another upload of the same session runs (one at a time); the SDK reports it as the original's `SESSION_BUSY` (this code in `details.coreCode`)", "`path`, `uploading`"},
 	{CodeAssetUploadServerUnavailable, "SDK", "the upload `PUT` to Core's port failed at the network level", "`url`"},
 	{CodeAssetUploadTicketExpired, "Core (HTTP 403)", "the upload ticket was presented after its lifetime (`--asset-ticket-ttl`)", "`expiredAt`"},
 	{CodeAssetUploadUnauthorized, "Core (HTTP 403)", "the upload ticket is unknown, already used, for another session, or presented by another origin", "`reason`"},

@@ -127,6 +127,11 @@ type ProviderInfo struct {
 	// Models are the models the provider's server has, where it can list
 	// them (ollama: GET /api/tags).
 	Models []string `json:"models,omitempty"`
+	// UnavailableCode is the code createSession refuses this provider with
+	// while it is unavailable, where the original SDK documented one of its
+	// own (ollama: OLLAMA_UNAVAILABLE); empty means PROVIDER_UNAVAILABLE.
+	// Core's own, never sent.
+	UnavailableCode Code `json:"-"`
 }
 
 type ListProvidersResult struct {

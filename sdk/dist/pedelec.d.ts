@@ -22,6 +22,8 @@ export declare const ERROR_CODES: readonly [
 	"AUTH_FAILED",
 	"BAD_MODEL_RESPONSE",
 	"STEP_LIMIT_REACHED",
+	"OLLAMA_UNAVAILABLE",
+	"OLLAMA_AUTH_FAILED",
 	"TOOL_NOT_FOUND",
 	"TOOL_ARGS_INVALID",
 	"TOOL_TIMEOUT",
@@ -92,18 +94,47 @@ export type PedelecErrorData = {
 	details?: unknown;
 };
 /**
- * The error every SDK promise rejects with and every onError listener
- * receives. `code` is stable; switch on it, not on `message`.
+ * The original SDK's PedelecError: a plain object type, so test doubles
+ * (`const e: PedelecError = {code, message}`) compile. Narrow by `code`;
+ * `details` has no global shape.
  */
-export declare class PedelecError extends Error implements PedelecErrorData {
+export type PedelecError = {
+	code: string;
+	message: string;
+	details?: unknown;
+};
+/**
+ * What every SDK promise rejects with and every onError listener receives:
+ * a PedelecError that is also `instanceof Error` (its prototype chain has
+ * Error.prototype) without being an Error object inside. That is the point:
+ * an Error's own fields are lost by `{...err}` (message is not enumerable)
+ * and by structuredClone/postMessage (only name, message and stack survive),
+ * while the original handed out plain objects that survive both. So code,
+ * message and details are own enumerable fields, name and the stack are not.
+ */
+export declare class PedelecSdkError {
 	readonly code: ErrorCode | (string & {});
+	readonly message: string;
 	readonly details?: unknown;
+	/** "PedelecError" (on the prototype, so `{...err}` leaves it out). */
+	readonly name: string;
+	readonly stack?: string;
 	constructor(code: ErrorCode | (string & {}), message: string, details?: unknown);
-	/** Builds a PedelecError from a wire error object (or anything else). */
-	static from(value: unknown): PedelecError;
+	/** Builds a PedelecSdkError from a wire error object (or anything else). */
+	static from(value: unknown): PedelecSdkError;
 	/** The plain JSON form, as it travels on the wire. */
 	toJSON(): PedelecErrorData;
+	/** "PedelecError: CODE: message", as an Error prints. */
+	toString(): string;
 }
+export interface PedelecSdkError extends Error {
+}
+/**
+ * The value of the same name: the class, so `new PedelecError(code,
+ * message)`, `PedelecError.from(x)` and `err instanceof PedelecError` keep
+ * working; the type of the same name is the original's plain object.
+ */
+export declare const PedelecError: typeof PedelecSdkError;
 /** The recommended shape of a tool's error result (a normal result, not a throw). */
 export type ToolErrorResult = {
 	error: {
@@ -114,11 +145,20 @@ export type ToolErrorResult = {
 	};
 };
 /**
- * The providers a session can name, as listProviders() lists them: the
- * original's six plus Pedelec Core's own. listProviders() says which of
- * them run here.
+ * The original SDK's provider codes, exactly: what listProviders() and
+ * getSettings() report unless asked for all (AnyProviderCode).
  */
-export type ProviderCode = "codex" | "claude" | "gemini" | "opencode" | "copilot" | "openai" | "ollama" | "script" | "mcp" | "cursor" | "antigravity" | "qwen";
+export type ProviderCode = "codex" | "antigravity" | "opencode" | "cursor" | "claude" | "ollama";
+/**
+ * Every provider Core registers: the original's six and Pedelec Core's
+ * own. createSession() takes any of them; listProviders({all: true})
+ * lists them.
+ */
+export type AnyProviderCode = ProviderCode | "gemini" | "copilot" | "openai" | "script" | "mcp" | "qwen";
+/** The original's codes, for filtering at run time. */
+export declare const ORIGINAL_PROVIDER_CODES: readonly ProviderCode[];
+/** Each provider's name for a person, for a provider picker. */
+export declare const PROVIDER_TITLES: Readonly<Record<AnyProviderCode, string>>;
 export type JsonPrimitive = string | number | boolean | null;
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
 export type JsonValue = JsonPrimitive | JsonValue[] | {
@@ -207,7 +247,7 @@ export type ChatEventContext = PedelecEventContext & {
 	turnStartedAt: number;
 	eventReceivedAt: number;
 	/** Pedelec Core addition: the turn's assistant message so far, this delta included. */
-	text: string;
+	text?: string;
 };
 export type StatusEventContext = PedelecEventContext & {
 	type: "status_changed" | "sdk_status_changed";
@@ -218,7 +258,7 @@ export type StatusEventContext = PedelecEventContext & {
 	 * waits on, oldest first; while waiting_approval, the calls waiting for
 	 * the user's consent (each with its approvalId).
 	 */
-	waitingOn: PendingTool[];
+	waitingOn?: PendingTool[];
 	/**
 	 * Pedelec Core addition: on a waiting_approval a reconnect set (no
 	 * calls), the origin approval the session waits for before it resumes:
@@ -240,7 +280,7 @@ export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_wind
 export type EndedEventContext = PedelecEventContext & {
 	type: "ended" | "sdk_ended";
 	/** Pedelec Core addition: why it ended. */
-	reason: EndReason;
+	reason?: EndReason;
 };
 /** Everything a tool handler knows about the call it is answering. */
 export type ToolCallContext = PedelecEventContext & {
@@ -254,11 +294,11 @@ export type ToolCallContext = PedelecEventContext & {
 	turnStartedAt: number;
 	eventReceivedAt: number;
 	/** Pedelec Core addition: when Core stops waiting for the result (unix ms); a later result is refused. */
-	deadline: number;
+	deadline?: number;
 	/** Pedelec Core addition: the tool's timeout in ms, as Core applies it. */
-	timeoutMs: number;
+	timeoutMs?: number;
 	/** Pedelec Core addition: true when Core sent this call again to a page that resumed the session. */
-	redelivered: boolean;
+	redelivered?: boolean;
 	/**
 	 * Pedelec Core addition: aborts when the result is no longer wanted (the
 	 * deadline passed, Core settled the call, the session ended).
@@ -267,7 +307,7 @@ export type ToolCallContext = PedelecEventContext & {
 	 * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
 	 * a fetch.
 	 */
-	signal: AbortSignal;
+	signal?: AbortSignal;
 };
 type Bivariant<F extends (...args: never[]) => unknown> = {
 	fn(...args: Parameters<F>): ReturnType<F>;
@@ -354,12 +394,19 @@ export type SerializableSkillsManifest = {
 	guidance: string;
 	tools: SerializableToolManifest[];
 };
+/** Pedelec Core addition: listProviders()'s and getSettings()'s option. */
+export type ProviderListOptions = {
+	/** true: every provider Core has (AnyProviderCode), not only the original's six. */
+	all?: boolean;
+};
 /**
  * createSession's input. The union forbids `model` without `provider`
  * (runtime validation rejects it too, with INVALID_INPUT).
  */
-export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
-	provider: ProviderCode;
+export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[], 
+/** Pedelec Core addition: createSession() itself takes AnyProviderCode. */
+TProvider extends string = ProviderCode> = {
+	provider: TProvider;
 	model?: string;
 	skills?: SkillsInput<TTools>;
 	/** End the session when this page disconnects (default true). */
@@ -385,12 +432,12 @@ export type WebMCPSessionOptions = {
 	 */
 	exposeToBrowser?: boolean;
 };
-/** One provider as listProviders() reports it. */
-export type ProviderInfo = {
+/** One provider as listProviders() reports it (TCode is a Pedelec Core addition: AnyProviderCode with {all: true}). */
+export type ProviderInfo<TCode extends string = ProviderCode> = {
 	/** Human-readable name for a picker. */
 	name: string;
 	/** The value to pass as createSession({provider}). */
-	code: ProviderCode;
+	code: TCode;
 	available: boolean;
 	/** Why it is unavailable (install it, fix PATH, configure it); null when available. */
 	error: string | null;
@@ -414,9 +461,10 @@ export type ProviderList = {
 	defaultProvider: string;
 };
 /** The defaults Core's configuration gives sessions that name no provider or model. */
-export type PedelecSettings = {
-	defaultProvider: ProviderCode | null;
-	defaultModels: Partial<Record<ProviderCode, string>>;
+export type PedelecSettings<TCode extends string = ProviderCode> = {
+	/** null also when Core's default is not one of TCode (ask getSettings({all: true})). */
+	defaultProvider: TCode | null;
+	defaultModels: Partial<Record<TCode, string>>;
 };
 /**
  * Whether this page may use Core. `installed` and `appConnected`: Core
@@ -470,6 +518,14 @@ export type PedelecOptions = {
 	 * waiting).
 	 */
 	onApprovalPending?: (pending: ApprovalPending) => void;
+	/**
+	 * Pedelec Core addition: which providers listProviders() and getSettings()
+	 * report when not given {all}: "original" (default), the original SDK's
+	 * six codes; "all", every provider Core has (their types still say
+	 * ProviderCode: typed code should ask with {all: true} instead). Importing
+	 * the SDK from Core's URL with ?providers=all sets "all" too.
+	 */
+	providers?: "original" | "all";
 };
 /** Pedelec Core addition: an origin approval the SDK is waiting for. */
 export type ApprovalPending = {
@@ -639,8 +695,9 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	onStatus(handler: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void;
 	/**
 	 * Errors that belong to no promise: Core's error events (ctx.source
-	 * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
-	 * that threw or returned non-JSON, a missing handler, a lost connection.
+	 * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+	 * Core refused it, or it is not JSON), a lost connection, a failed end().
+	 * A handler that throws, or no handler, is told to the agent only.
 	 */
 	onError(handler: (error: PedelecError, ctx: ErrorEventContext) => void): () => void;
 	/** Called once when the session first becomes ended. */
@@ -698,21 +755,44 @@ export declare class Pedelec {
 	private approval;
 	/** The approval window that wait is for, once Core named it. */
 	private pending;
+	/** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+	private readonly resuming;
+	/** listProviders()/getSettings() report every provider, not only the original's six. */
+	private readonly allProviders;
 	/**
 	 * Connects lazily: nothing is sent until the first call. With no options
 	 * it reaches Core at its default address (or the Core that served this
 	 * module).
 	 */
 	constructor(options?: PedelecOptions);
-	/** Every provider Core knows, available or not: {name, code, available, error}. */
+	/**
+	 * The providers, available or not: {name, code, available, error}. Only
+	 * the original SDK's six codes unless asked for all: `{all: true}`
+	 * (Pedelec Core addition) adds Core's own (script, openai, ...), typed
+	 * AnyProviderCode, so code written for the six never meets another.
+	 */
 	listProviders(): Promise<ProviderInfo[]>;
+	listProviders(options: ProviderListOptions & {
+		all: true;
+	}): Promise<ProviderInfo<AnyProviderCode>[]>;
+	listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]>;
 	/**
 	 * Pedelec Core addition: Core's whole answer: each provider's version,
 	 * path, reason, default model and description, and the default provider.
 	 */
 	listProviderDetails(): Promise<ProviderList>;
-	/** The defaults Core's configuration gives: the default provider and each provider's default model. */
+	/**
+	 * The defaults Core's configuration gives: the default provider and each
+	 * provider's default model, of the original's six providers unless asked
+	 * for all (`{all: true}`, Pedelec Core addition): a default that is one of
+	 * Core's own providers is then null, as "no default" (createSession()
+	 * without a provider still uses it).
+	 */
 	getSettings(): Promise<PedelecSettings>;
+	getSettings(options: ProviderListOptions & {
+		all: true;
+	}): Promise<PedelecSettings<AnyProviderCode>>;
+	getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>>;
 	/**
 	 * Whether this page may use Core. Never rejects because Core is down or
 	 * refuses the origin: those are answers ({installed: false} or
@@ -734,7 +814,7 @@ export declare class Pedelec {
 	 * one) before anything is sent. Handlers stay in the page.
 	 */
 	createSession(): Promise<PedelecSession<string>>;
-	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
+	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools, AnyProviderCode>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
 	/**
 	 * Attaches to an existing session (after a reload, with
 	 * autoEndOnDisconnect: false). Register the handlers again right after it

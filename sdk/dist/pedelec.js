@@ -25,6 +25,8 @@ var ERROR_CODES = [
   "AUTH_FAILED",
   "BAD_MODEL_RESPONSE",
   "STEP_LIMIT_REACHED",
+  "OLLAMA_UNAVAILABLE",
+  "OLLAMA_AUTH_FAILED",
   "TOOL_NOT_FOUND",
   "TOOL_ARGS_INVALID",
   "TOOL_TIMEOUT",
@@ -88,21 +90,21 @@ var ERROR_CODES = [
 ];
 
 // src/errors.ts
-var PedelecError = class _PedelecError extends Error {
+var PedelecSdkError = class _PedelecSdkError {
   constructor(code, message, details) {
-    super(message);
     __publicField(this, "code");
-    __publicField(this, "details");
-    this.name = "PedelecError";
+    __publicField(this, "message");
     this.code = code;
+    this.message = message;
     if (details !== void 0) this.details = details;
+    Object.defineProperty(this, "stack", { value: new Error(message).stack?.replace(/^Error/, "PedelecError"), writable: true, configurable: true, enumerable: false });
   }
-  /** Builds a PedelecError from a wire error object (or anything else). */
+  /** Builds a PedelecSdkError from a wire error object (or anything else). */
   static from(value) {
-    if (value instanceof _PedelecError) return value;
-    if (isErrorData(value)) return new _PedelecError(value.code, value.message, value.details);
-    if (value instanceof Error) return new _PedelecError("INTERNAL", value.message);
-    return new _PedelecError("INTERNAL", String(value));
+    if (value instanceof _PedelecSdkError) return value;
+    if (isErrorData(value)) return new _PedelecSdkError(value.code, value.message, value.details);
+    if (value instanceof Error) return new _PedelecSdkError("INTERNAL", value.message);
+    return new _PedelecSdkError("INTERNAL", String(value));
   }
   /** The plain JSON form, as it travels on the wire. */
   toJSON() {
@@ -110,7 +112,14 @@ var PedelecError = class _PedelecError extends Error {
     if (this.details !== void 0) out.details = this.details;
     return out;
   }
+  /** "PedelecError: CODE: message", as an Error prints. */
+  toString() {
+    return `PedelecError: ${this.code}: ${this.message}`;
+  }
 };
+Object.setPrototypeOf(PedelecSdkError.prototype, Error.prototype);
+Object.defineProperty(PedelecSdkError.prototype, "name", { value: "PedelecError", writable: true, configurable: true, enumerable: false });
+var PedelecError = PedelecSdkError;
 function isErrorData(value) {
   return typeof value === "object" && value !== null && typeof value.code === "string" && typeof value.message === "string";
 }
@@ -648,6 +657,81 @@ function checkJson(value) {
   if (problem) return { ok: false, problem };
   return { ok: true, value: clean };
 }
+function toJsonResult(value) {
+  const ancestors = [];
+  let problem = null;
+  const fail = (path, text) => {
+    problem ?? (problem = { path, problem: text });
+    return void 0;
+  };
+  const SKIP = /* @__PURE__ */ Symbol("skip");
+  const walk = (input, key2, path) => {
+    let v = input;
+    if (typeof v === "object" && v !== null || typeof v === "bigint") {
+      const toJSON = v.toJSON;
+      if (typeof toJSON === "function") {
+        try {
+          v = toJSON.call(v, key2);
+        } catch (err) {
+          return fail(path, `a value whose toJSON() threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) v = v.valueOf();
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "bigint":
+        return fail(path, "a BigInt, which JSON cannot hold; convert it explicitly, for example String(n) or Number(n)");
+      case "undefined":
+        return SKIP;
+      case "function":
+        return fail(path, `a function${v.name ? ` (${v.name})` : ""}; functions never leave the page`);
+      case "symbol":
+        return fail(path, "a symbol; return a string instead");
+    }
+    if (v === null) return null;
+    const obj = v;
+    if (typeof Node !== "undefined" && obj instanceof Node) {
+      return fail(path, `a DOM node (${obj.nodeName}); return the data you need from it (text, ids, attributes) instead`);
+    }
+    if (typeof Promise !== "undefined" && obj instanceof Promise) return fail(path, "a Promise nested inside the result; await it before returning");
+    if (typeof Window !== "undefined" && obj instanceof Window) return fail(path, "a window object");
+    if (ancestors.includes(obj)) return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
+    ancestors.push(obj);
+    try {
+      if (Array.isArray(obj)) {
+        const out2 = [];
+        for (let i = 0; i < obj.length && !problem; i++) {
+          const c = walk(obj[i], String(i), childPath(path, i));
+          out2.push(c === SKIP || c === void 0 ? null : c);
+        }
+        return problem ? void 0 : out2;
+      }
+      const out = {};
+      for (const k of Object.keys(obj)) {
+        if (problem) break;
+        let item;
+        try {
+          item = obj[k];
+        } catch (err) {
+          return fail(childPath(path, k), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const c = walk(item, k, childPath(path, k));
+        if (c !== SKIP && c !== void 0) out[k] = c;
+      }
+      return problem ? void 0 : out;
+    } finally {
+      ancestors.pop();
+    }
+  };
+  const clean = walk(value, "", "$");
+  if (problem) return { ok: false, problem };
+  return { ok: true, value: clean === SKIP || clean === void 0 ? null : clean };
+}
 
 // src/validate.ts
 var ROOT_PATH = "(root)";
@@ -1162,6 +1246,7 @@ function invalidInput(problems) {
 }
 
 // src/providers.gen.ts
+var ORIGINAL_PROVIDER_CODES = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
 var PROVIDER_TITLES = {
   codex: "Codex",
   claude: "Claude Code",
@@ -1178,6 +1263,9 @@ var PROVIDER_TITLES = {
 };
 
 // src/providers.ts
+function isOriginalProvider(code) {
+  return ORIGINAL_PROVIDER_CODES.includes(code);
+}
 function displayName(code) {
   return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code] : code;
 }
@@ -1189,12 +1277,14 @@ function providerInfo(p) {
     error: p.available ? null : p.reason || "not available"
   };
 }
-function settingsFrom(list) {
+function settingsFrom(list, all) {
+  const keep = (code) => all || isOriginalProvider(code);
   const defaultModels = {};
   for (const p of list.providers) {
-    if (p.defaultModel) defaultModels[p.name] = p.defaultModel;
+    if (p.defaultModel && keep(p.name)) defaultModels[p.name] = p.defaultModel;
   }
-  return { defaultProvider: list.defaultProvider ? list.defaultProvider : null, defaultModels };
+  const def = list.defaultProvider && keep(list.defaultProvider) ? list.defaultProvider : null;
+  return { defaultProvider: def, defaultModels };
 }
 
 // src/assets.ts
@@ -1278,7 +1368,12 @@ async function uploadAsset(s, file, targetPath) {
       limit: MAX_ASSET_BYTES
     });
   }
-  const ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  let ticket;
+  try {
+    ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  } catch (err) {
+    throw asOriginalBusy(PedelecError.from(err));
+  }
   const url = transferUrl(s, ticket.url);
   let resp;
   try {
@@ -1296,13 +1391,18 @@ async function uploadAsset(s, file, targetPath) {
       url: new URL(url).origin
     });
   }
-  if (!resp.ok) throw await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path);
+  if (!resp.ok) throw asOriginalBusy(await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path));
   try {
     const body = await resp.json();
     return body.asset?.path ?? path;
   } catch (err) {
     throw new PedelecError("ASSET_UPLOAD_FAILED", `upload of ${path}: Core's answer was not readable: ${String(err)}`, { path });
   }
+}
+function asOriginalBusy(e) {
+  if (e.code !== "ASSET_UPLOAD_BUSY") return e;
+  const details = typeof e.details === "object" && e.details !== null ? e.details : {};
+  return new PedelecError("SESSION_BUSY", e.message, { ...details, coreCode: e.code });
 }
 async function listAssets(s) {
   checkLive(s);
@@ -1312,7 +1412,7 @@ async function listAssets(s) {
 async function readAsset(s, path, type) {
   checkLive(s);
   if (type !== "text" && type !== "json" && type !== "file") {
-    throw new PedelecError("INVALID_INPUT", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`);
+    throw new PedelecError("ASSET_PATH_INVALID", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`, { path, type: String(type) });
   }
   const bad = assetPathError(path);
   if (bad) throw bad;
@@ -1466,10 +1566,10 @@ var HandlerRegistry = class {
       const message = err instanceof Error ? err.message : typeof err === "string" ? err : safeString(err);
       return sdkFailure(selected.source, "TOOL_HANDLER_ERROR", message || `The handler for ${tool} threw.`, void 0);
     }
-    const checked = checkJson(value);
+    const checked = toJsonResult(value);
     if (!checked.ok) {
       const { path, problem } = checked.problem;
-      const message = `The handler for ${tool} returned a value that is not plain JSON: ${path} is ${problem}.`;
+      const message = `The handler for ${tool} returned a value that cannot be sent as JSON: ${path} is ${problem}.`;
       return sdkFailure(selected.source, "TOOL_RESULT_INVALID", message, { path });
     }
     return { result: checked.value, source: selected.source };
@@ -1637,6 +1737,9 @@ var PedelecSession = class {
    */
   prepare() {
     if (this.ended) return Promise.reject(this.endedError());
+    if (this.turn?.kind === "user") {
+      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
+    }
     if (this.prepared) return Promise.resolve();
     if (this.preparing) return this.preparing;
     const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
@@ -1710,8 +1813,9 @@ var PedelecSession = class {
   }
   /**
    * Errors that belong to no promise: Core's error events (ctx.source
-   * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
-   * that threw or returned non-JSON, a missing handler, a lost connection.
+   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+   * Core refused it, or it is not JSON), a lost connection, a failed end().
+   * A handler that throws, or no handler, is told to the agent only.
    */
   onError(handler) {
     return this.errors.add(handler);
@@ -1897,7 +2001,13 @@ var PedelecSession = class {
     this.reconnecting = true;
     this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
     this.setStatus("error", "sdk", []);
-    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
+    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
+    const turn = this.turn;
+    if (turn && this.autoEndOnDisconnect) {
+      this.turn = null;
+      turn.reject(lost);
+    }
+    this.emitError(lost, "sdk");
   }
   /**
    * @internal One reconnect attempt: resume with the last seq handled, so
@@ -2104,8 +2214,9 @@ var PedelecSession = class {
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
-    if (outcome.failure) {
-      this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", void 0, turnId);
+    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
+      const cause = { code: outcome.failure.code, message: outcome.failure.message };
+      this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
     }
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
@@ -2147,7 +2258,7 @@ var PedelecSession = class {
       }
       if (cause.code === "MESSAGE_TOO_LARGE") {
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", void 0, turnId);
+        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
         return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;
@@ -2550,6 +2661,14 @@ function thisModuleUrl() {
     return void 0;
   }
 }
+function moduleAsksAllProviders(moduleUrl) {
+  if (!moduleUrl) return false;
+  try {
+    return new URL(moduleUrl).searchParams.get("providers") === "all";
+  } catch {
+    return false;
+  }
+}
 function pageOrigin2() {
   return typeof location !== "undefined" && location.origin && location.origin !== "null" ? location.origin : null;
 }
@@ -2586,8 +2705,14 @@ var Pedelec = class {
     __publicField(this, "approval", null);
     /** The approval window that wait is for, once Core named it. */
     __publicField(this, "pending", null);
+    /** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+    __publicField(this, "resuming", /* @__PURE__ */ new Map());
+    /** listProviders()/getSettings() report every provider, not only the original's six. */
+    __publicField(this, "allProviders");
     const opts = options ?? {};
-    this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
+    const moduleUrl = opts.moduleUrl ?? thisModuleUrl();
+    this.url = resolveUrl(opts.url, moduleUrl);
+    this.allProviders = opts.providers === "all" || opts.providers === void 0 && moduleAsksAllProviders(moduleUrl);
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
@@ -2612,10 +2737,10 @@ var Pedelec = class {
       this.reconnector.start();
     });
   }
-  /** Every provider Core knows, available or not: {name, code, available, error}. */
-  async listProviders() {
+  async listProviders(options) {
+    const all = options?.all ?? this.allProviders;
     const list = await this.listProviderDetails();
-    return list.providers.map(providerInfo);
+    return list.providers.filter((p) => all || isOriginalProvider(p.name)).map(providerInfo);
   }
   /**
    * Pedelec Core addition: Core's whole answer: each provider's version,
@@ -2629,9 +2754,8 @@ var Pedelec = class {
     }
     return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
   }
-  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
-  async getSettings() {
-    return settingsFrom(await this.listProviderDetails());
+  async getSettings(options) {
+    return settingsFrom(await this.listProviderDetails(), options?.all ?? this.allProviders);
   }
   /**
    * Whether this page may use Core. Never rejects because Core is down or
@@ -2751,11 +2875,23 @@ var Pedelec = class {
     if (options?.webmcp !== void 0 && typeof options.webmcp !== "boolean") throw invalid("resumeSession: options.webmcp must be a boolean", "webmcp");
     const defined = options?.tools ?? [];
     if (options?.webmcp) withWebMCP(checkedManifest({ guidance: "", tools: defined }), defined);
-    await this.ensureApproved();
-    const info = await this.connection.request("resume_session", { sessionId });
-    const session = this.track(info, defined);
-    if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
-    return session;
+    const held = [...this.sessions].find((s) => s.sessionId === sessionId && s.getStatus() !== "ended");
+    if (held) return held;
+    const inFlight = this.resuming.get(sessionId);
+    if (inFlight) return await inFlight;
+    const resumed = (async () => {
+      await this.ensureApproved();
+      const info = await this.connection.request("resume_session", { sessionId });
+      const session = this.track(info, defined);
+      if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+      return session;
+    })();
+    this.resuming.set(sessionId, resumed);
+    try {
+      return await resumed;
+    } finally {
+      this.resuming.delete(sessionId);
+    }
   }
   /**
    * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
@@ -2765,6 +2901,8 @@ var Pedelec = class {
    */
   async request(type, payload) {
     if (typeof type !== "string" || type === "") throw invalid('request(type, payload): type must be a method name such as "list_providers"', "type");
+    if (type === "get_settings") return await this.getSettings();
+    if (type === "get_approval_status") return await this.getApprovalStatus();
     let params = payload ?? {};
     const input = params.input;
     if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {
@@ -2895,8 +3033,11 @@ export {
   DEFAULT_URL,
   ERROR_CODES,
   MAX_ASSET_BYTES,
+  ORIGINAL_PROVIDER_CODES,
+  PROVIDER_TITLES,
   Pedelec,
   PedelecError,
+  PedelecSdkError,
   PedelecSession,
   ToolRefusal,
   asksConsent,

@@ -125,7 +125,12 @@ export async function uploadAsset(s: AssetSession, file: Blob, targetPath?: Sand
       limit: MAX_ASSET_BYTES,
     });
   }
-  const ticket = await s.connection.request<Ticket>("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  let ticket: Ticket;
+  try {
+    ticket = await s.connection.request<Ticket>("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+  } catch (err) {
+    throw asOriginalBusy(PedelecError.from(err));
+  }
   const url = transferUrl(s, ticket.url);
   let resp: Response;
   try {
@@ -143,13 +148,24 @@ export async function uploadAsset(s: AssetSession, file: Blob, targetPath?: Sand
       url: new URL(url).origin,
     });
   }
-  if (!resp.ok) throw await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path);
+  if (!resp.ok) throw asOriginalBusy(await httpError(resp, "ASSET_UPLOAD_FAILED", "upload of", path));
   try {
     const body = (await resp.json()) as { asset?: { path?: string } };
     return (body.asset?.path ?? path) as SandboxAssetPath;
   } catch (err) {
     throw new PedelecError("ASSET_UPLOAD_FAILED", `upload of ${path}: Core's answer was not readable: ${String(err)}`, { path });
   }
+}
+
+/**
+ * Core says ASSET_UPLOAD_BUSY (its own code, for every client); the
+ * original SDK says SESSION_BUSY for a second concurrent upload, so the
+ * page gets that, Core's code kept in details.coreCode.
+ */
+function asOriginalBusy(e: PedelecError): PedelecError {
+  if (e.code !== "ASSET_UPLOAD_BUSY") return e;
+  const details = typeof e.details === "object" && e.details !== null ? e.details : {};
+  return new PedelecError("SESSION_BUSY", e.message, { ...details, coreCode: e.code });
 }
 
 export async function listAssets(s: AssetSession): Promise<SandboxAsset[]> {
@@ -161,7 +177,8 @@ export async function listAssets(s: AssetSession): Promise<SandboxAsset[]> {
 export async function readAsset(s: AssetSession, path: SandboxAssetPath, type: ReadAssetType): Promise<string | JsonValue | File> {
   checkLive(s);
   if (type !== "text" && type !== "json" && type !== "file") {
-    throw new PedelecError("INVALID_INPUT", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`);
+    // The original's code for a read it cannot make (its asset errors are all ASSET_*).
+    throw new PedelecError("ASSET_PATH_INVALID", `readAsset(path, type): type must be "text", "json" or "file", not ${JSON.stringify(type)}`, { path, type: String(type) });
   }
   const bad = assetPathError(path);
   if (bad) throw bad;

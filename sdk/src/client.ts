@@ -10,13 +10,14 @@ import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } 
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
-import { displayName, providerInfo, settingsFrom } from "./providers.js";
+import { displayName, isOriginalProvider, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
 import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
 import { installModelContext } from "./webmcp/install.js";
 import { currentWebMCPTools, linkWebMCP, manifestOf } from "./webmcp/link.js";
 import { refusedTools } from "./webmcp/tools.js";
 import type {
+  AnyProviderCode,
   AnyToolDefinition,
   ApprovalPending,
   ApprovalStatus,
@@ -27,6 +28,7 @@ import type {
   PedelecSettings,
   ProviderInfo,
   ProviderList,
+  ProviderListOptions,
   ResumeSessionOptions,
   ToolDefinition,
   ToolNameOf,
@@ -52,6 +54,16 @@ function thisModuleUrl(): string | undefined {
     return import.meta.url;
   } catch {
     return undefined;
+  }
+}
+
+/** Imported as …/sdk/pedelec.js?providers=all: list every provider by default. */
+function moduleAsksAllProviders(moduleUrl: string | undefined): boolean {
+  if (!moduleUrl) return false;
+  try {
+    return new URL(moduleUrl).searchParams.get("providers") === "all";
+  } catch {
+    return false;
   }
 }
 
@@ -96,6 +108,10 @@ export class Pedelec {
   private approval: Promise<void> | null = null;
   /** The approval window that wait is for, once Core named it. */
   private pending: ApprovalPending | null = null;
+  /** resumeSession() calls in flight, by session id: a second one shares the first's handle. */
+  private readonly resuming = new Map<string, Promise<PedelecSession<string, readonly AnyToolDefinition[]>>>();
+  /** listProviders()/getSettings() report every provider, not only the original's six. */
+  private readonly allProviders: boolean;
 
   /**
    * Connects lazily: nothing is sent until the first call. With no options
@@ -104,7 +120,9 @@ export class Pedelec {
    */
   constructor(options?: PedelecOptions) {
     const opts = (options ?? {}) as InternalOptions;
-    this.url = resolveUrl(opts.url, opts.moduleUrl ?? thisModuleUrl());
+    const moduleUrl = opts.moduleUrl ?? thisModuleUrl();
+    this.url = resolveUrl(opts.url, moduleUrl);
+    this.allProviders = opts.providers === "all" || (opts.providers === undefined && moduleAsksAllProviders(moduleUrl));
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
     this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
@@ -137,10 +155,19 @@ export class Pedelec {
     });
   }
 
-  /** Every provider Core knows, available or not: {name, code, available, error}. */
-  async listProviders(): Promise<ProviderInfo[]> {
+  /**
+   * The providers, available or not: {name, code, available, error}. Only
+   * the original SDK's six codes unless asked for all: `{all: true}`
+   * (Pedelec Core addition) adds Core's own (script, openai, ...), typed
+   * AnyProviderCode, so code written for the six never meets another.
+   */
+  listProviders(): Promise<ProviderInfo[]>;
+  listProviders(options: ProviderListOptions & { all: true }): Promise<ProviderInfo<AnyProviderCode>[]>;
+  listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]>;
+  async listProviders(options?: ProviderListOptions): Promise<ProviderInfo<AnyProviderCode>[]> {
+    const all = options?.all ?? this.allProviders;
     const list = await this.listProviderDetails();
-    return list.providers.map(providerInfo);
+    return list.providers.filter((p) => all || isOriginalProvider(p.name)).map(providerInfo);
   }
 
   /**
@@ -156,9 +183,18 @@ export class Pedelec {
     return { providers: result.providers, defaultProvider: typeof result.defaultProvider === "string" ? result.defaultProvider : "" };
   }
 
-  /** The defaults Core's configuration gives: the default provider and each provider's default model. */
-  async getSettings(): Promise<PedelecSettings> {
-    return settingsFrom(await this.listProviderDetails());
+  /**
+   * The defaults Core's configuration gives: the default provider and each
+   * provider's default model, of the original's six providers unless asked
+   * for all (`{all: true}`, Pedelec Core addition): a default that is one of
+   * Core's own providers is then null, as "no default" (createSession()
+   * without a provider still uses it).
+   */
+  getSettings(): Promise<PedelecSettings>;
+  getSettings(options: ProviderListOptions & { all: true }): Promise<PedelecSettings<AnyProviderCode>>;
+  getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>>;
+  async getSettings(options?: ProviderListOptions): Promise<PedelecSettings<AnyProviderCode>> {
+    return settingsFrom(await this.listProviderDetails(), options?.all ?? this.allProviders);
   }
 
   /**
@@ -227,10 +263,10 @@ export class Pedelec {
    */
   createSession(): Promise<PedelecSession<string>>;
   createSession<const TTools extends readonly AnyToolDefinition[]>(
-    input: CreateSessionInput<TTools>,
+    input: CreateSessionInput<TTools, AnyProviderCode>,
   ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
   async createSession<const TTools extends readonly AnyToolDefinition[]>(
-    input?: CreateSessionInput<TTools>,
+    input?: CreateSessionInput<TTools, AnyProviderCode>,
   ): Promise<PedelecSession<ToolNameOf<TTools>, TTools>> {
     if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
@@ -306,12 +342,28 @@ export class Pedelec {
     if (options?.webmcp !== undefined && typeof options.webmcp !== "boolean") throw invalid("resumeSession: options.webmcp must be a boolean", "webmcp");
     const defined = (options?.tools ?? []) as TTools;
     if (options?.webmcp) withWebMCP(checkedManifest({ guidance: "", tools: defined }), defined); // refused tools reject here, before anything is sent
-    await this.ensureApproved();
-    const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
-    const session = this.track(info, defined);
-    // Core's list is the one before the reload: send the page's now.
-    if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
-    return session;
+    // The same handle for a session this client holds (or is resuming), as
+    // the original: React StrictMode runs an effect twice, and a second
+    // handle would take the session's events from the first, whose
+    // sendText would then never settle.
+    const held = [...this.sessions].find((s) => s.sessionId === sessionId && s.getStatus() !== "ended");
+    if (held) return held as unknown as PedelecSession<string, TTools>;
+    const inFlight = this.resuming.get(sessionId);
+    if (inFlight) return (await inFlight) as unknown as PedelecSession<string, TTools>;
+    const resumed = (async () => {
+      await this.ensureApproved();
+      const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
+      const session = this.track(info, defined);
+      // Core's list is the one before the reload: send the page's now.
+      if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+      return session as unknown as PedelecSession<string, readonly AnyToolDefinition[]>;
+    })();
+    this.resuming.set(sessionId, resumed);
+    try {
+      return (await resumed) as unknown as PedelecSession<string, TTools>;
+    } finally {
+      this.resuming.delete(sessionId);
+    }
   }
 
   /**
@@ -322,6 +374,10 @@ export class Pedelec {
    */
   async request<T>(type: string, payload?: Record<string, unknown>): Promise<T> {
     if (typeof type !== "string" || type === "") throw invalid("request(type, payload): type must be a method name such as \"list_providers\"", "type");
+    // The original's operations that are methods of this client, not
+    // requests Core answers as the original's bridge did.
+    if (type === "get_settings") return (await this.getSettings()) as T;
+    if (type === "get_approval_status") return (await this.getApprovalStatus()) as T;
     let params: Record<string, unknown> = payload ?? {};
     const input = params.input;
     if (type === "create_session" && Object.keys(params).length === 1 && typeof input === "object" && input !== null) {

@@ -4,7 +4,7 @@
 // fallback, then an automatic TOOL_HANDLER_NOT_FOUND result.
 
 import { toolErrorResult, type ErrorCode, type ToolErrorResult } from "./errors.js";
-import { checkJson } from "./json-safety.js";
+import { toJsonResult } from "./json-safety.js";
 import { isRefusal } from "./refuse.js";
 import type { AnyToolDefinition, Disposer, GenericToolHandler, JsonValue, ToolCallContext } from "./types.js";
 
@@ -94,10 +94,12 @@ export class HandlerRegistry {
       const message = err instanceof Error ? err.message : typeof err === "string" ? err : safeString(err);
       return sdkFailure(selected.source, "TOOL_HANDLER_ERROR", message || `The handler for ${tool} threw.`, undefined);
     }
-    const checked = checkJson(value);
+    // Converted as JSON.stringify would, as the original did (a Date is its
+    // ISO string); refused only where the original could not send it.
+    const checked = toJsonResult(value);
     if (!checked.ok) {
       const { path, problem } = checked.problem;
-      const message = `The handler for ${tool} returned a value that is not plain JSON: ${path} is ${problem}.`;
+      const message = `The handler for ${tool} returned a value that cannot be sent as JSON: ${path} is ${problem}.`;
       return sdkFailure(selected.source, "TOOL_RESULT_INVALID", message, { path });
     }
     return { result: checked.value, source: selected.source };

@@ -7,11 +7,12 @@ export { Pedelec } from "./client.js";
 export { PedelecSession } from "./session.js";
 export { defineTool, asksConsent } from "./define-tool.js";
 export { toManifest } from "./manifest.js";
-export { PedelecError, ERROR_CODES } from "./errors.js";
+export { PedelecError, PedelecSdkError, ERROR_CODES } from "./errors.js";
 export { refuse, ToolRefusal } from "./refuse.js";
 export type { ToolRefusalInput } from "./refuse.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";
+export { ORIGINAL_PROVIDER_CODES, PROVIDER_TITLES } from "./providers.gen.js";
 export { MAX_ASSET_BYTES } from "./assets.js";
 export { installModelContext } from "./webmcp/install.js";
 export type { ModelContextLike, WebMCPAnnotations, WebMCPRegisterOptions, WebMCPTool } from "./webmcp/registrations.js";
@@ -31,6 +32,8 @@ export type {
   PedelecSessionStatus,
   PedelecSettings,
   ProviderCode,
+  AnyProviderCode,
+  ProviderListOptions,
   ProviderInfo,
   ReadAssetType,
   SandboxAsset,

@@ -126,3 +126,92 @@ export function checkJson(value: unknown): JsonCheck {
   if (problem) return { ok: false, problem };
   return { ok: true, value: clean as JsonValue };
 }
+
+/**
+ * A tool result as the original SDK sent it: converted the way
+ * JSON.stringify converts (toJSON is called, so a Date is its ISO string;
+ * NaN and Infinity become null; undefined properties are left out and
+ * undefined array items become null; a class instance is its own
+ * enumerable fields; a Map or a Set is {}), and refused only where the
+ * original could not send it either: a BigInt or a cycle (JSON.stringify
+ * throws), a function, a symbol, a DOM node, a Promise or a window (no
+ * structured clone of them exists). A top-level undefined (a handler that
+ * returns nothing) is null.
+ */
+export function toJsonResult(value: unknown): JsonCheck {
+  const ancestors: object[] = [];
+  let problem: JsonProblem | null = null;
+  const fail = (path: string, text: string): undefined => {
+    problem ??= { path, problem: text };
+    return undefined;
+  };
+  const SKIP = Symbol("skip");
+
+  const walk = (input: unknown, key: string, path: string): JsonValue | typeof SKIP | undefined => {
+    let v = input;
+    if ((typeof v === "object" && v !== null) || typeof v === "bigint") {
+      const toJSON = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === "function") {
+        try {
+          v = toJSON.call(v, key);
+        } catch (err) {
+          return fail(path, `a value whose toJSON() threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) v = v.valueOf();
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "bigint":
+        return fail(path, "a BigInt, which JSON cannot hold; convert it explicitly, for example String(n) or Number(n)");
+      case "undefined":
+        return SKIP;
+      case "function":
+        return fail(path, `a function${v.name ? ` (${v.name})` : ""}; functions never leave the page`);
+      case "symbol":
+        return fail(path, "a symbol; return a string instead");
+    }
+    if (v === null) return null;
+    const obj = v as object;
+    if (typeof Node !== "undefined" && obj instanceof Node) {
+      return fail(path, `a DOM node (${(obj as Node).nodeName}); return the data you need from it (text, ids, attributes) instead`);
+    }
+    if (typeof Promise !== "undefined" && obj instanceof Promise) return fail(path, "a Promise nested inside the result; await it before returning");
+    if (typeof Window !== "undefined" && obj instanceof Window) return fail(path, "a window object");
+    if (ancestors.includes(obj)) return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
+    ancestors.push(obj);
+    try {
+      if (Array.isArray(obj)) {
+        const out: JsonValue[] = [];
+        for (let i = 0; i < obj.length && !problem; i++) {
+          const c = walk(obj[i], String(i), childPath(path, i));
+          out.push(c === SKIP || c === undefined ? null : c);
+        }
+        return problem ? undefined : out;
+      }
+      const out: { [key: string]: JsonValue } = {};
+      for (const k of Object.keys(obj)) {
+        if (problem) break;
+        let item: unknown;
+        try {
+          item = (obj as Record<string, unknown>)[k];
+        } catch (err) {
+          return fail(childPath(path, k), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        const c = walk(item, k, childPath(path, k));
+        if (c !== SKIP && c !== undefined) out[k] = c;
+      }
+      return problem ? undefined : out;
+    } finally {
+      ancestors.pop();
+    }
+  };
+
+  const clean = walk(value, "", "$");
+  if (problem) return { ok: false, problem };
+  return { ok: true, value: clean === SKIP || clean === undefined ? null : clean };
+}

@@ -2,26 +2,36 @@
 // runtime/provider (each by its own file's Register call); do not edit.
 
 /**
- * The providers a session can name, as listProviders() lists them: the
- * original's six plus Pedelec Core's own. listProviders() says which of
- * them run here.
+ * The original SDK's provider codes, exactly: what listProviders() and
+ * getSettings() report unless asked for all (AnyProviderCode).
  */
 export type ProviderCode =
   | "codex"
-  | "claude"
-  | "gemini"
+  | "antigravity"
   | "opencode"
+  | "cursor"
+  | "claude"
+  | "ollama";
+
+/**
+ * Every provider Core registers: the original's six and Pedelec Core's
+ * own. createSession() takes any of them; listProviders({all: true})
+ * lists them.
+ */
+export type AnyProviderCode =
+  | ProviderCode
+  | "gemini"
   | "copilot"
   | "openai"
-  | "ollama"
   | "script"
   | "mcp"
-  | "cursor"
-  | "antigravity"
   | "qwen";
 
+/** The original's codes, for filtering at run time. */
+export const ORIGINAL_PROVIDER_CODES: readonly ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
+
 /** Each provider's name for a person, for a provider picker. */
-export const PROVIDER_TITLES: Readonly<Record<ProviderCode, string>> = {
+export const PROVIDER_TITLES: Readonly<Record<AnyProviderCode, string>> = {
   codex: "Codex",
   claude: "Claude Code",
   gemini: "Gemini CLI",

@@ -1,28 +1,36 @@
 // The original SDK's provider view of Core's list_providers answer:
 // ProviderInfo {name, code, available, error} and PedelecSettings.
 
-import { PROVIDER_TITLES } from "./providers.gen.js";
-import type { PedelecSettings, ProviderCode, ProviderDetails, ProviderInfo, ProviderList } from "./types.js";
+import { ORIGINAL_PROVIDER_CODES, PROVIDER_TITLES } from "./providers.gen.js";
+import type { AnyProviderCode, PedelecSettings, ProviderCode, ProviderDetails, ProviderInfo, ProviderList } from "./types.js";
+
+/** Whether code is one of the original SDK's six. */
+export function isOriginalProvider(code: string): code is ProviderCode {
+  return (ORIGINAL_PROVIDER_CODES as readonly string[]).includes(code);
+}
 
 // Names for a picker, generated from Core's registry. Core reports codes; a
 // code not listed (a Core newer than this SDK) is shown as it is.
 export function displayName(code: string): string {
-  return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code as ProviderCode] : code;
+  return Object.prototype.hasOwnProperty.call(PROVIDER_TITLES, code) ? PROVIDER_TITLES[code as AnyProviderCode] : code;
 }
 
-export function providerInfo(p: ProviderDetails): ProviderInfo {
+export function providerInfo(p: ProviderDetails): ProviderInfo<AnyProviderCode> {
   return {
     name: displayName(p.name),
-    code: p.name as ProviderCode,
+    code: p.name as AnyProviderCode,
     available: p.available === true,
     error: p.available ? null : p.reason || "not available",
   };
 }
 
-export function settingsFrom(list: ProviderList): PedelecSettings {
-  const defaultModels: Partial<Record<ProviderCode, string>> = {};
+/** The settings, of every provider (all) or of the original's six only. */
+export function settingsFrom(list: ProviderList, all: boolean): PedelecSettings<AnyProviderCode> {
+  const keep = (code: string) => all || isOriginalProvider(code);
+  const defaultModels: Partial<Record<AnyProviderCode, string>> = {};
   for (const p of list.providers) {
-    if (p.defaultModel) defaultModels[p.name as ProviderCode] = p.defaultModel;
+    if (p.defaultModel && keep(p.name)) defaultModels[p.name as AnyProviderCode] = p.defaultModel;
   }
-  return { defaultProvider: list.defaultProvider ? (list.defaultProvider as ProviderCode) : null, defaultModels };
+  const def = list.defaultProvider && keep(list.defaultProvider) ? (list.defaultProvider as AnyProviderCode) : null;
+  return { defaultProvider: def, defaultModels };
 }

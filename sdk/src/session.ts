@@ -180,6 +180,10 @@ export class PedelecSession<
    */
   prepare(): Promise<void> {
     if (this.ended) return Promise.reject(this.endedError());
+    // As the original: a user turn makes prepare() busy, even once prepared.
+    if (this.turn?.kind === "user") {
+      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
+    }
     if (this.prepared) return Promise.resolve();
     if (this.preparing) return this.preparing;
     const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
@@ -263,8 +267,9 @@ export class PedelecSession<
 
   /**
    * Errors that belong to no promise: Core's error events (ctx.source
-   * "core"), a result Core refused (SUBMIT_TOOL_RESULT_FAILED), a handler
-   * that threw or returned non-JSON, a missing handler, a lost connection.
+   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+   * Core refused it, or it is not JSON), a lost connection, a failed end().
+   * A handler that throws, or no handler, is told to the agent only.
    */
   onError(handler: (error: PedelecError, ctx: ErrorEventContext) => void): () => void {
     return this.errors.add(handler);
@@ -493,7 +498,17 @@ export class PedelecSession<
     this.reconnecting = true;
     this.reconnected = new Promise<void>((resolve) => (this.markReconnected = resolve));
     this.setStatus("error", "sdk", []);
-    this.emitError(new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: err.toJSON() }), "sdk");
+    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
+    // Core ends an autoEndOnDisconnect session when its page goes: its turn
+    // cannot finish, so the pending sendText rejects now, as the original's
+    // did on a disconnect. A session that outlives its page keeps its turn
+    // across the reconnect (ours: Core replays what happened meanwhile).
+    const turn = this.turn;
+    if (turn && this.autoEndOnDisconnect) {
+      this.turn = null;
+      turn.reject(lost);
+    }
+    this.emitError(lost, "sdk");
   }
 
   /**
@@ -729,8 +744,13 @@ export class PedelecSession<
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
-    if (outcome.failure) {
-      this.emitError(new PedelecError(outcome.failure.code, outcome.failure.message, { tool, toolRequestId }), "sdk", undefined, turnId);
+    // A throw (TOOL_HANDLER_ERROR) or a missing handler
+    // (TOOL_HANDLER_NOT_FOUND) is the agent's to hear, as a result; the
+    // original keeps them from onError. A result that cannot be sent is a
+    // submission failure there, and so here.
+    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
+      const cause = { code: outcome.failure.code, message: outcome.failure.message };
+      this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", undefined, turnId);
     }
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
@@ -779,7 +799,8 @@ export class PedelecSession<
       if (cause.code === "MESSAGE_TOO_LARGE") {
         // Tell the agent instead of leaving it waiting until the deadline.
         const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("MESSAGE_TOO_LARGE", message, { tool, toolRequestId }), "sdk", undefined, turnId);
+        // The original's code for a result it could not deliver, the cause in details.
+        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", undefined, turnId);
         return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
       }
       if (this.ended) return;

@@ -4,7 +4,7 @@
 // The wire frames themselves live in client/protocol.ts.
 
 import type { PedelecError } from "./errors.js";
-import type { ProviderCode } from "./providers.gen.js";
+import type { AnyProviderCode, ProviderCode } from "./providers.gen.js";
 
 // ---- JSON ----
 
@@ -82,6 +82,9 @@ export type ToolArgsSchemaNode =
 export type ToolArgsSchema = ToolArgsObjectSchema;
 
 // ---- status and event contexts ----
+// Every field Pedelec Core adds to a context is optional in the type
+// (always set at run time), so an app's hand-built test doubles of the
+// original's contexts still compile (issue 23).
 
 export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
 
@@ -114,7 +117,7 @@ export type ChatEventContext = PedelecEventContext & {
   turnStartedAt: number;
   eventReceivedAt: number;
   /** Pedelec Core addition: the turn's assistant message so far, this delta included. */
-  text: string;
+  text?: string;
 };
 
 export type StatusEventContext = PedelecEventContext & {
@@ -126,7 +129,7 @@ export type StatusEventContext = PedelecEventContext & {
    * waits on, oldest first; while waiting_approval, the calls waiting for
    * the user's consent (each with its approvalId).
    */
-  waitingOn: PendingTool[];
+  waitingOn?: PendingTool[];
   /**
    * Pedelec Core addition: on a waiting_approval a reconnect set (no
    * calls), the origin approval the session waits for before it resumes:
@@ -151,7 +154,7 @@ export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_wind
 export type EndedEventContext = PedelecEventContext & {
   type: "ended" | "sdk_ended";
   /** Pedelec Core addition: why it ended. */
-  reason: EndReason;
+  reason?: EndReason;
 };
 
 /** Everything a tool handler knows about the call it is answering. */
@@ -166,11 +169,11 @@ export type ToolCallContext = PedelecEventContext & {
   turnStartedAt: number;
   eventReceivedAt: number;
   /** Pedelec Core addition: when Core stops waiting for the result (unix ms); a later result is refused. */
-  deadline: number;
+  deadline?: number;
   /** Pedelec Core addition: the tool's timeout in ms, as Core applies it. */
-  timeoutMs: number;
+  timeoutMs?: number;
   /** Pedelec Core addition: true when Core sent this call again to a page that resumed the session. */
-  redelivered: boolean;
+  redelivered?: boolean;
   /**
    * Pedelec Core addition: aborts when the result is no longer wanted (the
    * deadline passed, Core settled the call, the session ended).
@@ -179,7 +182,7 @@ export type ToolCallContext = PedelecEventContext & {
    * SDK cannot stop your JavaScript: listen to it to close a modal or cancel
    * a fetch.
    */
-  signal: AbortSignal;
+  signal?: AbortSignal;
 };
 
 // ---- tools and handlers ----
@@ -293,17 +296,30 @@ export type SerializableSkillsManifest = {
 
 // ---- client input and answers ----
 
-// ProviderCode is generated from Core's registry of providers (go generate
-// ./runtime/wire), so a provider added to Core is one the SDK knows.
-export type { ProviderCode };
+// Both are generated from Core's registry of providers (go generate
+// ./runtime/wire). ProviderCode is exactly the original's six, so an app's
+// Record<ProviderCode, ...> and exhaustive switches keep compiling; Core's
+// other providers are in AnyProviderCode, which createSession() takes and
+// listProviders({all: true}) reports (docs/decisions.md).
+export type { AnyProviderCode, ProviderCode };
+
+/** Pedelec Core addition: listProviders()'s and getSettings()'s option. */
+export type ProviderListOptions = {
+  /** true: every provider Core has (AnyProviderCode), not only the original's six. */
+  all?: boolean;
+};
 
 /**
  * createSession's input. The union forbids `model` without `provider`
  * (runtime validation rejects it too, with INVALID_INPUT).
  */
-export type CreateSessionInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> =
+export type CreateSessionInput<
+  TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[],
+  /** Pedelec Core addition: createSession() itself takes AnyProviderCode. */
+  TProvider extends string = ProviderCode,
+> =
   | {
-      provider: ProviderCode;
+      provider: TProvider;
       model?: string;
       skills?: SkillsInput<TTools>;
       /** End the session when this page disconnects (default true). */
@@ -332,12 +348,12 @@ export type WebMCPSessionOptions = {
   exposeToBrowser?: boolean;
 };
 
-/** One provider as listProviders() reports it. */
-export type ProviderInfo = {
+/** One provider as listProviders() reports it (TCode is a Pedelec Core addition: AnyProviderCode with {all: true}). */
+export type ProviderInfo<TCode extends string = ProviderCode> = {
   /** Human-readable name for a picker. */
   name: string;
   /** The value to pass as createSession({provider}). */
-  code: ProviderCode;
+  code: TCode;
   available: boolean;
   /** Why it is unavailable (install it, fix PATH, configure it); null when available. */
   error: string | null;
@@ -364,9 +380,10 @@ export type ProviderList = {
 };
 
 /** The defaults Core's configuration gives sessions that name no provider or model. */
-export type PedelecSettings = {
-  defaultProvider: ProviderCode | null;
-  defaultModels: Partial<Record<ProviderCode, string>>;
+export type PedelecSettings<TCode extends string = ProviderCode> = {
+  /** null also when Core's default is not one of TCode (ask getSettings({all: true})). */
+  defaultProvider: TCode | null;
+  defaultModels: Partial<Record<TCode, string>>;
 };
 
 /**
@@ -415,6 +432,14 @@ export type PedelecOptions = {
    * waiting).
    */
   onApprovalPending?: (pending: ApprovalPending) => void;
+  /**
+   * Pedelec Core addition: which providers listProviders() and getSettings()
+   * report when not given {all}: "original" (default), the original SDK's
+   * six codes; "all", every provider Core has (their types still say
+   * ProviderCode: typed code should ask with {all: true} instead). Importing
+   * the SDK from Core's URL with ?providers=all sets "all" too.
+   */
+  providers?: "original" | "all";
 };
 
 /** Pedelec Core addition: an origin approval the SDK is waiting for. */

@@ -96,7 +96,7 @@ for (const code of ["APPROVAL_REJECTED", "APPROVAL_TIMEOUT"]) {
     const errors: string[] = [];
     const ended: string[] = [];
     session.onError((e) => errors.push(e.code));
-    session.onEnded((ctx) => ended.push(ctx.reason));
+    session.onEnded((ctx) => ended.push(ctx.reason ?? ""));
     await until(() => session.getStatus() === "waiting_approval", "waiting_approval");
     decide!();
     await until(() => session.getStatus() === "ended", "ended");

@@ -16,6 +16,7 @@ import {
   type JsonValue,
   type PedelecAvailability,
   type PedelecError,
+  type AnyProviderCode,
   type PedelecEventContext,
   type PedelecOptions,
   type PedelecSessionStatus,
@@ -60,13 +61,43 @@ new Pedelec({ bridgeTimeoutMs: "30s" });
 const options: PedelecOptions = { bridgeTimeoutMs: 1 };
 void options;
 
-const codes: ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama", "openai", "script"];
+const codes: ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
 void codes;
+// Exactly the original's six (issue 23): a Record over them and an
+// exhaustive switch compile; Core's own providers are AnyProviderCode.
+const labels: Record<ProviderCode, string> = { codex: "C", antigravity: "A", opencode: "O", cursor: "Cu", claude: "Cl", ollama: "Ol" };
+void labels;
+function exhaustive(code: ProviderCode): number {
+  switch (code) {
+    case "codex": case "antigravity": case "opencode": case "cursor": case "claude": case "ollama":
+      return 1;
+    default: {
+      const never: never = code;
+      return never;
+    }
+  }
+}
+void exhaustive;
+// @ts-expect-error script is ours, not the original's
+const notOriginal: ProviderCode = "script";
+void notOriginal;
+const ours: AnyProviderCode[] = ["codex", "script", "openai", "gemini", "copilot", "mcp", "qwen"];
+void ours;
 // @ts-expect-error not a provider code
 const badCode: ProviderCode = "chatgpt";
 void badCode;
 
 async function client(pedelec: Pedelec) {
+  // Ours beside the original's six (issue 23): createSession takes any
+  // provider Core has; {all: true} lists them, typed AnyProviderCode.
+  await pedelec.createSession({ provider: "script", model: "deterministic" });
+  const six: ProviderCode[] = (await pedelec.listProviders()).map((p) => p.code);
+  const every: AnyProviderCode[] = (await pedelec.listProviders({ all: true })).map((p) => p.code);
+  // @ts-expect-error {all: true} may name a code outside the original's six
+  const narrowed: ProviderCode[] = (await pedelec.listProviders({ all: true })).map((p) => p.code);
+  const defaultAny: AnyProviderCode | null = (await pedelec.getSettings({ all: true })).defaultProvider;
+  const defaultSix: ProviderCode | null = (await pedelec.getSettings()).defaultProvider;
+  void [six, every, narrowed, defaultAny, defaultSix];
   // createSession(): both overloads.
   const byDefault = await pedelec.createSession();
   expectType<Equal<typeof byDefault, PedelecSession<string>>>(true);

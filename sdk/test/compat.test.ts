@@ -88,8 +88,10 @@ test("a Core ended event reaches onEnded once with type ended; SDK errors are sd
   const errors: ErrorEventContext[] = [];
   session.onEnded((ctx) => ended.push(ctx));
   session.onError((_e, ctx) => errors.push(ctx));
+  // A result that cannot be sent is an SDK error (SUBMIT_TOOL_RESULT_FAILED).
+  session.onTool("nothing_here" as never, () => ({ n: 1n }));
   core.event("tool_call", { toolRequestId: "r1", tool: "nothing_here", args: {}, timeoutMs: 1000, deadline: Date.now() + 1000, turnStartedAt: 5 }, { turnId: "t_1" });
-  await until(() => errors.length === 1, "TOOL_HANDLER_NOT_FOUND reported");
+  await until(() => errors.length === 1, "SUBMIT_TOOL_RESULT_FAILED reported");
   assert.deepEqual([errors[0]!.type, errors[0]!.source], ["sdk_error", "sdk"]);
   core.event("ended", { reason: "shutdown" });
   core.event("ended", { reason: "shutdown" });
@@ -107,25 +109,36 @@ test("sendTurn (ours) resolves with the turn's record", async () => {
   assert.deepEqual(await turn, { turnId: "t_1", startedAt: 1000, text: "answer" });
 });
 
-test("listProviders resolves ProviderInfo[] {name, code, available, error}", async () => {
+test("listProviders resolves ProviderInfo[] {name, code, available, error} of the original's codes; {all: true} adds ours", async () => {
   const core = new FakeCore();
-  core.handlers.list_providers = providers("script", [{ name: "cursor", available: false, reason: "not built into this version of Pedelec yet" }]);
+  core.handlers.list_providers = providers("script", [
+    { name: "cursor", available: false, reason: "not built into this version of Pedelec yet" },
+    { name: "qwen", available: false, reason: "not built" },
+  ]);
   const list = await core.client().listProviders();
   assert.ok(Array.isArray(list));
   assert.deepEqual(list, [
     { name: "Codex", code: "codex", available: false, error: "codex is not on PATH" },
-    { name: "Script (deterministic, built in)", code: "script", available: true, error: null },
     { name: "Cursor", code: "cursor", available: false, error: "not built into this version of Pedelec yet" },
   ]);
-  assert.deepEqual(list.filter((p) => p.available).map((p) => p.code), ["script"]);
+  const all = await core.client().listProviders({ all: true });
+  assert.deepEqual(all.map((p) => p.code), ["codex", "script", "cursor", "qwen"]);
+  assert.deepEqual(all.filter((p) => p.available).map((p) => p.code), ["script"]);
+  // Chosen for the whole client: the constructor option, or the module URL Core serves.
+  assert.deepEqual((await core.client({ providers: "all" }).listProviders()).map((p) => p.code), ["codex", "script", "cursor", "qwen"]);
+  assert.deepEqual((await core.client({ moduleUrl: "http://127.0.0.1:7077/sdk/pedelec.js?providers=all" } as object).listProviders()).map((p) => p.code), ["codex", "script", "cursor", "qwen"]);
 });
 
 test("getSettings gives Core's default provider and default models", async () => {
   const core = new FakeCore();
   core.handlers.list_providers = providers("script");
-  assert.deepEqual(await core.client().getSettings(), { defaultProvider: "script", defaultModels: { script: "echo-1" } });
+  // script is not one of the original's codes: reported only when asked for all.
+  assert.deepEqual(await core.client().getSettings(), { defaultProvider: null, defaultModels: {} });
+  assert.deepEqual(await core.client().getSettings({ all: true }), { defaultProvider: "script", defaultModels: { script: "echo-1" } });
   core.handlers.list_providers = providers("");
-  assert.deepEqual(await core.client().getSettings(), { defaultProvider: null, defaultModels: { script: "echo-1" } });
+  assert.deepEqual(await core.client().getSettings({ all: true }), { defaultProvider: null, defaultModels: { script: "echo-1" } });
+  core.handlers.list_providers = providers("codex", [{ name: "codex", available: true, defaultModel: "gpt-5" }]);
+  assert.deepEqual((await core.client().getSettings()).defaultProvider, "codex");
   core.handlers.list_providers = () => ({ result: { nothing: true } });
   await assert.rejects(core.client().getSettings(), (e: PedelecError) => e.code === "SDK_PROTOCOL_ERROR");
 });

@@ -22,3 +22,24 @@ test("PedelecError keeps code, message and details and serializes to the wire sh
   assert.equal(e.code, "SESSION_BUSY");
   assert.deepEqual(JSON.parse(JSON.stringify(e)), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
 });
+
+// Issue 23, item 1: the original handed out plain objects. Apps spread them
+// into state, structuredClone them and postMessage them to workers; an Error
+// loses message to a spread and code to a clone.
+test("errors the SDK hands out survive a spread, structuredClone and JSON, and stay instanceof Error", () => {
+  const e = new PedelecError("SESSION_BUSY", "busy", { turnId: "t" });
+  assert.deepEqual({ ...e }, { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
+  assert.deepEqual(structuredClone(e), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
+  const { port1, port2 } = new MessageChannel();
+  const got = new Promise((resolve) => (port2.onmessage = (m) => resolve(m.data)));
+  port1.postMessage(new PedelecError("SESSION_ENDED", "gone"));
+  return got.then((data) => {
+    port1.close();
+    port2.close();
+    assert.deepEqual(data, { code: "SESSION_ENDED", message: "gone" });
+    assert.ok(e instanceof Error && e instanceof PedelecError);
+    assert.equal(e.name, "PedelecError");
+    assert.match(String(e.stack), /PedelecError/);
+    assert.equal(String(e), "PedelecError: SESSION_BUSY: busy");
+  });
+});

@@ -76,8 +76,8 @@ export class FakeCore {
     this.handlers.end_session = () => ({ result: {} });
   }
 
-  client(): Pedelec {
-    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: (url: string) => this.open(url), probe: async () => this.httpUp } as never);
+  client(extra: object = {}): Pedelec {
+    return new Pedelec({ url: "ws://127.0.0.1:7077/ws", socketFactory: (url: string) => this.open(url), probe: async () => this.httpUp, ...extra } as never);
   }
 
   open(url = ""): FakeSocket {

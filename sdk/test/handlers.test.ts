@@ -62,16 +62,42 @@ test("a throw becomes TOOL_HANDLER_ERROR with the error's message", async () => 
   assert.deepEqual(out.result, { error: { code: "TOOL_HANDLER_ERROR", message: "Save failed with 500" } });
 });
 
-test("a non-JSON result becomes TOOL_RESULT_INVALID naming the path", async () => {
+test("a result is converted as JSON.stringify converts it, as the original (issue 23)", async () => {
   const r = withInline();
-  r.setNamed("rich", () => ({ savedAt: new Date(0) }));
-  const out = await r.run("rich", {}, ctx);
-  const err = (out.result as { error: { code: string; message: string; details: { path: string } } }).error;
-  assert.equal(err.code, "TOOL_RESULT_INVALID");
-  assert.equal(err.details.path, "$.savedAt");
-  assert.match(err.message, /rich.*\$\.savedAt is a Date/);
+  class Point {
+    constructor(readonly x: number, readonly y: number) {}
+    toJSON() {
+      return [this.x, this.y];
+    }
+  }
+  class Plain {
+    a = 1;
+    b = undefined;
+  }
+  const value = { savedAt: new Date(0), at: new Point(1, 2), plain: new Plain(), nan: NaN, list: [undefined, 1], map: new Map([["k", 1]]), skipped: undefined };
+  r.setNamed("rich", () => value);
+  assert.deepEqual((await r.run("rich", {}, ctx)).result, JSON.parse(JSON.stringify(value)));
   r.setNamed("undef", () => undefined);
-  assert.equal(((await r.run("undef", {}, ctx)).result as { error: { code: string } }).error.code, "TOOL_RESULT_INVALID");
+  assert.equal((await r.run("undef", {}, ctx)).result, null);
+});
+
+test("a result JSON.stringify (or the original's clone) cannot send is TOOL_RESULT_INVALID naming the path", async () => {
+  const r = withInline();
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  for (const [name, value, path] of [
+    ["big", { n: 1n }, "$.n"],
+    ["cycle", { c: cyclic }, "$.c.self"],
+    ["fn", { f: () => 1 }, "$.f"],
+    ["sym", [Symbol("s")], "$[0]"],
+  ] as const) {
+    r.setNamed(name, () => value);
+    const out = await r.run(name, {}, ctx);
+    const err = (out.result as { error: { code: string; details: { path: string } } }).error;
+    assert.equal(err.code, "TOOL_RESULT_INVALID", name);
+    assert.equal(err.details.path, path, name);
+    assert.equal(out.failure?.code, "TOOL_RESULT_INVALID");
+  }
 });
 
 test("a domain error result is a normal result", async () => {

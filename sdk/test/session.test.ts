@@ -64,7 +64,7 @@ test("invalid definitions reject with INVALID_INPUT before anything is sent", as
 test("sendText resolves on done with the turn's text; chat streams deltas", async () => {
   const { core, session, statuses } = await setup();
   const chats: string[] = [];
-  session.onChat((_delta, ctx) => chats.push(ctx.text));
+  session.onChat((_delta, ctx) => chats.push(ctx.text ?? ""));
   const p = session.sendTurn("hi");
   assert.equal(session.getStatus(), "running");
   await until(() => core.sent("send_text").length === 1, "send_text");
@@ -178,8 +178,8 @@ test("ctx.signal aborts at the deadline and when Core settles the call", async (
   const { core, session } = await setup();
   const reasons: string[] = [];
   session.onTool("get_current_page", (_a, ctx) =>
-    new Promise((resolve) => ctx.signal.addEventListener("abort", () => {
-      reasons.push((ctx.signal.reason as PedelecError).code);
+    new Promise((resolve) => ctx.signal?.addEventListener("abort", () => {
+      reasons.push((ctx.signal?.reason as PedelecError).code);
       resolve({ cancelled: true });
     })),
   );
@@ -196,19 +196,20 @@ test("ctx.signal aborts at the deadline and when Core settles the call", async (
   assert.deepEqual(reasons.sort(), ["SESSION_ENDED", "TOOL_CALL_CANCELLED", "TOOL_TIMEOUT", "TURN_INTERRUPTED"]);
 });
 
-test("a missing handler answers TOOL_HANDLER_NOT_FOUND and tells onError", async () => {
+test("a missing handler answers TOOL_HANDLER_NOT_FOUND to the agent only, as the original (not onError)", async () => {
   const { core, errors } = await setup();
   core.event("tool_call", toolCall("r1", "get_current_page", {}), { turnId: "t_1" });
   await until(() => core.sent("submit_tool_result").length === 1, "submit");
   const result = (core.sent("submit_tool_result")[0]!.params as { result: { error: { code: string } } }).result;
   assert.equal(result.error.code, "TOOL_HANDLER_NOT_FOUND");
-  assert.equal(errors[0]?.code, "TOOL_HANDLER_NOT_FOUND");
+  await tick(5);
+  assert.deepEqual(errors, []);
 });
 
 test("the session's end rejects the running turn with SESSION_ENDED and calls onEnded once", async () => {
   const { core, session } = await setup();
   const ended: string[] = [];
-  session.onEnded((e) => ended.push(e.reason));
+  session.onEnded((e) => ended.push(e.reason ?? ""));
   const p = session.sendText("x");
   await until(() => core.sent("send_text").length === 1, "send_text");
   await tick(5);

@@ -29,7 +29,7 @@ const getCurrentPage = defineTool({
   argsSchema: noArgs,
   handler: (_args, ctx) => {
     expectType<Equal<typeof ctx, ToolCallContext>>(true);
-    expectType<Equal<typeof ctx.signal, AbortSignal>>(true);
+    expectType<Equal<typeof ctx.signal, AbortSignal | undefined>>(true);
     return { title: "t", observedForTurn: ctx.turnId };
   },
 });

@@ -108,7 +108,7 @@ async function loadProviders() {
   let list;
   let settings;
   try {
-    [list, settings] = await Promise.all([pedelec.listProviders(), pedelec.getSettings()]);
+    [list, settings] = await Promise.all([pedelec.listProviders({ all: true }), pedelec.getSettings({ all: true })]);
   } catch (err) {
     select.replaceChildren(new Option("unreachable", ""));
     renderStatus("error");

@@ -41,7 +41,11 @@ var docSections = map[string][]section{
 // render returns the generated files' new contents, keyed by path, reading
 // the hand-written parts from root.
 func render(root string) (map[string][]byte, error) {
-	files := map[string][]byte{tsPath: []byte(typescript()), providersTSPath: []byte(providersTS())}
+	providers, err := providersTS()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{tsPath: []byte(typescript()), providersTSPath: []byte(providers)}
 	for path, sections := range docSections {
 		doc, err := os.ReadFile(filepath.Join(root, path))
 		if err != nil {
