@@ -26,8 +26,14 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 		writeAgent(w, nil, err)
 		return
 	}
-	result, err := s.callTool(r.Context(), req.Tool, req.Args)
-	writeAgent(w, result, err)
+	if req.BudgetMs <= 0 && !req.Stream {
+		result, err := s.callTool(r.Context(), req.Tool, req.Args)
+		writeAgent(w, result, err)
+		return
+	}
+	// A budget or progress: the call runs beside the request, which may
+	// hand it over to `tool-call --wait` (agent_handoff.go).
+	s.awaitHandoff(w, r, s.startHandoff(req.Tool, req.Args), budgetOf(req.BudgetMs), req.Stream)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {

@@ -48,6 +48,9 @@ const (
 	CodeToolHandlerError       Code = "TOOL_HANDLER_ERROR"
 	CodeToolResultInvalid      Code = "TOOL_RESULT_INVALID"
 	CodeSubmitToolResultFailed Code = "SUBMIT_TOOL_RESULT_FAILED"
+	// A call handed over to `tool-call --wait` (issue 26).
+	CodeToolCallPending     Code = "TOOL_CALL_PENDING"
+	CodeToolCallNotWaitable Code = "TOOL_CALL_NOT_WAITABLE"
 
 	// The agent's commands.
 	CodeCoreUnreachable Code = "CORE_UNREACHABLE"
@@ -153,6 +156,8 @@ var Codes = []CodeInfo{
 	{CodeToolHandlerError, "SDK \u2192 agent", "the handler threw; the message is the exception's", ""},
 	{CodeToolResultInvalid, "SDK \u2192 agent", "the handler returned something that is not plain JSON", "`path` of the bad value"},
 	{CodeSubmitToolResultFailed, "SDK \u2192 `onError`", "Core refused the page's result (late, duplicate)", "Core's error"},
+	{CodeToolCallPending, "Core \u2192 agent, CLI (exit 3)", "the call is still running in Core, but the agent's shell would soon cut `tool-call` off: run the command in `details.next` (`pedelec tool-call --wait <handle>`) to wait for the same call's result. Not a failure: the call keeps its own `timeoutMs`", "`handle`, `next`, `tool`, `toolRequestId`, `timeoutMs`, `elapsedMs`"},
+	{CodeToolCallNotWaitable, "Core \u2192 agent", "`tool-call --wait` named a handle this session cannot wait on: its result was already delivered (`reason: delivered`), another `--wait` is waiting for it (`waiting`), its turn ended (`turn_ended`), or no such handle (`unknown`). Do not retry it; call the tool again if you still need it", "`handle`, `reason`"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},
 	{CodeInternal, "anywhere", "a bug: please report it with the message", ""},
