@@ -60,6 +60,7 @@ export type {
   ProviderList,
   ResumeSessionOptions,
   ToolArgs,
+  ToolProgress,
   ToolResult,
   TurnResult,
   // our previous names (deprecated aliases)
