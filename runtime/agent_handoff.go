@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/callprogress"
@@ -31,6 +32,7 @@ import (
 // handoff is one call run for the agent endpoint.
 type handoff struct {
 	handle string // "" until the call is first handed over
+	thread string // the thread id the agent named the session by, for next
 	tool   string
 	start  time.Time
 	watch  callWatch
@@ -68,9 +70,9 @@ func (h *handoffs) forgetLocked() {
 // startHandoff runs the call in the background, detached from the
 // request that asked for it: the request may end (handed over) while the
 // call goes on.
-func (s *Session) startHandoff(tool string, args json.RawMessage) *handoff {
+func (s *Session) startHandoff(thread, tool string, args json.RawMessage) *handoff {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &handoff{tool: tool, start: time.Now(), cancel: cancel, done: make(chan struct{}), waiting: true}
+	h := &handoff{thread: thread, tool: tool, start: time.Now(), cancel: cancel, done: make(chan struct{}), waiting: true}
 	h.watch.box = callprogress.New()
 	go func() {
 		defer cancel()
@@ -145,10 +147,33 @@ func (s *Session) handOverLocked(h *handoff) wire.PendingDetails {
 	}
 	h.waiting = false
 	return wire.PendingDetails{
-		Handle: h.handle, Next: "pedelec tool-call --wait " + h.handle, Tool: h.tool,
+		Handle: h.handle, Next: waitCommand(h.thread, h.handle), Tool: h.tool,
 		ToolRequestID: h.watch.id, TimeoutMs: h.watch.timeoutMs,
 		ElapsedMs: time.Since(h.start).Milliseconds(),
 	}
+}
+
+// waitCommand is TOOL_CALL_PENDING's details.next. It names the thread
+// as the prompt's commands do, and starts with `pedelec tool-call`, which
+// every CLI's allow rules let the agent run without asking.
+func waitCommand(thread, handle string) string {
+	return "pedelec tool-call --thread-id " + shellWord(thread) + " --wait " + handle
+}
+
+// shellWord quotes s for a POSIX shell unless it is plainly one word
+// (session ids and handles are).
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // claimHandoff finds handle for a --wait and marks it waited on.

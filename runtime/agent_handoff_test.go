@@ -24,7 +24,7 @@ func pendingOf(t *testing.T, res wire.AgentResult) wire.PendingDetails {
 	}
 	var d wire.PendingDetails
 	raw, _ := json.Marshal(res.Error.Details)
-	if err := json.Unmarshal(raw, &d); err != nil || d.Handle == "" || d.Next != "pedelec tool-call --wait "+d.Handle {
+	if err := json.Unmarshal(raw, &d); err != nil || d.Handle == "" || !strings.HasPrefix(d.Next, "pedelec tool-call --thread-id ") || !strings.HasSuffix(d.Next, " --wait "+d.Handle) {
 		t.Fatalf("pending details %s: %v", raw, err)
 	}
 	return d

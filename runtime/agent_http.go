@@ -33,7 +33,7 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 	}
 	// A budget or progress: the call runs beside the request, which may
 	// hand it over to `tool-call --wait` (agent_handoff.go).
-	s.awaitHandoff(w, r, s.startHandoff(req.Tool, req.Args), budgetOf(req.BudgetMs), req.Stream)
+	s.awaitHandoff(w, r, s.startHandoff(req.ThreadID, req.Tool, req.Args), budgetOf(req.BudgetMs), req.Stream)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {

@@ -143,13 +143,9 @@ func (c *Core) WatchMCP(ctx context.Context, core string, after int64) wire.MCPS
 // ctx ending (the client cancelled) settles the call as "cancelled", which
 // aborts the handler's ctx.signal in the page.
 func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
-	s, werr := c.session(sessionID)
-	if werr != nil {
-		return nil, werr
-	}
-	if !s.isExternal() {
-		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "session %s is not an mcp session; its tools belong to its own agent", sessionID).
-			WithDetails(map[string]any{"sessionId": sessionID})
+	s, err := c.mcpSession(sessionID)
+	if err != nil {
+		return nil, err
 	}
 	result, werr := s.callTool(ctx, tool, args)
 	if werr != nil {
