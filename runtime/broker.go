@@ -197,7 +197,7 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	case <-timer.C:
 		s.mu.Lock()
 		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
-			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
+			"tool %s did not answer within %s: the page may have failed, or may still be waiting for the user. Tell the user; call it again only if they ask", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
 		s.mu.Unlock()
 	case <-ctx.Done():
 		s.mu.Lock()

@@ -190,7 +190,7 @@ func encodeRequest(request any) ([]byte, error) {
 // CORE_UNREACHABLE, which asks for a retry. Core sees the connection go and
 // settles the call as cancelled; the page may already have acted on it.
 func cancelled(ctx context.Context, tool string) *wire.Error {
-	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it", tool, context.Cause(ctx))
+	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it. Do not repeat it unless the user asks", tool, context.Cause(ctx))
 }
 
 // toolOf names the tool a request is about, for the cancelled message.
