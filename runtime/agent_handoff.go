@@ -119,7 +119,7 @@ func (s *Session) awaitHandoff(w http.ResponseWriter, r *http.Request, h *handof
 			s.mu.Unlock()
 			out.finish(nil, wire.Errorf(wire.CodeToolCallPending,
 				"%s is still running in Core after %s (this command's time limit is nearly spent); run `%s` to wait for its result. Do not call the tool again: that would run it twice",
-				h.tool, time.Duration(details.ElapsedMs)*time.Millisecond, details.Next).WithDetails(details))
+				h.tool, (time.Duration(details.ElapsedMs)*time.Millisecond).Round(100*time.Millisecond), details.Next).WithDetails(details))
 			return
 		}
 	case <-r.Context().Done():
