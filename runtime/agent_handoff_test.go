@@ -81,6 +81,16 @@ func TestAgentCallHandedOverWaitedOnce(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// The console shows the pending call's latest report.
+	shown := false
+	for _, c := range s.consoleView().Calls {
+		if c.ID == call.ToolRequestID {
+			shown = c.Status == "pending" && c.Progress != nil && c.Progress.Total == 100 && c.Progress.Message == "step"
+		}
+	}
+	if !shown {
+		t.Fatalf("the console does not show the call's progress: %+v", s.consoleView().Calls)
+	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{"done":true}`)})
 	got := <-waited
 	if !got.OK || string(got.Result) != `{"done":true}` {
