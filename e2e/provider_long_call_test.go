@@ -13,13 +13,18 @@ import (
 
 var waitCommandRe = regexp.MustCompile(`pedelec tool-call --thread-id \S+ --wait h_[a-z0-9]+`)
 
-// Issue 26 through a real Claude Code against a scripted model: with a
+// Issue 26 through a real agent CLI against a scripted model: with a
 // short budget (PEDELEC_CALL_BUDGET_MS in the provider's env) the model's
 // Bash command exits 3 with TOOL_CALL_PENDING and the handler's progress
-// lines, which Claude hands the model; the model runs details.next, which
+// lines, which the CLI hands the model; the model runs details.next, which
 // waits for the same call and gets its result once the page answers.
-func TestClaudeLongCallHandedOver(t *testing.T) {
-	cli := claudeCLI
+func TestClaudeLongCallHandedOver(t *testing.T) { testCLILongCall(t, claudeCLI) }
+
+// The same through Codex, whose exec_command yields back to the model
+// after 10 s: tool-call hands over before that (PEDELEC_CALL_BUDGET_MS).
+func TestCodexLongCallHandedOver(t *testing.T) { testCLILongCall(t, codexCLI) }
+
+func testCLILongCall(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t)
 	env := cli.env(t, ms.URL)
 	env[wire.EnvCallBudgetMs] = "1500"
@@ -41,7 +46,7 @@ func TestClaudeLongCallHandedOver(t *testing.T) {
 	ms.Push(
 		modelserver.Run(`pedelec-cli --thread-id `+sid+` tool-call update_counter '{"delta":2}'`),
 		modelserver.Step{Decide: func(r modelserver.Request) modelserver.Step {
-			out, _, _ := r.ToolResult()
+			out := cli.toolOutput(r)
 			next := waitCommandRe.FindString(out)
 			if next == "" {
 				return modelserver.Say("no wait command in: " + out)
@@ -73,5 +78,5 @@ func TestClaudeLongCallHandedOver(t *testing.T) {
 	if chat := page.Chat(turnID); chat != "The counter is now 2." {
 		t.Errorf("chat = %q", chat)
 	}
-	t.Logf("what Claude handed the model after the first command:\n%s", first)
+	t.Logf("what %s handed the model after the first command:\n%s", cli.name, first)
 }
