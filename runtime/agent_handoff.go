@@ -50,12 +50,12 @@ type handoffs struct {
 	gone     settledLog // handles no longer waitable, and why (reuses the bounded log)
 }
 
-// Reasons of TOOL_CALL_NOT_WAITABLE.
+// Reasons of TOOL_CALL_NOT_WAITABLE; a handle never given, or forgotten
+// long ago, is notPendingUnknown ("unknown").
 const (
 	notWaitableDelivered = "delivered"
 	notWaitableWaiting   = "waiting"
 	notWaitableTurnEnded = "turn_ended"
-	notWaitableUnknown   = notPendingUnknown
 )
 
 // forgetLocked drops every handle: the turn ended (or the session did).
