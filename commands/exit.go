@@ -37,6 +37,13 @@ type unreachableError struct{ msg string }
 
 func (e *unreachableError) Error() string { return e.msg }
 
+// pendingError marks a tool-call whose call is still running in Core
+// (TOOL_CALL_PENDING, exit 3): its JSON, with the command that waits for
+// it, is already on stdout.
+type pendingError struct{ msg string }
+
+func (e *pendingError) Error() string { return e.msg }
+
 // interruptedError marks a command a signal stopped (exit 128 + signal);
 // err is what the command returned as it stopped, already reported.
 type interruptedError struct {
@@ -85,6 +92,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ie *interruptedError
 	var fe *failedError
 	var re *unreachableError
+	var pe *pendingError
 	var ue *usageError
 	var ec cli.ExitCoder
 	switch {
@@ -94,6 +102,8 @@ func exitCode(err error, stderr io.Writer) int {
 		return wire.ExitFailed
 	case errors.As(err, &re):
 		return wire.ExitCoreUnreachable
+	case errors.As(err, &pe):
+		return wire.ExitPending
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "pedelec: "+ue.msg)
 		return wire.ExitUsage

@@ -3,9 +3,12 @@ package commands
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -16,13 +19,21 @@ func toolCallCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tool-call",
 		Usage:     "Call one of the page's tools and print its result as JSON",
-		ArgsUsage: "<tool> '<json_args>' | <tool> - (arguments on stdin)",
+		ArgsUsage: "<tool> '<json_args>' | <tool> - (arguments on stdin) | --wait <handle>",
 		Description: `Run by the agent inside a Pedelec session. Validates the arguments against the
 tool's schema in Core, hands the call to the web page, waits for the page's
 handler, and prints exactly one JSON object on stdout:
 
    {"ok":true,"result":<the handler's result>}                    exit 0
    {"ok":false,"error":{"code":"...","message":"...","details":...}}  exit 1
+
+A call still running when this command's time is nearly spent (the agent's
+shell would kill it: ` + "$" + wire.EnvCallBudgetMs + `, set by Core for each agent) exits 3
+with TOOL_CALL_PENDING: the call goes on in Core, and details.next is the
+command that waits for its result, 'pedelec tool-call --wait <handle>' (which
+may exit 3 again with a new wait). Do not call the tool again meanwhile. The
+handler's progress reports go to stderr, one line each; stdout stays the one
+JSON object.
 
 Exit 2 is a usage error (fix the command line); exit 75 is CORE_UNREACHABLE
 (Core is down or restarting: retry the same command in a few seconds); exit
@@ -54,7 +65,11 @@ JSON on stdin instead:
 Core and the session's secret
 come from the environment Core gives the agent; the session from --thread-id
 or PEDELEC_THREAD_ID.`,
-		Flags:        []cli.Flag{threadIDFlag()},
+		Flags: []cli.Flag{threadIDFlag(),
+			&cli.StringFlag{Name: "wait", Usage: "wait for the call handed over with this handle (TOOL_CALL_PENDING's details.next)", EnvVars: []string{"PEDELEC_TOOL_CALL_WAIT"}},
+			&cli.Int64Flag{Name: "budget-ms", Usage: "hand the call over (exit 3) after this many ms; 0 waits as long as the call takes", EnvVars: []string{wire.EnvCallBudgetMs}},
+			&cli.BoolFlag{Name: "quiet", Usage: "print no progress lines on stderr", EnvVars: []string{"PEDELEC_QUIET_PROGRESS"}},
+		},
 		Action:       interruptible(runToolCall),
 		OnUsageError: markAgentUsage,
 	}
@@ -62,6 +77,9 @@ or PEDELEC_THREAD_ID.`,
 
 func runToolCall(c *cli.Context) error {
 	out := c.App.Writer
+	if handle := c.String("wait"); handle != "" {
+		return runToolWait(c, handle)
+	}
 	if c.NArg() < 1 || c.NArg() > 2 {
 		return printAgentUsage(out, "usage: tool-call <tool> '<json_args>'", map[string]any{"args": c.Args().Slice()})
 	}
@@ -86,9 +104,48 @@ func runToolCall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res := client.ToolCall(c.Context, threadID, tool, json.RawMessage(raw))
+	res := client.ToolCallWith(c.Context, threadID, tool, json.RawMessage(raw), callOptions(c))
 	agentclient.Print(out, res)
 	return agentOutcome(res)
+}
+
+// runToolWait is `tool-call --wait <handle>`: it waits for a call an
+// earlier tool-call handed over (TOOL_CALL_PENDING), within the same
+// budget, and prints its result as that tool-call would have.
+func runToolWait(c *cli.Context, handle string) error {
+	if c.NArg() > 0 {
+		return printAgentUsage(c.App.Writer, "usage: tool-call --wait <handle> (no tool or arguments: the call has them)", map[string]any{"args": c.Args().Slice()})
+	}
+	threadID, client, err := agentSetup(c)
+	if err != nil {
+		return err
+	}
+	res := client.ToolWait(c.Context, threadID, handle, callOptions(c))
+	agentclient.Print(c.App.Writer, res)
+	return agentOutcome(res)
+}
+
+// callOptions are the budget (--budget-ms, or what Core put in the
+// environment for this agent's shell) and the progress lines on stderr.
+func callOptions(c *cli.Context) agentclient.CallOptions {
+	o := agentclient.CallOptions{Budget: time.Duration(c.Int64("budget-ms")) * time.Millisecond}
+	if !c.Bool("quiet") {
+		errw := c.App.ErrWriter
+		o.Progress = func(p wire.Progress) { fmt.Fprintln(errw, progressLine(p)) }
+	}
+	return o
+}
+
+// progressLine is one progress report as the agent reads it on stderr.
+func progressLine(p wire.Progress) string {
+	line := "pedelec: progress " + strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total > 0 {
+		line += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		line += ": " + strings.Join(strings.Fields(p.Message), " ") // one line, whatever the handler wrote
+	}
+	return line
 }
 
 // agentOutcome is the exit of tool-call and tool-spec once the answer is
@@ -100,6 +157,8 @@ func agentOutcome(res wire.AgentResult) error {
 		return nil
 	case res.Error.Code == wire.CodeCoreUnreachable:
 		return &unreachableError{msg: res.Error.Message}
+	case res.Error.Code == wire.CodeToolCallPending:
+		return &pendingError{msg: res.Error.Message}
 	}
 	return failed(res.Error.Message)
 }

@@ -45,9 +45,10 @@ const recoverSkills = `{
 
 // move is the scripted agent's next step.
 type move struct {
-	kind string // "retry_fixed", "use_tool", "retry_later", "retry_same", "read_file", "stop_tell_user", "done"
-	tool string
-	path string
+	kind    string // "retry_fixed", "use_tool", "retry_later", "retry_same", "read_file", "run", "stop_tell_user", "done"
+	tool    string
+	path    string
+	command []string // for "run": the command the answer names (TOOL_CALL_PENDING's details.next)
 }
 
 // nextMove is the scripted agent: it reads only what the shell gave it
@@ -59,6 +60,11 @@ func nextMove(stdout string, exit int) move {
 	}
 	if json.Unmarshal([]byte(stdout), &r) != nil {
 		return move{kind: "stop_tell_user"}
+	}
+	if exit == wire.ExitPending && r.Error != nil {
+		// Still running in Core: run the command the answer names.
+		next, _ := r.Error.Details.(map[string]any)["next"].(string)
+		return move{kind: "run", command: strings.Fields(next)}
 	}
 	if r.OK {
 		if r.ResultFile != nil {

@@ -76,7 +76,8 @@ You are helping a user inside a web application. The application's page exposes 
    %[3]s
 3. Call a tool with a single JSON object as its arguments, in single quotes:
    %[4]s
-   Use '{}' for a tool without arguments. The command waits for the page's answer.
+   Use '{}' for a tool without arguments. The command waits for the page's answer; lines it prints on stderr report the tool's progress.
+   A call that outlasts your shell's time limit is not lost: before the limit the command exits with status 3 and the error code TOOL_CALL_PENDING. The call is still running, so do not call the tool again: run the command in error.details.next (pedelec tool-call --thread-id <id> --wait <handle>) to wait for its result, and again each time it exits 3.
    Arguments on the command line are visible to every user of this machine (ps). When they hold a secret or personal data, pass - instead and write the JSON on stdin:
    %[5]s <<'JSON'
    {"key":"value"}

@@ -28,14 +28,17 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 	}
 	// Whether the result is marked untrusted is the definition's at the
 	// call's start: update_tools may replace it while the call runs.
-	untrusted := false
-	if def, ok := s.tools().Tool(req.Tool); ok {
-		untrusted = def.Def().UntrustedContent()
+	untrusted := s.untrustedTool(req.Tool)
+	if req.BudgetMs <= 0 && !req.Stream {
+		result, err := s.callTool(r.Context(), req.Tool, req.Args)
+		writeAgentResult(w, s.agentAnswer(req.Tool, untrusted, result, err))
+		return
 	}
-	result, err := s.callTool(r.Context(), req.Tool, req.Args)
-	out := s.answer(req.Tool, result, err)
-	out.UntrustedContent = out.OK && untrusted
-	writeAgentResult(w, out)
+	// A budget or progress: the call runs beside the request, which may
+	// hand it over to `tool-call --wait` (agent_handoff.go).
+	h := s.startHandoff(req.ThreadID, req.Tool, req.Args)
+	h.untrusted = untrusted
+	s.awaitHandoff(w, r, h, budgetOf(req.BudgetMs), req.Stream)
 }
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {

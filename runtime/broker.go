@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kaoruisaac/pedelec/runtime/callprogress"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )
@@ -21,7 +22,8 @@ type pendingCall struct {
 	deadline      time.Time
 	turnID        string
 	turnStartedAt time.Time
-	outcome       chan callOutcome // buffered: settling never blocks
+	outcome       chan callOutcome  // buffered: settling never blocks
+	progress      *callprogress.Box // the handler's latest ctx.progress (call_progress.go)
 }
 
 // pendingCalls is a session's broker state, guarded by the session's mu:
@@ -98,6 +100,21 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 // caller giving up (ctx). The agent endpoint and in-process providers both
 // come through here, so validation, timeouts and status are the same for all.
 func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return s.callToolWatched(ctx, tool, args, nil)
+}
+
+// callWatch lets callTool's caller follow the call: its id and timeout,
+// set under the session's mu once they are known, and the Box its
+// progress goes to.
+type callWatch struct {
+	box       *callprogress.Box
+	id        string
+	timeoutMs int64
+}
+
+// callToolWatched is callTool with the call's progress going to w.box
+// (w may be nil).
+func (s *Session) callToolWatched(ctx context.Context, tool string, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
 	def, ok := s.tools().Tool(tool)
 	if !ok {
 		return nil, s.toolNotFound(tool)
@@ -120,6 +137,13 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	timeout := def.Timeout(s.core.opts.ToolTimeout)
 	callID := newID("tr_")
+	box := callprogress.New()
+	if w != nil {
+		box = w.box
+		s.mu.Lock()
+		w.id, w.timeoutMs = callID, timeout.Milliseconds()
+		s.mu.Unlock()
+	}
 	approvedBy, err := s.awaitConsent(ctx, def.Def(), callID, args, timeout)
 	if err != nil {
 		return nil, err
@@ -147,7 +171,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	call := &pendingCall{
 		id: callID, tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
 		deadline: now.Add(timeout), turnID: turnID, turnStartedAt: turnStartedAt,
-		outcome: make(chan callOutcome, 1),
+		outcome: make(chan callOutcome, 1), progress: box,
 	}
 	s.calls.add(call)
 	s.notes.CallStarted(call.id, now)
@@ -174,7 +198,7 @@ func (s *Session) callTool(ctx context.Context, tool string, args json.RawMessag
 	case <-timer.C:
 		s.mu.Lock()
 		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
-			"tool %s did not answer within %s", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
+			"tool %s did not answer within %s: the page may have failed, or may still be waiting for the user. Tell the user; call it again only if they ask", tool, timeout).WithDetails(map[string]any{"tool": tool, "toolRequestId": call.id, "timeoutMs": call.timeoutMs})}, wire.OutcomeTimeout)
 		s.mu.Unlock()
 	case <-ctx.Done():
 		s.mu.Lock()

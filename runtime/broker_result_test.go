@@ -67,7 +67,7 @@ func TestMCPLargeResultsAndOutputSchema(t *testing.T) {
 	if tools := snap.Sessions[0].Tools; len(tools[0].OutputSchema) != 0 || !strings.Contains(string(tools[1].OutputSchema), `"required":["text"]`) {
 		t.Fatalf("snapshot tools = %+v", tools)
 	}
-	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "table", nil)
+	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "table", nil, nil)
 	if !out.OK || out.ResultFile == nil || out.ResultFile.AssetPath == "" {
 		t.Fatalf("a large result over MCP: %+v", out)
 	}
@@ -75,7 +75,7 @@ func TestMCPLargeResultsAndOutputSchema(t *testing.T) {
 	if want, _ := json.Marshal(big); err != nil || string(data) != string(want) {
 		t.Fatalf("the file holds %s (%v)", data, err)
 	}
-	out = h.core.AnswerMCPTool(context.Background(), info.SessionID, "declared", nil)
+	out = h.core.AnswerMCPTool(context.Background(), info.SessionID, "declared", nil, nil)
 	if !out.OK || out.ResultFile != nil || len(out.Result) < 200 {
 		t.Fatalf("a declared result must stay inline over MCP: %+v", out)
 	}

@@ -155,8 +155,9 @@ func (o *Options) setDefaults() {
 // sessionMCPs.mu is never held with Core.mu: it asks a session whether it
 // has ended (Session.mu), nothing else; a sessionEndpoint's mu is a leaf.
 // memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
-// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu and
-// console.Signal.mu (runtime/console: Core.console, bumped under
+// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu,
+// callprogress.Box.mu (a call's latest progress, put under Session.mu),
+// streamAnswer.mu (agent_stream.go) and console.Signal.mu (runtime/console: Core.console, bumped under
 // Session.mu and Core.mu) are leaves: nothing else is taken while one is
 // held. console.Notes have no lock: each session's are under its
 // Session.mu. The console's feeds take Core.mu, then each Session.mu in

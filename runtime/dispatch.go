@@ -26,6 +26,7 @@ var methods = map[string]handler{
 	wire.MethodSendText:         handleSendText,
 	wire.MethodSubmitToolResult: handleSubmitToolResult,
 	wire.MethodEndSession:       handleEndSession,
+	wire.MethodToolProgress:     handleToolProgress,
 }
 
 // handleFrame checks one frame once (size, shape, method) and dispatches it.
@@ -123,6 +124,8 @@ func sessionIDOf(p any) string {
 	case *wire.SendTextParams:
 		return p.SessionID
 	case *wire.SubmitToolResultParams:
+		return p.SessionID
+	case *wire.ToolProgressParams:
 		return p.SessionID
 	}
 	return ""

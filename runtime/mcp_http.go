@@ -20,10 +20,10 @@ const mcpLongPoll = 25 * time.Second
 // browser origins that are not allowed (MCP's DNS-rebinding rule); the
 // Host check and the peer check cover them like every endpoint.
 func (c *Core) mountMCP(mux *http.ServeMux) {
-	// The page cannot report progress yet (issue 26): the call gets none to
-	// pass on, and the mirror says, to a client that asks, that it waits.
-	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
-		out := c.AnswerMCPTool(ctx, sessionID, tool, args)
+	// The handler's ctx.progress reaches a client that asked for progress
+	// (mcp_progress.go); until it reports, the mirror says that it waits.
+	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+		out := c.AnswerMCPTool(ctx, sessionID, tool, args, progress)
 		if out.Error != nil {
 			return nil, nil, out.Error
 		}
@@ -97,7 +97,11 @@ func (c *Core) serveMCPCall(w http.ResponseWriter, r *http.Request) {
 		writeAgent(w, nil, wire.Errorf(wire.CodeInvalidInput, "sessionId and tool are required"))
 		return
 	}
-	writeAgentResult(w, c.AnswerMCPTool(r.Context(), req.SessionID, req.Tool, req.Args))
+	if req.Stream {
+		c.serveMCPCallStream(w, r, req)
+		return
+	}
+	writeAgentResult(w, c.AnswerMCPTool(r.Context(), req.SessionID, req.Tool, req.Args, nil))
 }
 
 // writeToken writes the Core token to <state-dir>/core-token (mode 0600)

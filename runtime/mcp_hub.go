@@ -154,13 +154,9 @@ func (c *Core) WatchMCP(ctx context.Context, core string, after int64) wire.MCPS
 // ctx ending (the client cancelled) settles the call as "cancelled", which
 // aborts the handler's ctx.signal in the page.
 func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
-	s, werr := c.session(sessionID)
-	if werr != nil {
-		return nil, werr
-	}
-	if !s.isExternal() {
-		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "session %s is not an mcp session; its tools belong to its own agent", sessionID).
-			WithDetails(map[string]any{"sessionId": sessionID})
+	s, err := c.mcpSession(sessionID)
+	if err != nil {
+		return nil, err
 	}
 	result, werr := s.callTool(ctx, tool, args)
 	if werr != nil {
@@ -172,8 +168,8 @@ func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args jso
 // AnswerMCPTool is CallMCPTool as the MCP client is answered: a result
 // over the inline limit becomes a file (result_file.go), which the mirror
 // turns into a resource link.
-func (c *Core) AnswerMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage) wire.AgentResult {
-	result, err := c.CallMCPTool(ctx, sessionID, tool, args)
+func (c *Core) AnswerMCPTool(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
+	result, err := c.callMCPWatched(ctx, sessionID, tool, args, progress)
 	if err != nil {
 		return wire.AgentResult{Error: wire.AsError(err)}
 	}

@@ -53,6 +53,21 @@ func (s *Session) answer(tool string, result json.RawMessage, err error) wire.Ag
 	return wire.AgentResult{OK: true, ResultFile: file}
 }
 
+// agentAnswer is answer for the agent endpoint, whose results of a tool
+// with untrustedContentHint go out marked (issue 24).
+func (s *Session) agentAnswer(tool string, untrusted bool, result json.RawMessage, err error) wire.AgentResult {
+	out := s.answer(tool, result, err)
+	out.UntrustedContent = out.OK && untrusted
+	return out
+}
+
+// untrustedTool reports whether tool's definition, now, says its results
+// carry content the page does not vouch for.
+func (s *Session) untrustedTool(tool string) bool {
+	def, ok := s.tools().Tool(tool)
+	return ok && def.Def().UntrustedContent()
+}
+
 // writeResultFile writes result to a new file in the session's assets and
 // describes it.
 func (s *Session) writeResultFile(tool string, result json.RawMessage) (*wire.ResultFile, error) {

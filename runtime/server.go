@@ -34,6 +34,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
+	mux.HandleFunc("POST "+wire.AgentToolWaitPath, c.serveAgentToolWait)
 	c.mountMCP(mux)
 	c.mountApprovals(mux)
 	c.transfers.Route(mux)

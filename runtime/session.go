@@ -45,6 +45,7 @@ type Session struct {
 	lastTurnFailed bool
 	calls          pendingCalls // the broker's state (broker.go)
 	consent        consentWaits // calls waiting for the user's consent (broker_consent.go)
+	handoffs       handoffs     // calls handed over to `tool-call --wait` (agent_handoff.go)
 	ended          bool
 	frozen         bool        // Core stopped recording: nothing more is saved, logged or sent (Shutdown)
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
@@ -403,6 +404,7 @@ func (s *Session) End(why wire.EndedData) {
 	}
 	endedErr := wire.Errorf(wire.CodeSessionEnded, "session %s ended (%s)", s.id, why.Reason)
 	s.failPendingLocked(endedErr, wire.OutcomeSessionEnded)
+	s.handoffs.forgetLocked()
 	turn := s.turn
 	if turn != nil {
 		turn.cancel()

@@ -65,11 +65,11 @@ func (c *Core) endpoint(s *Session) *sessionEndpoint {
 }
 
 func (c *Core) newSessionEndpoint(s *Session) *sessionEndpoint {
-	// The page cannot report progress yet (issue 26): the call gets none
-	// to pass on. The session is held here, not looked up per call, so a
-	// call racing the session's end gets SESSION_ENDED from the broker.
-	call := func(ctx context.Context, _, tool string, args json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
-		result, err := s.callTool(ctx, tool, args)
+	// The handler's ctx.progress reaches a client that sent a progress
+	// token. The session is held here, not looked up per call, so a call
+	// racing the session's end gets SESSION_ENDED from the broker.
+	call := func(ctx context.Context, _, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+		result, err := s.callToolReporting(ctx, tool, args, progress)
 		out := s.answer(tool, result, err) // a large result becomes a file here too
 		if out.Error != nil {
 			return nil, nil, out.Error

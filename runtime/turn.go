@@ -130,6 +130,7 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 	}
 	// Calls the agent abandoned (its process died) cannot be answered any more.
 	s.failPendingLocked(wire.Errorf(wire.CodeProviderError, "the turn ended before the call was answered"), wire.OutcomeCancelled)
+	s.handoffs.forgetLocked() // handed-over calls are the turn's: their handles go with it
 	s.turn = nil
 	if werr == nil {
 		s.primed = true

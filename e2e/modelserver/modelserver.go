@@ -45,6 +45,10 @@ type Step struct {
 	// every later one (a model server that keeps failing, since a CLI may
 	// retry or fall back to another request form).
 	Repeat bool
+	// Decide, when set, picks the answer from the request itself: a model
+	// whose next move depends on what a command printed (a handle to wait
+	// with, issue 26). The step it returns is answered as any other.
+	Decide func(Request) Step
 }
 
 // Say is a step that answers with a final text.
@@ -199,6 +203,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		step = Step{Status: http.StatusInternalServerError, Message: "modelserver: script exhausted"}
 	}
 	s.mu.Unlock()
+	if step.Decide != nil {
+		step = step.Decide(Request{Path: r.URL.Path, Body: body})
+	}
 	if step.Hang {
 		select {
 		case <-r.Context().Done():

@@ -6,6 +6,7 @@
 package agentclient
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -57,6 +59,29 @@ func (c *Client) ToolCall(ctx context.Context, threadID, tool string, args json.
 	return c.Post(ctx, wire.AgentToolCallPath, wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args})
 }
 
+// CallOptions are what a `tool-call` adds to a plain call (issue 26).
+type CallOptions struct {
+	// Budget > 0: Core answers TOOL_CALL_PENDING with a handle once the
+	// call has run this long, so the command can exit before the agent's
+	// shell kills it.
+	Budget time.Duration
+	// Progress, when set, gets the call's progress reports as they come
+	// (Core streams them, at most four a second).
+	Progress func(wire.Progress)
+}
+
+// ToolCallWith is ToolCall with a budget and progress.
+func (c *Client) ToolCallWith(ctx context.Context, threadID, tool string, args json.RawMessage, o CallOptions) wire.AgentResult {
+	req := wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args, BudgetMs: o.Budget.Milliseconds(), Stream: o.Progress != nil}
+	return c.PostStream(ctx, wire.AgentToolCallPath, req, o.Progress)
+}
+
+// ToolWait waits for a call handed over with TOOL_CALL_PENDING.
+func (c *Client) ToolWait(ctx context.Context, threadID, handle string, o CallOptions) wire.AgentResult {
+	req := wire.AgentToolWaitRequest{ThreadID: threadID, Handle: handle, BudgetMs: o.Budget.Milliseconds(), Stream: o.Progress != nil}
+	return c.PostStream(ctx, wire.AgentToolWaitPath, req, o.Progress)
+}
+
 // ToolSpec fetches one tool's definition.
 func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.AgentResult {
 	return c.Post(ctx, wire.AgentToolSpecPath, wire.AgentToolSpecRequest{ThreadID: threadID, Tool: tool})
@@ -66,6 +91,12 @@ func (c *Client) ToolSpec(ctx context.Context, threadID, tool string) wire.Agent
 // {"ok":true,"result":...} or {"ok":false,"error":{...}}. A request that
 // gets no such answer is a CORE_UNREACHABLE failure.
 func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentResult {
+	return c.PostStream(ctx, path, request, nil)
+}
+
+// PostStream is Post for a request that asked for a streamed answer:
+// progress gets each {"progress":...} line before the result.
+func (c *Client) PostStream(ctx context.Context, path string, request any, progress func(wire.Progress)) wire.AgentResult {
 	data, err := encodeRequest(request)
 	if err != nil {
 		return failure(wire.Errorf(wire.CodeInvalidInput, "encode request: %w", err))
@@ -93,7 +124,11 @@ func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentR
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "cannot reach Pedelec Core at %s: %w", c.BaseURL, err))
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	var body io.Reader = resp.Body
+	if progress != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
+		body = readProgress(resp.Body, progress)
+	}
+	raw, err := io.ReadAll(body)
 	if err != nil {
 		if ctx.Err() != nil {
 			return failure(cancelled(ctx, toolOf(request)))
@@ -105,6 +140,29 @@ func (c *Client) Post(ctx context.Context, path string, request any) wire.AgentR
 		return failure(wire.Errorf(wire.CodeCoreUnreachable, "Core answered HTTP %d with something that is not a Pedelec answer: %.200s", resp.StatusCode, raw))
 	}
 	return out
+}
+
+// readProgress passes each progress line at the head of a streamed answer
+// to progress and returns the reader of the rest: the AgentResult, read as
+// any answer is (a result may span lines, when a page that is not the SDK
+// sends one).
+func readProgress(r io.Reader, progress func(wire.Progress)) io.Reader {
+	br := bufio.NewReader(r)
+	prefix := []byte(`{"progress":`)
+	for {
+		head, err := br.Peek(len(prefix))
+		if err != nil || !bytes.Equal(head, prefix) {
+			return br
+		}
+		line, err := br.ReadBytes('\n')
+		var l wire.AgentStreamLine
+		if json.Unmarshal(line, &l) == nil && l.Progress != nil {
+			progress(*l.Progress)
+		}
+		if err != nil {
+			return br
+		}
+	}
 }
 
 // encodeRequest is json.Marshal(request), but a call's arguments go in as
@@ -132,7 +190,7 @@ func encodeRequest(request any) ([]byte, error) {
 // CORE_UNREACHABLE, which asks for a retry. Core sees the connection go and
 // settles the call as cancelled; the page may already have acted on it.
 func cancelled(ctx context.Context, tool string) *wire.Error {
-	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it", tool, context.Cause(ctx))
+	return wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled before Core answered (%w); the page may already have acted on it. Do not repeat it unless the user asks", tool, context.Cause(ctx))
 }
 
 // toolOf names the tool a request is about, for the cancelled message.
@@ -144,6 +202,8 @@ func toolOf(request any) string {
 		return r.Tool
 	case wire.MCPCallRequest:
 		return r.Tool
+	case wire.AgentToolWaitRequest:
+		return "the call " + r.Handle
 	}
 	return "Core"
 }

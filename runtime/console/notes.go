@@ -38,6 +38,8 @@ type callNote struct {
 	truncated  bool // the result was longer than resultBytes
 	err        *wire.Error
 	approvedBy string
+	progress   *wire.Progress
+	progressAt time.Time // when the console was last woken for progress
 }
 
 const (
@@ -74,6 +76,23 @@ func (n *Notes) CallStarted(id string, at time.Time) {
 		delete(n.calls, n.callOrder[0])
 		n.callOrder = n.callOrder[1:]
 	}
+}
+
+// CallProgress notes the call's latest progress report. It reports
+// whether the console should be woken for it: at most once per every, so
+// a chatty handler does not flood the console's feeds; a report in
+// between is still noted, and shows with the next wake-up.
+func (n *Notes) CallProgress(id string, p wire.Progress, at time.Time, every time.Duration) bool {
+	c, ok := n.calls[id]
+	if !ok {
+		return false
+	}
+	c.progress = &p
+	if at.Sub(c.progressAt) < every {
+		return false
+	}
+	c.progressAt = at
+	return true
 }
 
 // CallSettled notes how a call ended: its result (the start of it) or err.

@@ -145,6 +145,7 @@ func call(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.Conso
 	}
 	c.StartedAt = n.startedAt.UnixMilli()
 	c.ApprovedBy = n.approvedBy
+	c.Progress = n.progress
 	if !n.settledAt.IsZero() {
 		c.Status = string(n.outcome)
 		c.SettledAt = n.settledAt.UnixMilli()

@@ -172,8 +172,8 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 // Call forwards one call to Core and waits for its answer; it is the
 // Mirror's Caller. Cancelling ctx drops the request, which Core takes as
 // the caller giving up: the pending call settles as cancelled and the
-// page's ctx.signal aborts. Core's answer is one JSON body, so nothing
-// reaches progress yet (issue 26 streams the page's reports through).
+// page's ctx.signal aborts. With progress set, Core streams the handler's
+// reports to it before the answer.
 func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 	token, err := b.token()
 	if err != nil {
@@ -185,9 +185,9 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
 	var out wire.AgentResult
 	if b.sessionMode() {
-		out = c.ToolCall(ctx, b.SessionID, tool, args)
+		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress})
 	} else {
-		out = c.Post(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args})
+		out = c.PostStream(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
 	}
 	if out.OK {
 		return out.Result, out.ResultFile, nil

@@ -21,6 +21,8 @@ type testTools struct {
 	// the wire.Progress values in report first.
 	slow   time.Duration
 	report []wire.Progress
+	// reportAfter delays the reports (heartbeats go first).
+	reportAfter time.Duration
 }
 
 func newTestTools() *testTools {
@@ -38,6 +40,7 @@ func (tt *testTools) call(ctx context.Context, _, tool string, args json.RawMess
 		tt.ended <- context.Cause(ctx)
 		return json.RawMessage(`"ended"`), nil
 	case "slow":
+		time.Sleep(tt.reportAfter)
 		for _, r := range tt.report {
 			progress(r)
 		}

@@ -23,7 +23,10 @@ import (
 // passes on what the call itself reports (issue 26's ctx.progress); once
 // it has, the heartbeat stops, because the handler's progress has a scale
 // of its own and MCP wants every notification's progress above the last.
-// A report that would not be above the last one sent is dropped.
+// A report that would not be above the last one sent is dropped. A call
+// that starts reporting after heartbeats went out has its reports (and
+// total) moved up by the last heartbeat's value: MCP wants progress to
+// grow, and the ratio of the two stays close to the handler's.
 type progress struct {
 	session *mcp.ServerSession // nil: the client asked for none
 	ctx     context.Context
@@ -33,8 +36,9 @@ type progress struct {
 	mu       sync.Mutex
 	last     float64
 	sent     bool
-	reported bool // the call reported its own progress: no more heartbeats
-	ended    bool // the call answered: nothing more may be sent
+	reported bool    // the call reported its own progress: no more heartbeats
+	base     float64 // added to the call's reports: the last heartbeat before them
+	ended    bool    // the call answered: nothing more may be sent
 
 	stopBeat func()        // ends the heartbeat
 	beatDone chan struct{} // closed when the heartbeat has ended
@@ -87,10 +91,22 @@ func (p *progress) send(r wire.Progress, fromCall bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock() // held while sending: notifications go out in order
-	if p.ended || (!fromCall && p.reported) || (p.sent && r.Progress <= p.last) {
+	if p.ended || (!fromCall && p.reported) {
 		return
 	}
-	p.reported = p.reported || fromCall
+	if fromCall {
+		if !p.reported && p.sent {
+			p.base = p.last
+		}
+		p.reported = true
+		r.Progress += p.base
+		if r.Total > 0 {
+			r.Total += p.base
+		}
+	}
+	if p.sent && r.Progress <= p.last {
+		return
+	}
 	p.last, p.sent = r.Progress, true
 	// The request's ctx: over HTTP, the notification goes on the stream of
 	// the POST that carries the call. A client gone makes it fail, which

@@ -149,3 +149,32 @@ func TestProgressFromTheCall(t *testing.T) {
 		t.Fatalf("heard %+v", p)
 	}
 }
+
+// A call that reports after heartbeats went out: its reports are moved up
+// past the last heartbeat, so progress still only grows (MCP's rule), and
+// the heartbeats stop.
+func TestProgressFromTheCallAfterHeartbeats(t *testing.T) {
+	tt := newTestTools()
+	tt.slow = 150 * time.Millisecond
+	tt.reportAfter = 120 * time.Millisecond
+	tt.report = []wire.Progress{{Progress: 2, Total: 10, Message: "two of ten"}}
+	m := testMirror(tt, Options{ProgressInterval: 30 * time.Millisecond})
+	pl := &progressLog{}
+	cs := stdioClient(t, m, pl)
+	callSlow(t, cs, 7)
+	heard := pl.all()
+	if len(heard) < 2 {
+		t.Fatalf("heard %d notifications, want heartbeats then the report", len(heard))
+	}
+	last := heard[len(heard)-1]
+	base := heard[len(heard)-2].Progress
+	if last.Message != "two of ten" || last.Progress != base+2 || last.Total != base+10 {
+		raw, _ := json.Marshal(heard)
+		t.Fatalf("heard %s", raw)
+	}
+	for i := 1; i < len(heard); i++ {
+		if heard[i].Progress <= heard[i-1].Progress {
+			t.Fatalf("progress went from %v to %v", heard[i-1].Progress, heard[i].Progress)
+		}
+	}
+}

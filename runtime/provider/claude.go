@@ -30,6 +30,8 @@ func init() {
 
 var claudeSpec = cliSpec{
 	name:        "claude",
+	shellLimit:  claudeShellLimit,
+	limitVar:    "BASH_DEFAULT_TIMEOUT_MS",
 	description: "Claude Code (claude -p)",
 	command:     "claude",
 	envVar:      "PEDELEC_CLAUDE_BIN",

@@ -98,6 +98,11 @@ type cliSpec struct {
 	// returns environment entries for it. Settings.Env overrides them, so
 	// a user can point a CLI elsewhere on purpose.
 	prepare func(a cliArgs) (map[string]string, error)
+	// shellLimit is how long the CLI's shell tool lets one command run
+	// (call_budget.go); limitVar, if set, is the environment variable
+	// that changes it. Zero: tool-call gets no budget.
+	shellLimit time.Duration
+	limitVar   string
 }
 
 // cliArgs is what a cliSpec's args function builds a command line from.
@@ -174,6 +179,7 @@ func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 		}
 		env = cliEnv(env, extra)
 	}
+	env = cliEnv(env, budgetEnv(c.spec.shellLimit, c.spec.limitVar, envMap(env), c.settings.Env))
 	stream := c.spec.newStream()
 	run := runCLI(ctx, ProcessSpec{
 		Path:       path,

@@ -36,6 +36,7 @@ func init() {
 
 var codexSpec = cliSpec{
 	name:        "codex",
+	shellLimit:  codexShellLimit,
 	description: "OpenAI Codex CLI (codex exec)",
 	command:     "codex",
 	envVar:      "PEDELEC_CODEX_BIN",

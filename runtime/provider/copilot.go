@@ -21,6 +21,7 @@ func init() {
 
 var copilotSpec = cliSpec{
 	name:        "copilot",
+	shellLimit:  copilotShellLimit,
 	description: "GitHub Copilot CLI (copilot, headless json)",
 	command:     "copilot",
 	envVar:      "PEDELEC_COPILOT_BIN",

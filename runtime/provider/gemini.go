@@ -21,6 +21,7 @@ func init() {
 
 var geminiSpec = cliSpec{
 	name:        "gemini",
+	shellLimit:  geminiShellLimit,
 	description: "Gemini CLI (gemini, headless stream-json)",
 	command:     "gemini",
 	npmPackage:  "@google/gemini-cli",

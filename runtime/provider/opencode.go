@@ -20,6 +20,7 @@ func init() {
 
 var opencodeSpec = cliSpec{
 	name:        "opencode",
+	shellLimit:  opencodeShellLimit,
 	description: "opencode (opencode run)",
 	command:     "opencode",
 	npmPackage:  "opencode-ai",

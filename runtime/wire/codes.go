@@ -53,6 +53,9 @@ const (
 	CodeToolResultInvalid      Code = "TOOL_RESULT_INVALID"
 	CodeToolRefused            Code = "TOOL_REFUSED"
 	CodeSubmitToolResultFailed Code = "SUBMIT_TOOL_RESULT_FAILED"
+	// A call handed over to `tool-call --wait` (issue 26).
+	CodeToolCallPending     Code = "TOOL_CALL_PENDING"
+	CodeToolCallNotWaitable Code = "TOOL_CALL_NOT_WAITABLE"
 
 	// The agent's commands.
 	CodeCoreUnreachable Code = "CORE_UNREACHABLE"
@@ -163,6 +166,8 @@ var Codes = []CodeInfo{
 	{CodeToolResultInvalid, "SDK, Core \u2192 agent", "the handler returned something that cannot be sent as JSON (a BigInt, a cycle, a function, a symbol, a DOM node; everything else is converted as `JSON.stringify` does), or a result that breaks the tool's `outputSchema` (Core fails the call, the page's `onError` hears it as the handler's bug)", "`path` of the bad value; for `outputSchema`: `tool`, `violations: [{path, expected, got, message}]`"},
 	{CodeToolRefused, "page \u2192 agent", "the page's handler refused the call (`throw refuse({code, message, retryable})`): `message` is the page's reason for the agent. `retryable` false: do not repeat the call, tell the user; true: the same call may succeed later", "`tool`, `reason` (the page's own code), `retryable`"},
 	{CodeSubmitToolResultFailed, "SDK \u2192 `onError`", "Core refused the page's result (late, duplicate), or the result cannot be sent as JSON (the agent gets `TOOL_RESULT_INVALID`)", "Core's error, or `cause`"},
+	{CodeToolCallPending, "Core \u2192 agent, CLI (exit 3)", "the call is still running in Core, but the agent's shell would soon cut `tool-call` off: run the command in `details.next` (`pedelec tool-call --wait <handle>`) to wait for the same call's result. Not a failure: the call keeps its own `timeoutMs`", "`handle`, `next`, `tool`, `toolRequestId`, `timeoutMs`, `elapsedMs`"},
+	{CodeToolCallNotWaitable, "Core \u2192 agent", "`tool-call --wait` named a handle this session cannot wait on: its result was already delivered (`reason: delivered`), another `--wait` is waiting for it (`waiting`), its turn ended (`turn_ended`), or no such handle (`unknown`). Do not retry it; call the tool again if you still need it", "`handle`, `reason`"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},
 	{CodeInternal, "anywhere", "a bug: please report it with the message", ""},

@@ -92,6 +92,9 @@ type ConsoleCall struct {
 	Error           *Error          `json:"error,omitempty"`
 	ApprovedBy      string          `json:"approvedBy,omitempty"`
 	Command         string          `json:"command"`
+	// Progress is the handler's latest ctx.progress (issue 26), as the
+	// console last noted it.
+	Progress *Progress `json:"progress,omitempty"`
 }
 
 // ConsoleProcess is one live provider process.

@@ -68,19 +68,21 @@ type MCPTool struct {
 }
 
 // MCPCallRequest calls one tool of one mcp session. Args comes last,
-// written as the MCP client sent it (MarshalRaw).
+// written as the MCP client sent it (MarshalRaw). Stream asks for the
+// handler's progress before the answer, as AgentToolCallRequest does.
 type MCPCallRequest struct {
 	SessionID string          `json:"sessionId"`
 	Tool      string          `json:"tool"`
+	Stream    bool            `json:"stream,omitempty"`
 	Args      json.RawMessage `json:"args"`
 }
 
 // Progress is how far a running call has come, as MCP's
 // notifications/progress carries it: Progress grows with every report,
 // Total is where it ends when that is known (0: unknown), Message says
-// what is happening. Today only the MCP bridge makes one (a call still
-// waiting for the page's handler); issue 26 lets the handler report its
-// own.
+// what is happening. The MCP bridge makes one while a call waits for the
+// page's handler (a heartbeat); the handler reports its own with
+// ctx.progress (tool_progress, issue 26).
 type Progress struct {
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total,omitempty"`

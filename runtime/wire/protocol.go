@@ -23,6 +23,9 @@ const (
 	MethodSendText         = "send_text"
 	MethodSubmitToolResult = "submit_tool_result"
 	MethodEndSession       = "end_session"
+	// MethodToolProgress: a handler's ctx.progress (issue 26). Core keeps
+	// the latest report per call and passes it on at most 4 times a second.
+	MethodToolProgress = "tool_progress"
 )
 
 // Event types Core sends to a page.
@@ -202,6 +205,17 @@ type Refusal struct {
 	Retryable bool   `json:"retryable"`
 }
 
+// ToolProgressParams: a handler's ctx.progress for one pending call, the
+// fields of MCP's notifications/progress. Progress should grow with each
+// report; Total is 0 while unknown.
+type ToolProgressParams struct {
+	SessionID     string  `json:"sessionId"`
+	ToolRequestID string  `json:"toolRequestId"`
+	Progress      float64 `json:"progress"`
+	Total         float64 `json:"total,omitempty"`
+	Message       string  `json:"message,omitempty"`
+}
+
 // ---- event payloads ----
 
 type StatusChangedData struct {
@@ -276,6 +290,8 @@ type EndedData struct {
 const (
 	AgentToolCallPath = "/agent/tool-call"
 	AgentToolSpecPath = "/agent/tool-spec"
+	// AgentToolWaitPath: `tool-call --wait <handle>` (AgentToolWaitRequest).
+	AgentToolWaitPath = "/agent/tool-call/wait"
 )
 
 // Environment Core gives every provider process.
@@ -283,13 +299,49 @@ const (
 	EnvThreadID = "PEDELEC_THREAD_ID"
 	EnvCoreURL  = "PEDELEC_CORE_URL"
 	EnvSecret   = "PEDELEC_AGENT_SECRET"
+	// EnvCallBudgetMs is how long the agent's shell lets one command run,
+	// less a margin: `tool-call` hands a call still running after it over
+	// to `tool-call --wait` (TOOL_CALL_PENDING) instead of being killed.
+	EnvCallBudgetMs = "PEDELEC_CALL_BUDGET_MS"
 )
 
 // AgentToolCallRequest: Args comes last, written as the agent gave it (MarshalRaw).
+// BudgetMs > 0: answer TOOL_CALL_PENDING with a handle once the call has
+// run that long (the call goes on). Stream: the answer is NDJSON, progress
+// lines (AgentStreamLine) before the one AgentResult line.
 type AgentToolCallRequest struct {
 	ThreadID string          `json:"threadId"`
 	Tool     string          `json:"tool"`
+	BudgetMs int64           `json:"budgetMs,omitempty"`
+	Stream   bool            `json:"stream,omitempty"`
 	Args     json.RawMessage `json:"args"`
+}
+
+// AgentToolWaitRequest waits for a call handed over with TOOL_CALL_PENDING;
+// BudgetMs and Stream as in AgentToolCallRequest.
+type AgentToolWaitRequest struct {
+	ThreadID string `json:"threadId"`
+	Handle   string `json:"handle"`
+	BudgetMs int64  `json:"budgetMs,omitempty"`
+	Stream   bool   `json:"stream,omitempty"`
+}
+
+// AgentStreamLine is a line of a streamed answer before the last one (the
+// AgentResult, which has "ok"): the call's progress as its handler reported
+// it.
+type AgentStreamLine struct {
+	Progress *Progress `json:"progress"`
+}
+
+// PendingDetails are TOOL_CALL_PENDING's details: Next is the command
+// line that waits for the same call.
+type PendingDetails struct {
+	Handle        string `json:"handle"`
+	Next          string `json:"next"`
+	Tool          string `json:"tool"`
+	ToolRequestID string `json:"toolRequestId"`
+	TimeoutMs     int64  `json:"timeoutMs"`
+	ElapsedMs     int64  `json:"elapsedMs"`
 }
 
 type AgentToolSpecRequest struct {

@@ -36,6 +36,8 @@ export declare const ERROR_CODES: readonly [
 	"TOOL_RESULT_INVALID",
 	"TOOL_REFUSED",
 	"SUBMIT_TOOL_RESULT_FAILED",
+	"TOOL_CALL_PENDING",
+	"TOOL_CALL_NOT_WAITABLE",
 	"CORE_UNREACHABLE",
 	"NOT_IN_SESSION",
 	"INTERNAL",
@@ -266,6 +268,25 @@ export type StatusEventContext = PedelecEventContext & {
 	 * the window at url.
 	 */
 	originApproval?: ApprovalPending;
+	/**
+	 * Pedelec Core addition (issue 26): set when a running handler reported
+	 * its progress (ctx.progress): an sdk_status_changed whose status stays
+	 * what it was, with the report and the call it is about.
+	 */
+	progress?: ToolProgress & {
+		toolRequestId: string;
+		tool: string;
+	};
+};
+/**
+ * Pedelec Core addition (issue 26): how far a running call is, the fields
+ * of MCP's notifications/progress. progress grows with each report; total
+ * is where it ends, when known; message says what is happening.
+ */
+export type ToolProgress = {
+	progress: number;
+	total?: number;
+	message?: string;
 };
 export type ErrorEventContext = PedelecEventContext & {
 	type: "error" | "sdk_error";
@@ -308,6 +329,16 @@ export type ToolCallContext = PedelecEventContext & {
 	 * a fetch.
 	 */
 	signal?: AbortSignal;
+	/**
+	 * Pedelec Core addition (issue 26): report how far the call is. The agent
+	 * sees it (tool-call's stderr, MCP notifications/progress), as do
+	 * onStatus (an sdk_status_changed with ctx.progress) and Core's console. Call it as often
+	 * as you like: at most four reports a second are sent, the latest wins.
+	 * Throws INVALID_INPUT for a report that is not { progress >= 0, total?, message? }.
+	 * Optional in the type so contexts made by hand (tests) still type-check;
+	 * the SDK always sets it.
+	 */
+	progress?: (report: ToolProgress) => void;
 };
 type Bivariant<F extends (...args: never[]) => unknown> = {
 	fn(...args: Parameters<F>): ReturnType<F>;
@@ -739,6 +770,8 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	private markEnded;
 	private settled;
 	private dispatch;
+	/** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
+	private sendProgress;
 	/** Arms the deadline timer for at, the earliest deadline of a running call. */
 	private watchDeadlines;
 	private submit;

@@ -39,6 +39,8 @@ var ERROR_CODES = [
   "TOOL_RESULT_INVALID",
   "TOOL_REFUSED",
   "SUBMIT_TOOL_RESULT_FAILED",
+  "TOOL_CALL_PENDING",
+  "TOOL_CALL_NOT_WAITABLE",
   "CORE_UNREACHABLE",
   "NOT_IN_SESSION",
   "INTERNAL",
@@ -1587,6 +1589,56 @@ function safeString(value) {
   }
 }
 
+// src/progress.ts
+var PROGRESS_EVERY_MS = 250;
+function progressReporter(send) {
+  let last = -Infinity;
+  let waiting;
+  let timer;
+  let stopped = false;
+  const flush = () => {
+    timer = void 0;
+    if (stopped || !waiting) return;
+    const p = waiting;
+    waiting = void 0;
+    last = Date.now();
+    send(p);
+  };
+  return {
+    report(p) {
+      const checked = checkProgress(p);
+      if (stopped) return;
+      waiting = checked;
+      const wait = last + PROGRESS_EVERY_MS - Date.now();
+      if (wait <= 0) flush();
+      else if (timer === void 0) timer = setTimeout(flush, wait);
+    },
+    stop() {
+      stopped = true;
+      waiting = void 0;
+      if (timer !== void 0) clearTimeout(timer);
+      timer = void 0;
+    }
+  };
+}
+function checkProgress(p) {
+  if (p === null || typeof p !== "object") throw new PedelecError("INVALID_INPUT", "ctx.progress takes an object: { progress, total?, message? }");
+  const { progress, total, message } = p;
+  if (typeof progress !== "number" || !Number.isFinite(progress) || progress < 0) {
+    throw new PedelecError("INVALID_INPUT", `ctx.progress: progress must be a finite number >= 0, got ${String(progress)}`, { path: "progress" });
+  }
+  if (total !== void 0 && (typeof total !== "number" || !Number.isFinite(total) || total < 0)) {
+    throw new PedelecError("INVALID_INPUT", `ctx.progress: total must be a finite number >= 0 or absent, got ${String(total)}`, { path: "total" });
+  }
+  if (message !== void 0 && typeof message !== "string") {
+    throw new PedelecError("INVALID_INPUT", "ctx.progress: message must be a string", { path: "message" });
+  }
+  const out = { progress };
+  if (total !== void 0) out.total = total;
+  if (message !== void 0) out.message = message.length > 300 ? message.slice(0, 299) + "…" : message;
+  return out;
+}
+
 // src/listeners.ts
 var Emitter = class {
   constructor() {
@@ -2210,7 +2262,9 @@ var PedelecSession = class {
       redelivered: data.redelivered === true,
       signal: controller.signal
     };
-    const outcome = await this.registry.run(tool, data.args, ctx);
+    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
+    ctx.progress = reporter.report;
+    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
@@ -2220,6 +2274,22 @@ var PedelecSession = class {
     }
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
+  sendProgress(toolRequestId, tool, p, turnId) {
+    if (this.ended || !this.calls.has(toolRequestId)) return;
+    this.connection.request("tool_progress", { sessionId: this.sessionId, toolRequestId, ...p }).catch(() => {
+    });
+    if (this.statusEmitter.size === 0) return;
+    const ctx = {
+      ...this.context("sdk", void 0, turnId || void 0),
+      type: "sdk_status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      progress: { ...p, toolRequestId, tool }
+    };
+    this.statusEmitter.emit(this.status, ctx);
   }
   /** Arms the deadline timer for at, the earliest deadline of a running call. */
   watchDeadlines(at) {

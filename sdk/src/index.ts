@@ -67,6 +67,7 @@ export type {
   ProviderList,
   ResumeSessionOptions,
   ToolArgs,
+  ToolProgress,
   ToolResult,
   TurnResult,
   WebMCPSessionOptions,

@@ -21,6 +21,7 @@ import type {
 import { listAssets, readAsset, uploadAsset } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { HandlerRegistry, type Outcome } from "./handlers.js";
+import { progressReporter } from "./progress.js";
 import { Emitter } from "./listeners.js";
 import { SeqGate } from "./seq.js";
 import { TOOL_NAME_PATTERN } from "./validate.js";
@@ -42,6 +43,7 @@ import type {
   StatusEventContext,
   ToolArgs,
   ToolCallContext,
+  ToolProgress,
   ToolDefinition,
   ToolSpecificHandler,
   TurnResult,
@@ -740,7 +742,9 @@ export class PedelecSession<
       redelivered: data.redelivered === true,
       signal: controller.signal,
     };
-    const outcome = await this.registry.run(tool, data.args, ctx);
+    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
+    ctx.progress = reporter.report;
+    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
@@ -755,6 +759,24 @@ export class PedelecSession<
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+
+  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
+  private sendProgress(toolRequestId: string, tool: string, p: ToolProgress, turnId: string) {
+    if (this.ended || !this.calls.has(toolRequestId)) return;
+    // Fire and forget: a report that arrives after Core settled the call
+    // (TOOL_REQUEST_NOT_PENDING) or on a dropped connection is moot.
+    this.connection.request("tool_progress", { sessionId: this.sessionId, toolRequestId, ...p }).catch(() => {});
+    if (this.statusEmitter.size === 0) return;
+    const ctx: StatusEventContext = {
+      ...this.context("sdk", undefined, turnId || undefined),
+      type: "sdk_status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      progress: { ...p, toolRequestId, tool },
+    };
+    this.statusEmitter.emit(this.status, ctx);
   }
 
   /** Arms the deadline timer for at, the earliest deadline of a running call. */

@@ -137,7 +137,20 @@ export type StatusEventContext = PedelecEventContext & {
    * the window at url.
    */
   originApproval?: ApprovalPending;
+  /**
+   * Pedelec Core addition (issue 26): set when a running handler reported
+   * its progress (ctx.progress): an sdk_status_changed whose status stays
+   * what it was, with the report and the call it is about.
+   */
+  progress?: ToolProgress & { toolRequestId: string; tool: string };
 };
+
+/**
+ * Pedelec Core addition (issue 26): how far a running call is, the fields
+ * of MCP's notifications/progress. progress grows with each report; total
+ * is where it ends, when known; message says what is happening.
+ */
+export type ToolProgress = { progress: number; total?: number; message?: string };
 
 export type ErrorEventContext = PedelecEventContext & {
   type: "error" | "sdk_error";
@@ -183,6 +196,16 @@ export type ToolCallContext = PedelecEventContext & {
    * a fetch.
    */
   signal?: AbortSignal;
+  /**
+   * Pedelec Core addition (issue 26): report how far the call is. The agent
+   * sees it (tool-call's stderr, MCP notifications/progress), as do
+   * onStatus (an sdk_status_changed with ctx.progress) and Core's console. Call it as often
+   * as you like: at most four reports a second are sent, the latest wins.
+   * Throws INVALID_INPUT for a report that is not { progress >= 0, total?, message? }.
+   * Optional in the type so contexts made by hand (tests) still type-check;
+   * the SDK always sets it.
+   */
+  progress?: (report: ToolProgress) => void;
 };
 
 // ---- tools and handlers ----

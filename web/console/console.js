@@ -202,6 +202,13 @@ function renderTurn(s, t, calls) {
   return el("div", { class: "turn", "data-turn-id": t.id }, ...parts);
 }
 
+// progressText is a pending call's latest ctx.progress (issue 26): "3/10 (30%) uploading".
+function progressText(p) {
+  if (!p) return "";
+  const of = p.total ? `${p.progress}/${p.total} (${Math.round((100 * p.progress) / p.total)}%)` : `${p.progress}`;
+  return [of, p.message].filter(Boolean).join(" ");
+}
+
 function renderCall(c) {
   const details = el(
     "details",
@@ -211,7 +218,7 @@ function renderCall(c) {
       {},
       el("span", { class: "tool", text: c.tool }),
       pill(c.status),
-      el("span", { class: "meta", text: [time(c.startedAt), duration(c.durationMs), c.approvedBy ? `approved by ${c.approvedBy}` : ""].filter(Boolean).join(" · ") }),
+      el("span", { class: "meta", text: [time(c.startedAt), duration(c.durationMs), c.approvedBy ? `approved by ${c.approvedBy}` : "", c.status === "pending" ? progressText(c.progress) : ""].filter(Boolean).join(" · ") }),
     ),
   );
   details.addEventListener("toggle", () => (details.open ? state.open.add(c.id) : state.open.delete(c.id)));

@@ -47,6 +47,7 @@ export type Method =
   | "prepare"
   | "send_text"
   | "submit_tool_result"
+  | "tool_progress"
   | "end_session"
   | "update_tools"
   | "list_assets"

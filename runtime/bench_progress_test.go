@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/callprogress"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// What a handler's ctx.progress costs Core (issue 26): "store" is Core's
+// part (find the call, keep the latest report, note it for the console);
+// "frame" is one tool_progress request from a page over the WebSocket,
+// answered, while an agent waits on the call with the reports streamed to
+// it (coalesced to <= 4/s). `go test ./runtime -run ^$ -bench ToolProgress -benchmem`
+func BenchmarkToolProgress(b *testing.B) {
+	core, srv := newTestCore(b, holdProvider{})
+	p := wspage.Dial(b, wsURL(srv), "")
+	skills := `{"guidance":"g","tools":[{"name":"upload","description":"Upload a file; waits for the user.",
+	 "argsSchema":{"type":"object","properties":{},"required":[]},"timeoutMs":600000}]}`
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: json.RawMessage(skills)})
+	p.SendText(info.SessionID, "go")
+	s, werr := core.session(info.SessionID)
+	if werr != nil {
+		b.Fatal(werr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &callWatch{box: callprogress.New()}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.callToolWatched(ctx, "upload", json.RawMessage(`{}`), w)
+	}()
+	go callprogress.Pump(ctx, w.box, callprogress.Every, func(wire.Progress) {}) // an agent waiting with progress
+	defer func() { cancel(); <-done }()
+	var id string
+	for deadline := time.Now().Add(10 * time.Second); id == "" || !s.hasPendingCall(id); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the call did not start")
+		}
+		s.mu.Lock()
+		id = w.id
+		s.mu.Unlock()
+	}
+
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := s.reportProgress(id, wire.Progress{Progress: float64(i), Total: float64(b.N), Message: "uploading"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b)()
+		for i := 0; i < b.N; i++ {
+			if _, err := p.Call(wire.MethodToolProgress, wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: id, Progress: float64(i), Total: float64(b.N), Message: "uploading"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// hasPendingCall says whether id is pending (the call reached the page).
+func (s *Session) hasPendingCall(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.calls.get(id)
+	return ok
+}
