@@ -305,6 +305,11 @@ func (c *Core) Shutdown(ctx context.Context) {
 	case <-ctx.Done():
 		c.log.Warn("shutdown: turns still running at the deadline")
 	}
+	// Warm agents (ACP) stop with Core; a restarted Core loads their
+	// sessions into new ones.
+	for _, s := range all {
+		s.closeProviderSession()
+	}
 	// Turns still ending now must not leave half of their end behind
 	// (a status change written, its done not): each session stops
 	// recording between two of its critical sections, and the restarted

@@ -63,7 +63,7 @@ func (s *Session) isExternal() bool { return provider.IsExternal(s.provider) }
 
 // mcpSessionsChanged is called when an mcp session starts or ends.
 func (c *Core) mcpSessionsChanged(s *Session) {
-	if !s.isExternal() {
+	if !s.servesMCP() {
 		return
 	}
 	if s.isEnded() {
@@ -80,7 +80,7 @@ func (c *Core) MCPSnapshot() wire.MCPSnapshot {
 	c.mu.Lock()
 	live := make([]*Session, 0, len(c.sessions))
 	for _, s := range c.sessions {
-		if s.isExternal() {
+		if s.servesMCP() {
 			live = append(live, s)
 		}
 	}
@@ -147,7 +147,7 @@ func (c *Core) CallMCPTool(ctx context.Context, sessionID, tool string, args jso
 	if werr != nil {
 		return nil, werr
 	}
-	if !s.isExternal() {
+	if !s.servesMCP() {
 		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "session %s is not an mcp session; its tools belong to its own agent", sessionID).
 			WithDetails(map[string]any{"sessionId": sessionID})
 	}

@@ -76,7 +76,7 @@ func (c *Core) recover() error {
 			s, err = c.restoreSession(r, events)
 			if err == nil {
 				c.indexSessionLocked(s)
-				if s.isExternal() {
+				if s.servesMCP() {
 					// Its tools are offered to MCP clients again at once;
 					// calls wait for the page to resume, as they would
 					// while it reconnects.

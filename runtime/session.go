@@ -163,7 +163,7 @@ func (c *Core) addSessionLocked(s *Session, rawSkills json.RawMessage) error {
 	rec.Skills = rawSkills
 	c.persist.Put(persist.Op{Put: rec})
 	s.mu.Unlock()
-	if s.isExternal() {
+	if s.servesMCP() {
 		c.mcp.ordinal(s.id) // before any snapshot can list it
 	}
 	return nil
@@ -410,6 +410,9 @@ func (s *Session) End(why wire.EndedData) {
 	s.log.Info("session ended", "reason", why.Reason)
 	s.core.mcpSessionsChanged(s)
 	go func() {
+		// A warm agent (ACP) dies with its session, before its turn is
+		// waited for: the turn then ends at once.
+		s.closeProviderSession()
 		if turn != nil {
 			<-turn.done
 		}

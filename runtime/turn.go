@@ -66,9 +66,15 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
 		Tools: s.skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
-	if s.primed {
+	if s.takesMCP() {
+		pt.MCP = s.core.sessionMCP(s)
+	}
+	switch {
+	case s.primed:
 		pt.Prompt = message
-	} else {
+	case pt.MCP != nil:
+		pt.Prompt = mcpFirstTurn(s.skills.Guidance, message)
+	default:
 		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: agentThreadID(s.id), Guidance: s.skills.Guidance, Tools: s.skills.Tools, Message: message})
 	}
 	s.core.turns.Add(1)

@@ -13,7 +13,12 @@ import (
 // NewCopilot is the GitHub Copilot CLI provider (@github/copilot): `copilot
 // --output-format json` with the prompt on stdin, one process per turn,
 // resumed with --resume <sessionId>.
-func NewCopilot(s Settings) Provider { return newCLIAgent(copilotSpec, s) }
+func NewCopilot(s Settings) Provider {
+	if acpWanted(s) {
+		return newACPAgent(copilotACP, s)
+	}
+	return newCLIAgent(copilotSpec, s)
+}
 
 func init() {
 	Register(Spec{Name: copilotSpec.name, Title: "GitHub Copilot CLI", Rank: 50, New: NewCopilot})

@@ -14,11 +14,13 @@ export type ProviderCode =
   | "copilot"
   | "openai"
   | "ollama"
+  | "qwen"
+  | "claude-acp"
+  | "codex-acp"
   | "script"
   | "mcp"
   | "cursor"
-  | "antigravity"
-  | "qwen";
+  | "antigravity";
 
 /** Each provider's name for a person, for a provider picker. */
 export const PROVIDER_TITLES: Readonly<Record<ProviderCode, string>> = {
@@ -29,9 +31,11 @@ export const PROVIDER_TITLES: Readonly<Record<ProviderCode, string>> = {
   copilot: "GitHub Copilot CLI",
   openai: "OpenAI-compatible endpoint",
   ollama: "Ollama",
+  qwen: "Qwen Code",
+  "claude-acp": "Claude Code (ACP)",
+  "codex-acp": "Codex (ACP)",
   script: "Script (deterministic, built in)",
   mcp: "MCP client",
   cursor: "Cursor",
   antigravity: "Antigravity",
-  qwen: "Qwen Code",
 };
