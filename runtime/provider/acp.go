@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -86,7 +87,15 @@ type acpWarm struct {
 	client    *acpClient
 	sessionID acp.SessionId
 	idle      *time.Timer
+	// turnEnded is when the last session/prompt answered.
+	turnEnded atomic.Int64
 }
+
+// acpSettle is how long an agent gets after a turn before it is stopped:
+// Gemini CLI writes the turn's end to its session file after answering
+// session/prompt, and stopped at once it cannot session/load the session
+// afterwards ("No previous sessions found for this project").
+const acpSettle = time.Second
 
 // acpConnection is the SDK's connection, behind a small interface for the
 // calls used here.
@@ -135,6 +144,9 @@ func (a *acpAgent) WarmPID(sessionID string) int {
 func (w *acpWarm) stop() {
 	if w.idle != nil {
 		w.idle.Stop()
+	}
+	if ended := w.turnEnded.Load(); ended != 0 {
+		time.Sleep(time.Until(time.Unix(0, ended).Add(acpSettle)))
 	}
 	w.proc.stop()
 }
@@ -210,6 +222,7 @@ func (a *acpAgent) prompt(ctx context.Context, w *acpWarm, turn *Turn, emit func
 	}()
 	select {
 	case r := <-done:
+		w.turnEnded.Store(time.Now().UnixNano())
 		return a.outcome(w, turn, r.resp, r.err)
 	case <-w.conn.Done():
 		a.drop(turn.SessionID, w)

@@ -12,7 +12,8 @@ import (
 
 // NewCopilot is the GitHub Copilot CLI provider (@github/copilot): `copilot
 // --output-format json` with the prompt on stdin, one process per turn,
-// resumed with --resume <sessionId>.
+// resumed with --resume <sessionId>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
 func NewCopilot(s Settings) Provider {
 	if acpWanted(s) {
 		return newACPAgent(copilotACP, s)

@@ -12,7 +12,8 @@ import (
 
 // NewGemini is the Gemini CLI provider (@google/gemini-cli): `gemini
 // --output-format stream-json` with the prompt on stdin, one process per
-// turn, resumed with --resume <session_id>.
+// turn, resumed with --resume <session_id>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
 func NewGemini(s Settings) Provider {
 	if acpWanted(s) {
 		return newACPAgent(geminiACP, s)

@@ -11,7 +11,8 @@ import (
 
 // NewOpencode is the opencode provider (opencode-ai): `opencode run
 // --format json` with the message on stdin, one process per turn, resumed
-// with --session <id>.
+// with --session <id>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
 func NewOpencode(s Settings) Provider {
 	if acpWanted(s) {
 		return newACPAgent(opencodeACP, s)
