@@ -270,3 +270,33 @@ func testACPRestart(t *testing.T, cli agentCLI, mustLoad bool) {
 	page2.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
 	noCLIProcessLeft(t, sid)
 }
+
+// The page in Chromium, through the SDK, with gemini over ACP: two turns
+// whose tool calls reach the page's handler as MCP tool calls (an invalid
+// one refused before it), then end() while a call waits: no process left.
+func TestGeminiACPInBrowser(t *testing.T) {
+	cli := geminiACPCLI
+	ms := cli.newServer(t,
+		modelserver.Use("update_counter", map[string]int{"delta": 2}),
+		modelserver.Say("The counter is now 2."),
+		modelserver.Use("update_counter", map[string]string{"delta": "two"}),
+		modelserver.Say("That did not work."),
+		modelserver.Use("update_counter", map[string]int{"delta": 1}),
+	)
+	serve := func(origin string) *testenv.Server { return serveCLI(t, cli, ms.URL, "--allow-origin", origin) }
+	rep := runBrowserPage(t, cli.name, 4*cliTurnWait, serve, func(waiting browserReport) {
+		if len(sessionPIDs(waiting.SessionID)) == 0 {
+			t.Errorf("no agent process while the call waits for the page")
+		}
+	})
+	if rep.MidTurn != wire.CodeSessionEnded || rep.HangingStatus != string(wire.StatusEnded) {
+		t.Errorf("after end() mid-turn: sendText %q, status %q; want %s, %s", rep.MidTurn, rep.HangingStatus, wire.CodeSessionEnded, wire.StatusEnded)
+	}
+	noCLIProcessLeft(t, rep.HangingID)
+	checkBrowserTurns(t, rep)
+	reqs := ms.Requests()
+	if out := cli.toolOutput(reqs[1]); !strings.Contains(out, `"value":2`) {
+		t.Errorf("the agent's next request lacks the handler's result:\n%s", out)
+	}
+	noCLIProcessLeft(t, rep.SessionID)
+}
