@@ -415,6 +415,9 @@ func (s *Session) End(why wire.EndedData) {
 		s.closeProviderSession()
 		if turn != nil {
 			<-turn.done
+			// Again: a turn that was starting its agent when the
+			// session ended leaves it warm only until here.
+			s.closeProviderSession()
 		}
 		s.removeWorkDir()
 		// In-process providers (openai) keep the conversation in memory.
