@@ -75,9 +75,11 @@ type acpAgent struct {
 	program  *cliProgram
 	idle     time.Duration
 
-	mu    sync.Mutex
-	warm  map[string]*acpWarm // by Pedelec session id
-	clock func(time.Duration, func()) *time.Timer
+	mu   sync.Mutex
+	warm map[string]*acpWarm // by Pedelec session id
+	// stopping are closed when the session's agent being stopped is gone.
+	stopping map[string]chan struct{}
+	clock    func(time.Duration, func()) *time.Timer
 }
 
 // acpWarm is one session's live agent.
@@ -106,7 +108,7 @@ func newACPAgent(spec acpSpec, s Settings) *acpAgent {
 	if d, err := time.ParseDuration(s.IdleTimeout); err == nil && d > 0 {
 		idle = d
 	}
-	return &acpAgent{spec: spec, settings: s, idle: idle, warm: map[string]*acpWarm{}, clock: time.AfterFunc,
+	return &acpAgent{spec: spec, settings: s, idle: idle, warm: map[string]*acpWarm{}, stopping: map[string]chan struct{}{}, clock: time.AfterFunc,
 		program: &cliProgram{name: spec.name, command: spec.command, envVar: spec.envVar,
 			explicit: s.Executable, env: s.Env, native: spec.native, npmPackage: spec.npmPackage}}
 }
@@ -120,14 +122,22 @@ func (a *acpAgent) Check(ctx context.Context) wire.ProviderInfo {
 	return info
 }
 
-// CloseSession stops the session's agent, if one is warm.
+// CloseSession stops the session's agent, if one is warm, and returns when
+// it is gone, also when another goroutine is already stopping it: Core
+// stopping must not exit while an agent it started still runs.
 func (a *acpAgent) CloseSession(sessionID string) {
 	a.mu.Lock()
 	w := a.warm[sessionID]
-	delete(a.warm, sessionID)
 	a.mu.Unlock()
 	if w != nil {
-		w.stop()
+		a.drop(sessionID, w)
+		return
+	}
+	a.mu.Lock()
+	gone := a.stopping[sessionID]
+	a.mu.Unlock()
+	if gone != nil {
+		<-gone
 	}
 }
 
@@ -151,14 +161,22 @@ func (w *acpWarm) stop() {
 	w.proc.stop()
 }
 
-// drop stops w if it is still the session's agent.
+// drop stops w, the session's agent or one that was, and waits for that.
 func (a *acpAgent) drop(sessionID string, w *acpWarm) {
+	gone := make(chan struct{})
 	a.mu.Lock()
 	if a.warm[sessionID] == w {
 		delete(a.warm, sessionID)
 	}
+	a.stopping[sessionID] = gone
 	a.mu.Unlock()
 	w.stop()
+	a.mu.Lock()
+	if a.stopping[sessionID] == gone {
+		delete(a.stopping, sessionID)
+	}
+	a.mu.Unlock()
+	close(gone)
 }
 
 func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
