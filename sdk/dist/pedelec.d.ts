@@ -116,7 +116,7 @@ export type ToolErrorResult = {
  * original's six plus Pedelec Core's own. listProviders() says which of
  * them run here.
  */
-export type ProviderCode = "codex" | "claude" | "gemini" | "opencode" | "copilot" | "openai" | "ollama" | "script" | "mcp" | "cursor" | "antigravity" | "qwen";
+export type ProviderCode = "codex" | "claude" | "gemini" | "opencode" | "copilot" | "openai" | "ollama" | "qwen" | "claude-acp" | "codex-acp" | "script" | "mcp" | "cursor" | "antigravity";
 export type JsonPrimitive = string | number | boolean | null;
 /** A plain JSON value: what a tool result, an argument or a manifest may contain. */
 export type JsonValue = JsonPrimitive | JsonValue[] | {
