@@ -247,3 +247,22 @@ func TestACPMissingExecutable(t *testing.T) {
 	err := a.RunTurn(context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "hello"), func(Event) {})
 	wantCode(t, err, wire.CodeProviderUnavailable, "not an executable")
 }
+
+// CloseSession returns only once the agent is gone, also when the idle
+// timer is already stopping it: Core stopping must not leave it behind.
+func TestACPCloseWaitsForAStopUnderWay(t *testing.T) {
+	a := fakeACP(t, nil)
+	a.idle = 50 * time.Millisecond
+	if _, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	pid := a.WarmPID("s1")
+	deadline := time.Now().Add(5 * time.Second)
+	for a.WarmPID("s1") != 0 && time.Now().Before(deadline) { // the idle timer took it
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.CloseSession("s1")
+	if pidAlive(pid) {
+		t.Errorf("CloseSession returned while the agent %d still runs", pid)
+	}
+}
