@@ -266,3 +266,31 @@ func TestACPCloseWaitsForAStopUnderWay(t *testing.T) {
 		t.Errorf("CloseSession returned while the agent %d still runs", pid)
 	}
 }
+
+// An agent that is unusable after session/cancel (claude-agent-acp) is
+// stopped once the cancelled turn ended, and the next turn session/load's
+// its session in a new process.
+func TestACPRestartAfterCancel(t *testing.T) {
+	a := fakeACP(t, nil)
+	a.spec.restartAfterCancel = true
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &acpRecorder{}
+	done := make(chan error, 1)
+	go func() { done <- a.RunTurn(ctx, fakeTurn(t, dir, "s1", "", "hang"), r.emit) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for r.text() != "waiting" {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never started the turn")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid := a.WarmPID("s1")
+	cancel()
+	<-done
+	waitGone(t, pid)
+	r2, err := runACP(t, a, context.Background(), fakeTurn(t, dir, "s1", r.thread, "recall"))
+	if err != nil || !strings.HasPrefix(r2.text(), "prompts=101") || r2.thread != r.thread {
+		t.Errorf("after the restart: %v, %q on %s; want the loaded session %s (prompts=101)", err, r2.text(), r2.thread, r.thread)
+	}
+}
