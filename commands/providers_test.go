@@ -58,7 +58,7 @@ func TestProvidersJSON(t *testing.T) {
 	for _, p := range list.Providers {
 		names = append(names, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "codex,claude,gemini,opencode,copilot,openai,ollama,script,mcp,cursor,antigravity,qwen" {
+	if got := strings.Join(names, ","); got != "codex,claude,gemini,opencode,copilot,openai,ollama,qwen,claude-acp,codex-acp,script,mcp,cursor,antigravity" {
 		t.Errorf("providers = %s", got)
 	}
 	openai := providerByName(t, list, "openai")

@@ -325,6 +325,13 @@ func (c *Core) Shutdown(ctx context.Context) {
 	case <-ctx.Done():
 		c.log.Warn("shutdown: turns still running at the deadline")
 	}
+	// Warm agents (ACP) stop with Core; a restarted Core loads their
+	// sessions into new ones.
+	var closing sync.WaitGroup
+	for _, s := range all {
+		closing.Go(s.closeProviderSession) // each waits for its agent's grace: together
+	}
+	closing.Wait()
 	// Turns still ending now must not leave half of their end behind
 	// (a status change written, its done not): each session stops
 	// recording between two of its critical sections, and the restarted

@@ -426,8 +426,14 @@ func (s *Session) End(why wire.EndedData) {
 	s.log.Info("session ended", "reason", why.Reason)
 	s.core.mcpSessionsChanged(s)
 	go func() {
+		// A warm agent (ACP) dies with its session, before its turn is
+		// waited for: the turn then ends at once.
+		s.closeProviderSession()
 		if turn != nil {
 			<-turn.done
+			// Again: a turn that was starting its agent when the
+			// session ended leaves it warm only until here.
+			s.closeProviderSession()
 		}
 		s.removeWorkDir()
 		// In-process providers (openai) keep the conversation in memory.

@@ -49,3 +49,25 @@ func (c *Core) sessionMCP(s *Session) *provider.MCPServer {
 		},
 	}
 }
+
+// takesMCP: the session's agent gets the page's tools as an MCP server.
+func (s *Session) takesMCP() bool { return provider.TakesMCP(s.provider) }
+
+// closeProviderSession lets a provider that keeps something alive across
+// the session's turns (a warm ACP agent) stop it.
+func (s *Session) closeProviderSession() {
+	if c, ok := s.provider.(provider.SessionCloser); ok {
+		c.CloseSession(s.id)
+	}
+}
+
+// mcpFirstTurn is the first turn's prompt for an agent that has the page's
+// tools as MCP tools: the page's guidance and the message, without the
+// `pedelec tool-call` rules (its tools are native to it).
+func mcpFirstTurn(guidance, message string) string {
+	if guidance == "" {
+		return message
+	}
+	return "The web page you are working for says how to use its tools (they are the tools of the MCP server \"" +
+		mcpServerName + "\"):\n\n" + guidance + "\n\n---\n\n" + message
+}

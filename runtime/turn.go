@@ -67,12 +67,22 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
 		Tools: skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
+	if s.takesMCP() {
+		pt.MCP = s.core.sessionMCP(s)
+	}
 	// Either prompt tells the agent the tools as they are now; a later
 	// turn's names what changed since (update_tools, session_tools.go).
 	added, removed := s.toolChangesLocked(skills.Tools)
-	if s.primed {
+	switch {
+	case s.primed && pt.MCP != nil:
+		// Its MCP client hears tools/list_changed from the session's
+		// endpoint; the section's `pedelec tool-call` lines are not its way.
+		pt.Prompt = message
+	case s.primed:
 		pt.Prompt = prompt.ToolsChanged(agentThreadID(s.id), added, removed) + message
-	} else {
+	case pt.MCP != nil:
+		pt.Prompt = mcpFirstTurn(skills.Guidance, message)
+	default:
 		pt.Prompt = prompt.FirstTurn(prompt.Params{ThreadID: agentThreadID(s.id), Guidance: skills.Guidance, Tools: skills.Tools, Message: message})
 	}
 	s.core.turns.Add(1)

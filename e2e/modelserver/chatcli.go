@@ -61,6 +61,11 @@ func answerChatCLI(w http.ResponseWriter, r *http.Request, body []byte, step Ste
 		call = map[string]any{"id": nextChatID("call"), "type": "function",
 			"function": map[string]any{"name": "bash", "arguments": string(args)}}
 	}
+	if step.Tool != "" {
+		args, _ := json.Marshal(step.Input)
+		call = map[string]any{"id": nextChatID("call"), "type": "function",
+			"function": map[string]any{"name": offeredChatTool(body, step.Tool), "arguments": string(args)}}
+	}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": step.Text}
 		finish := "stop"
@@ -89,7 +94,7 @@ func answerChatCLI(w http.ResponseWriter, r *http.Request, body []byte, step Ste
 		fn := call["function"].(map[string]any)
 		args := fn["arguments"].(string)
 		delta(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": call["id"], "type": "function",
-			"function": map[string]any{"name": "bash", "arguments": ""}}}}, nil)
+			"function": map[string]any{"name": fn["name"], "arguments": ""}}}}, nil)
 		for _, part := range chatSplit(args, 3) {
 			delta(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "function": map[string]any{"arguments": part}}}}, nil)
 		}
@@ -135,4 +140,24 @@ func OpencodeSettings(baseURL string) string {
 		`api_key = "test-key"`,
 		`default_model = "` + CLIChatModel + `"`,
 	}, "\n")
+}
+
+// offeredChatTool finds the full name of tool among a chat request's
+// tools[].function.name, however the CLI prefixes an MCP server's tools
+// (opencode "pedelec_x", copilot "pedelec-x"); else tool.
+func offeredChatTool(body []byte, tool string) string {
+	var req struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, t := range req.Tools {
+		if prefixedTool(t.Function.Name, tool) {
+			return t.Function.Name
+		}
+	}
+	return tool
 }

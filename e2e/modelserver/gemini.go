@@ -61,6 +61,8 @@ func answerGemini(w http.ResponseWriter, r *http.Request, body []byte, step Step
 			"name": "run_shell_command",
 			"args": map[string]string{"command": step.Command, "description": "Run the requested command"},
 		}}}
+	} else if step.Tool != "" {
+		parts = []map[string]any{{"functionCall": map[string]any{"name": offeredGeminiTool(body, step.Tool), "args": step.Input}}}
 	} else {
 		for _, chunk := range splitWords(step.Text) {
 			parts = append(parts, map[string]any{"text": chunk})
@@ -155,4 +157,25 @@ func GeminiEnv(t testing.TB, baseURL string) map[string]string {
 		"GEMINI_API_KEY":         "test-key",
 		"HOME":                   t.TempDir(),
 	}
+}
+
+// offeredGeminiTool finds the full name of tool among a Gemini request's
+// tools[].functionDeclarations[].name (an MCP tool is "mcp_<server>_<tool>").
+func offeredGeminiTool(body []byte, tool string) string {
+	var req struct {
+		Tools []struct {
+			FunctionDeclarations []struct {
+				Name string `json:"name"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, t := range req.Tools {
+		for _, f := range t.FunctionDeclarations {
+			if prefixedTool(f.Name, tool) {
+				return f.Name
+			}
+		}
+	}
+	return tool
 }

@@ -275,3 +275,10 @@ func Contains(reqs []Request, s string) bool {
 	}
 	return false
 }
+
+// prefixedTool reports whether name is tool, or tool with an MCP server's
+// prefix as some CLI writes it: "mcp__pedelec__x" (Claude, Qwen),
+// "mcp_pedelec_x" (Gemini), "pedelec_x" (opencode), "pedelec-x" (Copilot).
+func prefixedTool(name, tool string) bool {
+	return name == tool || strings.HasSuffix(name, "__"+tool) || strings.HasSuffix(name, "_"+tool) || strings.HasSuffix(name, "-"+tool)
+}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/pelletier/go-toml/v2"
@@ -122,7 +123,7 @@ func (c Config) check(name string, data []byte) []error {
 		fail("max_inline_result_bytes", "must be at least 1, or -1 to never write a result to a file; got %d", c.MaxInlineResultBytes)
 	}
 	known := Known()
-	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {
+	if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) && !customACP(c.DefaultProvider, c.Providers[c.DefaultProvider]) {
 		fail("default_provider", "%q is not a provider (known: %s)", c.DefaultProvider, strings.Join(known, ", "))
 	}
 	if c.Providers[c.DefaultProvider].TurnedOff() {
@@ -137,8 +138,23 @@ func (c Config) check(name string, data []byte) []error {
 		s := c.Providers[n]
 		key := dottedKey("providers", n)
 		if !slices.Contains(known, n) {
-			fail(key, "%q is not a provider (known: %s)", n, strings.Join(known, ", "))
-			continue
+			if !customACP(n, s) {
+				fail(key, "%q is not a provider (known: %s; an ACP agent of your own needs acp = true and its executable)", n, strings.Join(known, ", "))
+				continue
+			}
+			if !acpName.MatchString(n) {
+				fail(key, "%q: an ACP provider's name is lower-case letters, digits and '-' (a page passes it to createSession)", n)
+			}
+		}
+		if s.IdleTimeout != "" {
+			if d, err := time.ParseDuration(s.IdleTimeout); err != nil || d <= 0 {
+				fail(key+".idle_timeout", "%q is not a positive duration (\"10m\", \"90s\")", s.IdleTimeout)
+			}
+		}
+		for _, k := range s.AllowKinds {
+			if !slices.Contains(acpKinds, k) {
+				fail(key+".allow_kinds", "%q is not an ACP tool kind (%s)", k, strings.Join(acpKinds, ", "))
+			}
 		}
 		if s.BaseURL != "" {
 			if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -159,6 +175,18 @@ func (c Config) check(name string, data []byte) []error {
 	return errs
 }
 
+// customACP reports whether [providers.name] s is an ACP agent of the
+// user's own: acp = true and the executable that starts it.
+func customACP(name string, s provider.Settings) bool {
+	return s.ACP != nil && *s.ACP && s.Executable != ""
+}
+
+// acpName is what a provider name of the user's own may look like.
+var acpName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+
+// acpKinds are ACP's tool kinds, what allow_kinds may list.
+var acpKinds = []string{"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+
 // Registry builds the providers Core offers from these settings: every
 // registered provider, by rank, each given its [providers.<name>] section. A
 // provider turned off (enabled = false) is listed as unavailable with the
@@ -170,6 +198,22 @@ func (c Config) Registry() *provider.Registry {
 		p := spec.New(s)
 		if s.TurnedOff() {
 			p = provider.Off(spec.Name, c.offReason(spec.Name))
+		}
+		ps = append(ps, p)
+	}
+	// ACP agents of the user's own, by name.
+	custom := make([]string, 0, len(c.Providers))
+	for n, s := range c.Providers {
+		if !slices.Contains(Known(), n) && customACP(n, s) {
+			custom = append(custom, n)
+		}
+	}
+	sort.Strings(custom)
+	for _, n := range custom {
+		s := c.Providers[n]
+		p := provider.NewCustomACP(n, s)
+		if s.TurnedOff() {
+			p = provider.Off(n, c.offReason(n))
 		}
 		ps = append(ps, p)
 	}

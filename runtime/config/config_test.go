@@ -91,7 +91,7 @@ func TestLoadErrorsNameTheLineAndKey(t *testing.T) {
 		{"wrong type", "[providers.codex]\nargs = \"--fast\"\n", []string{":2:", "providers.codex.args", "string"}, []string{"provider.Settings", "struct field"}},
 		{"wrong element type", "[providers.openai.env]\nA = 1\n", []string{":2:", "providers.openai.env.A"}, nil},
 		{"syntax", "default_provider = \n", []string{":1:"}, nil},
-		{"unknown provider", "[providers.codex]\n\n[providers.gpt]\ndefault_model = \"x\"\n", []string{":3:", "providers.gpt", `"gpt" is not a provider`, "codex, claude, gemini, opencode, copilot, openai, ollama, script"}, nil},
+		{"unknown provider", "[providers.codex]\n\n[providers.gpt]\ndefault_model = \"x\"\n", []string{":3:", "providers.gpt", `"gpt" is not a provider`, "codex, claude, gemini, opencode, copilot, openai, ollama, qwen, claude-acp, codex-acp, script"}, nil},
 		{"unknown default", "\ndefault_provider = \"cursor\"\n", []string{":2:", "default_provider", `"cursor"`}, nil},
 		{"bad base url", "[providers.openai]\ndefault_model = \"m\"\nbase_url = \"127.0.0.1:11434\"\n", []string{":3:", "providers.openai.base_url", "not an http(s) URL"}, nil},
 		{"bad env name", "[providers.codex]\nenv = { \"A=B\" = \"x\" }\n", []string{":2:", "providers.codex.env"}, nil},
@@ -159,7 +159,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.Registry()
-	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,codex,copilot,cursor,gemini,mcp,ollama,openai,opencode,qwen,script" {
+	if got := strings.Join(r.Names(), ","); got != "antigravity,claude,claude-acp,codex,codex-acp,copilot,cursor,gemini,mcp,ollama,openai,opencode,qwen,script" {
 		t.Errorf("names = %s", got)
 	}
 	if got := r.Default(context.Background()); got != "openai" {

@@ -41,11 +41,11 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		known := Known()
-		if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) {
+		if c.DefaultProvider != "" && !slices.Contains(known, c.DefaultProvider) && !customACP(c.DefaultProvider, c.Providers[c.DefaultProvider]) {
 			t.Fatalf("accepted default_provider %q", c.DefaultProvider)
 		}
 		for n, s := range c.Providers {
-			if !slices.Contains(known, n) {
+			if !slices.Contains(known, n) && !customACP(n, s) {
 				t.Fatalf("accepted provider %q", n)
 			}
 			for k := range s.Env {
@@ -107,6 +107,9 @@ func normalConfig(c Config) Config {
 		}
 		if len(s.Args) == 0 {
 			s.Args = nil
+		}
+		if len(s.AllowKinds) == 0 {
+			s.AllowKinds = nil
 		}
 		c.Providers[n] = s
 	}

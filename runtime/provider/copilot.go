@@ -12,8 +12,14 @@ import (
 
 // NewCopilot is the GitHub Copilot CLI provider (@github/copilot): `copilot
 // --output-format json` with the prompt on stdin, one process per turn,
-// resumed with --resume <sessionId>.
-func NewCopilot(s Settings) Provider { return newCLIAgent(copilotSpec, s) }
+// resumed with --resume <sessionId>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
+func NewCopilot(s Settings) Provider {
+	if acpWanted(s) {
+		return newACPAgent(copilotACP, s)
+	}
+	return newCLIAgent(copilotSpec, s)
+}
 
 func init() {
 	Register(Spec{Name: copilotSpec.name, Title: "GitHub Copilot CLI", Rank: 50, New: NewCopilot})

@@ -12,8 +12,14 @@ import (
 
 // NewGemini is the Gemini CLI provider (@google/gemini-cli): `gemini
 // --output-format stream-json` with the prompt on stdin, one process per
-// turn, resumed with --resume <session_id>.
-func NewGemini(s Settings) Provider { return newCLIAgent(geminiSpec, s) }
+// turn, resumed with --resume <session_id>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
+func NewGemini(s Settings) Provider {
+	if acpWanted(s) {
+		return newACPAgent(geminiACP, s)
+	}
+	return newCLIAgent(geminiSpec, s)
+}
 
 func init() {
 	Register(Spec{Name: geminiSpec.name, Title: "Gemini CLI", Rank: 30, New: NewGemini})

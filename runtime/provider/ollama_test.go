@@ -84,7 +84,7 @@ func TestOllamaModelErrorsSayWhatThereIs(t *testing.T) {
 }
 
 func TestUnavailableProvidersSayWhatToDo(t *testing.T) {
-	for _, p := range []Provider{Cursor, Antigravity, Qwen} {
+	for _, p := range []Provider{Cursor, Antigravity} {
 		info := p.Check(context.Background())
 		if info.Available || info.Reason == "" {
 			t.Errorf("%s: Check = %+v, want unavailable with a reason", p.Name(), info)
@@ -95,7 +95,7 @@ func TestUnavailableProvidersSayWhatToDo(t *testing.T) {
 	if r := Cursor.Check(context.Background()).Reason; !strings.Contains(r, "pedelec mcp") {
 		t.Errorf("cursor's reason does not say how to use it: %s", r)
 	}
-	if r := Qwen.Check(context.Background()).Reason; !strings.Contains(r, "$(rm -f somefile)") {
-		t.Errorf("qwen's reason does not say why: %s", r)
+	if r := Cursor.Check(context.Background()).Reason; !strings.Contains(r, "acp = true") {
+		t.Errorf("cursor's reason does not say how to run it over ACP: %s", r)
 	}
 }

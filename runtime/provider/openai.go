@@ -77,15 +77,19 @@ type openAIConversation struct {
 // args for the loop's limits. executable and env do not apply.
 func NewOpenAI(s Settings) Provider { return newOpenAI(s) }
 
+// openaiName is this provider's code; other adapters name the OpenAI API
+// by it too (qwen's --auth-type).
+const openaiName = "openai"
+
 func init() {
-	Register(Spec{Name: "openai", Title: "OpenAI-compatible endpoint", Rank: 60, New: NewOpenAI})
+	Register(Spec{Name: openaiName, Title: "OpenAI-compatible endpoint", Rank: 60, New: NewOpenAI})
 }
 
 func newOpenAI(s Settings) *OpenAI {
 	p := &OpenAI{
 		settings:    s,
 		baseURL:     strings.TrimRight(s.BaseURL, "/"),
-		name:        "openai",
+		name:        openaiName,
 		keyVar:      "OPENAI_API_KEY",
 		maxSteps:    DefaultOpenAIMaxSteps,
 		MaxMessages: DefaultOpenAIMaxMessages,

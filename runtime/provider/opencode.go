@@ -11,8 +11,14 @@ import (
 
 // NewOpencode is the opencode provider (opencode-ai): `opencode run
 // --format json` with the message on stdin, one process per turn, resumed
-// with --session <id>.
-func NewOpencode(s Settings) Provider { return newCLIAgent(opencodeSpec, s) }
+// with --session <id>. With acp = true in its settings it runs over ACP
+// instead (acp_agents.go).
+func NewOpencode(s Settings) Provider {
+	if acpWanted(s) {
+		return newACPAgent(opencodeACP, s)
+	}
+	return newCLIAgent(opencodeSpec, s)
+}
 
 func init() {
 	Register(Spec{Name: opencodeSpec.name, Title: "opencode", Rank: 40, New: NewOpencode})

@@ -58,22 +58,38 @@ type Turn struct {
 	// Warmup is true for prepare(): the adapter starts the provider thread;
 	// Core discards its chat output.
 	Warmup bool
-	// MCP is Pedelec's MCP server for this one session, for adapters that
-	// hand the agent MCP servers (ACP's session/new): its tools are the
-	// session's, under their own names.
+	// MCP is the MCP server that gives the agent this session's page tools
+	// as native tools; nil for providers that do not take MCP servers
+	// (those that do say so with TakesMCP).
 	MCP *MCPServer
 }
 
-// MCPServer is one session's MCP endpoint in both forms an agent may take:
-// Streamable HTTP (URL with Headers) and stdio (Command, Args, Env).
+// MCPServer is how an agent reaches Pedelec's MCP server for one session:
+// Core fills it (Core.sessionMCP) for a provider that TakesMCP.
 type MCPServer struct {
-	Name    string            // "pedelec"
-	URL     string            // Streamable HTTP endpoint
+	Name    string            // short [a-z0-9] server name the agent prefixes tool names with: "pedelec"
+	URL     string            // Streamable HTTP endpoint (all six ACP agents support HTTP; copilot only HTTP)
 	Headers map[string]string // e.g. Authorization: Bearer <credential>
+	// The stdio form (`pedelec mcp ...`), for agents without HTTP.
 	Command string
 	Args    []string
-	Env     []string // stdio form
+	Env     []string
 }
+
+// MCPTaker is a provider whose agent takes the page's tools as an MCP
+// server (Turn.MCP) rather than as `pedelec tool-call` commands.
+type MCPTaker interface{ TakesMCP() bool }
+
+// TakesMCP reports whether p wants Turn.MCP.
+func TakesMCP(p Provider) bool {
+	t, ok := p.(MCPTaker)
+	return ok && t.TakesMCP()
+}
+
+// SessionCloser is a provider that keeps something alive across a
+// session's turns (a warm agent process): Core calls CloseSession when the
+// session ends, and when Core stops, so it dies with its session.
+type SessionCloser interface{ CloseSession(sessionID string) }
 
 // ToolCaller is Core's broker as an in-process adapter sees it. The result is
 // the handler's JSON result; a failure is an error carrying a *wire.Error
@@ -106,6 +122,18 @@ type Settings struct {
 	// BaseURL and APIKey configure model endpoints (openai provider).
 	BaseURL string `json:"baseURL,omitempty" toml:"base_url"`
 	APIKey  string `json:"apiKey,omitempty" toml:"api_key"`
+	// ACP runs the agent over the Agent Client Protocol (acp.go): for a
+	// built-in agent with both adapters it picks one (absent: the
+	// provider's default); a [providers.NAME] of the user's own with
+	// acp = true is an ACP provider of that name.
+	ACP *bool `json:"acp,omitempty" toml:"acp"`
+	// AllowKinds are ACP tool kinds ("read", "search", "fetch", "edit",
+	// "execute", ...) whose permission requests are allowed; every other
+	// request that is not a call of the page's tools is rejected.
+	AllowKinds []string `json:"allowKinds,omitempty" toml:"allow_kinds"`
+	// IdleTimeout is how long a warm ACP agent process waits for the
+	// session's next turn before it is stopped (Go duration, default 10m).
+	IdleTimeout string `json:"idleTimeout,omitempty" toml:"idle_timeout"`
 	// Enabled = false turns the provider off: it is listed as unavailable,
 	// with the reason, and no session may use it. Absent means on.
 	Enabled *bool `json:"enabled,omitempty" toml:"enabled"`

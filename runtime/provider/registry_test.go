@@ -12,7 +12,9 @@ import (
 )
 
 // The order of list_providers and of the default is what it was when it
-// was a hand-kept list: registering in each provider's file changed nothing.
+// was a hand-kept list (registering in each provider's file changed
+// nothing), with the ACP-only agents (issue 25) after the others and
+// before script, which stays the last resort.
 func TestRegisteredOrder(t *testing.T) {
 	var names []string
 	for _, s := range Specs() {
@@ -21,10 +23,10 @@ func TestRegisteredOrder(t *testing.T) {
 			t.Errorf("%s: New builds a provider named %q", s.Name, p.Name())
 		}
 	}
-	if got := strings.Join(names, " "); got != "codex claude gemini opencode copilot openai ollama script mcp cursor antigravity qwen" {
+	if got := strings.Join(names, " "); got != "codex claude gemini opencode copilot openai ollama qwen claude-acp codex-acp script mcp cursor antigravity" {
 		t.Errorf("registered: %s", got)
 	}
-	if got := strings.Join(DefaultOrder(), " "); got != "codex claude gemini opencode copilot openai ollama script" {
+	if got := strings.Join(DefaultOrder(), " "); got != "codex claude gemini opencode copilot openai ollama qwen claude-acp codex-acp script" {
 		t.Errorf("default order: %s", got)
 	}
 	for _, name := range OriginalOnly {

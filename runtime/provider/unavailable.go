@@ -33,15 +33,12 @@ var (
 	// there is no adapter Pedelec could test. Both are MCP clients.
 	Cursor Provider = unavailable{name: "cursor", description: "Cursor (cursor-agent)",
 		reason: "no adapter: Cursor's agent CLI does not install from npm, so Pedelec has none it could test. " +
-			"Cursor is an MCP client: add `pedelec mcp` as an MCP server in Cursor's settings to give it the page's tools (docs/providers.md)"}
+			"Cursor is an MCP client: add `pedelec mcp` as an MCP server in Cursor's settings to give it the page's tools; " +
+			"its agent also speaks ACP: a settings section of your own, [providers.cursor-agent] with acp = true, " +
+			"executable = \"cursor-agent\" and args = [\"acp\"], runs it as an ACP provider (untested here; docs/providers.md)"}
 	Antigravity Provider = unavailable{name: "antigravity", description: "Google Antigravity",
 		reason: "no adapter: Antigravity's agent does not install from npm, so Pedelec has none it could test. " +
 			"Antigravity is an MCP client: add `pedelec mcp` as an MCP server in its settings to give it the page's tools (docs/providers.md)"}
-	// Qwen Code is drivable, but its shell allowlist cannot hold the agent
-	// to pedelec commands.
-	Qwen Provider = unavailable{name: "qwen", description: "Qwen Code (qwen)",
-		reason: "not offered: Qwen Code 0.24.4's allowlist let `pedelec-cli $(rm -f somefile)` run and delete the file, " +
-			"so it cannot be limited to pedelec commands (docs/providers.md)"}
 )
 
 // Listed, never offered: no settings, never the default.
@@ -49,5 +46,4 @@ func init() {
 	listed := func(p Provider) func(Settings) Provider { return func(Settings) Provider { return p } }
 	Register(Spec{Name: Cursor.Name(), Title: "Cursor", Rank: 100, NoSettings: true, New: listed(Cursor)})
 	Register(Spec{Name: Antigravity.Name(), Title: "Antigravity", Rank: 110, NoSettings: true, New: listed(Antigravity)})
-	Register(Spec{Name: Qwen.Name(), Title: "Qwen Code", Rank: 120, NoSettings: true, New: listed(Qwen)})
 }

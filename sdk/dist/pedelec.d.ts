@@ -156,7 +156,7 @@ export type ProviderCode = "codex" | "antigravity" | "opencode" | "cursor" | "cl
  * own. createSession() takes any of them; listProviders({all: true})
  * lists them.
  */
-export type AnyProviderCode = ProviderCode | "gemini" | "copilot" | "openai" | "script" | "mcp" | "qwen";
+export type AnyProviderCode = ProviderCode | "gemini" | "copilot" | "openai" | "qwen" | "claude-acp" | "codex-acp" | "script" | "mcp";
 /** The original's codes, for filtering at run time. */
 export declare const ORIGINAL_PROVIDER_CODES: readonly ProviderCode[];
 /** Each provider's name for a person, for a provider picker. */

@@ -1257,11 +1257,13 @@ var PROVIDER_TITLES = {
   copilot: "GitHub Copilot CLI",
   openai: "OpenAI-compatible endpoint",
   ollama: "Ollama",
+  qwen: "Qwen Code",
+  "claude-acp": "Claude Code (ACP)",
+  "codex-acp": "Codex (ACP)",
   script: "Script (deterministic, built in)",
   mcp: "MCP client",
   cursor: "Cursor",
-  antigravity: "Antigravity",
-  qwen: "Qwen Code"
+  antigravity: "Antigravity"
 };
 
 // src/providers.ts

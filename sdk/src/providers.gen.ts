@@ -23,9 +23,11 @@ export type AnyProviderCode =
   | "gemini"
   | "copilot"
   | "openai"
+  | "qwen"
+  | "claude-acp"
+  | "codex-acp"
   | "script"
-  | "mcp"
-  | "qwen";
+  | "mcp";
 
 /** The original's codes, for filtering at run time. */
 export const ORIGINAL_PROVIDER_CODES: readonly ProviderCode[] = ["codex", "antigravity", "opencode", "cursor", "claude", "ollama"];
@@ -39,9 +41,11 @@ export const PROVIDER_TITLES: Readonly<Record<AnyProviderCode, string>> = {
   copilot: "GitHub Copilot CLI",
   openai: "OpenAI-compatible endpoint",
   ollama: "Ollama",
+  qwen: "Qwen Code",
+  "claude-acp": "Claude Code (ACP)",
+  "codex-acp": "Codex (ACP)",
   script: "Script (deterministic, built in)",
   mcp: "MCP client",
   cursor: "Cursor",
   antigravity: "Antigravity",
-  qwen: "Qwen Code",
 };

@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// acpClient is Pedelec's side of one ACP connection: it answers the
+// agent's requests (permissions by policy; no file system or terminal is
+// offered) and turns session/update notifications into the running turn's
+// events. Between turns (a session/load replay, late updates) nothing is
+// emitted: the replayed history is already on the page.
+type acpClient struct {
+	name       string // provider, for messages
+	server     string // the MCP server name the agent was given
+	allowKinds []string
+
+	mu     sync.Mutex
+	turn   *acpTurn
+	titles map[acp.ToolCallId]string // tool_call titles by id, for permission requests
+}
+
+// acpTurn is the turn whose events updates become.
+type acpTurn struct {
+	emit      func(Event)
+	cancelled bool
+}
+
+func newACPClient(name, server string, allowKinds []string) *acpClient {
+	return &acpClient{name: name, server: server, allowKinds: allowKinds, titles: map[acp.ToolCallId]string{}}
+}
+
+// begin makes t the turn that updates go to; end stops that.
+func (c *acpClient) begin(t *acpTurn) {
+	c.mu.Lock()
+	c.turn = t
+	c.mu.Unlock()
+}
+
+func (c *acpClient) end() {
+	c.mu.Lock()
+	c.turn = nil
+	clear(c.titles)
+	c.mu.Unlock()
+}
+
+// cancel marks the turn cancelled: permission requests from now on are
+// answered "cancelled".
+func (c *acpClient) cancel() {
+	c.mu.Lock()
+	if c.turn != nil {
+		c.turn.cancelled = true
+	}
+	c.mu.Unlock()
+}
+
+func (c *acpClient) emit(ev Event) {
+	c.mu.Lock()
+	t := c.turn
+	c.mu.Unlock()
+	if t != nil {
+		t.emit(ev)
+	}
+}
+
+func (c *acpClient) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	cancelled := c.turn == nil || c.turn.cancelled
+	title := c.titles[req.ToolCall.ToolCallId]
+	c.mu.Unlock()
+	resp, why := acpPermission(req, c.server, title, c.allowKinds, cancelled)
+	c.emit(Event{Warning: fmt.Sprintf("%s asked permission: %s", c.name, why)})
+	return resp, nil
+}
+
+func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	u := n.Update
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil && t.Text != "" {
+			c.emit(Event{ChatDelta: t.Text})
+		}
+	case u.ToolCall != nil:
+		c.mu.Lock()
+		c.titles[u.ToolCall.ToolCallId] = u.ToolCall.Title
+		c.mu.Unlock()
+		c.emit(Event{Warning: fmt.Sprintf("%s tool call %s: %s (%s)", c.name, u.ToolCall.ToolCallId, u.ToolCall.Title, u.ToolCall.Status)})
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+		if s := *u.ToolCallUpdate.Status; s == acp.ToolCallStatusCompleted || s == acp.ToolCallStatusFailed {
+			c.emit(Event{Warning: fmt.Sprintf("%s tool call %s: %s", c.name, u.ToolCallUpdate.ToolCallId, s)})
+		}
+	}
+	return nil
+}
+
+// No file system and no terminal are offered (initialize says so): the
+// agent's own tools are what the policy rejects, and an agent that asks
+// anyway is told the method does not exist.
+var errACPNotOffered = acp.NewMethodNotFound("not offered by Pedelec")
+
+func (c *acpClient) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, errACPNotOffered
+}
+func (c *acpClient) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, errACPNotOffered
+}
+func (c *acpClient) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, errACPNotOffered
+}
+func (c *acpClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, errACPNotOffered
+}
+func (c *acpClient) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, errACPNotOffered
+}
+func (c *acpClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, errACPNotOffered
+}
+func (c *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, errACPNotOffered
+}

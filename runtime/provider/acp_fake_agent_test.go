@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// The ACP tests' agent is this test binary itself: started with
+// fakeACPAgentEnv=1 it speaks ACP on stdin/stdout (init below) instead of
+// running tests. What it does depends on the prompt:
+//
+//	hello   two message chunks, end_turn
+//	perm    asks permission for a shell command and a page tool, says the answers
+//	recall  says how many prompts this ACP session has had, and its pid
+//	hang    waits for session/cancel, then stopReason cancelled
+//	crash   one chunk, then exits 3 mid-turn
+//
+// session/load works for a session id it made (they carry "fake-"), with
+// fakeACPNoLoadEnv set it fails.
+const (
+	fakeACPAgentEnv  = "PEDELEC_FAKE_ACP_AGENT"
+	fakeACPNoLoadEnv = "PEDELEC_FAKE_ACP_NO_LOAD"
+)
+
+func init() {
+	if os.Getenv(fakeACPAgentEnv) != "1" {
+		return
+	}
+	a := &fakeAgent{prompts: map[acp.SessionId]int{}, cancel: map[acp.SessionId]chan struct{}{}}
+	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	<-a.conn.Done()
+	os.Exit(0)
+}
+
+type fakeAgent struct {
+	conn    *acp.AgentSideConnection
+	mu      sync.Mutex
+	prompts map[acp.SessionId]int
+	cancel  map[acp.SessionId]chan struct{}
+	mcp     string
+}
+
+func (a *fakeAgent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+func (a *fakeAgent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: true}, AuthMethods: []acp.AuthMethod{}}, nil
+}
+
+func (a *fakeAgent) Cancel(_ context.Context, n acp.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ch := a.cancel[n.SessionId]; ch != nil {
+		close(ch)
+		delete(a.cancel, n.SessionId)
+	}
+	return nil
+}
+
+func (a *fakeAgent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, nil
+}
+
+func (a *fakeAgent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, nil
+}
+
+func (a *fakeAgent) describeMCP(servers []acp.McpServer) {
+	var names []string
+	for _, s := range servers {
+		if s.Http != nil {
+			names = append(names, "http:"+s.Http.Name+"@"+s.Http.Url)
+		}
+		if s.Stdio != nil {
+			names = append(names, "stdio:"+s.Stdio.Name)
+		}
+	}
+	a.mu.Lock()
+	a.mcp = strings.Join(names, ",")
+	a.mu.Unlock()
+}
+
+func (a *fakeAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	a.describeMCP(p.McpServers)
+	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("fake-%d-%d", os.Getpid(), time.Now().UnixNano()))}, nil
+}
+
+func (a *fakeAgent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	if os.Getenv(fakeACPNoLoadEnv) != "" || !strings.HasPrefix(string(p.SessionId), "fake-") {
+		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": "Invalid session identifier"})
+	}
+	a.describeMCP(p.McpServers)
+	// The replay: history the client must not show again.
+	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED")})
+	a.mu.Lock()
+	a.prompts[p.SessionId] = 100 // a loaded session remembers
+	a.mu.Unlock()
+	return acp.LoadSessionResponse{}, nil
+}
+
+func (a *fakeAgent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound("session/resume")
+}
+
+func (a *fakeAgent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, nil
+}
+
+func (a *fakeAgent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, nil
+}
+
+func (a *fakeAgent) say(sid acp.SessionId, text string) {
+	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
+}
+
+func (a *fakeAgent) ask(ctx context.Context, sid acp.SessionId, id, title string, kind acp.ToolKind) string {
+	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall(acp.ToolCallId(id), title, acp.WithStartKind(kind))})
+	r, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: sid,
+		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(id), Title: &title, Kind: &kind},
+		Options: []acp.PermissionOption{
+			{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "yes-always", Name: "Always"},
+			{Kind: acp.PermissionOptionKindAllowOnce, OptionId: "yes", Name: "Yes"},
+			{Kind: acp.PermissionOptionKindRejectOnce, OptionId: "no", Name: "No"},
+		}})
+	switch {
+	case err != nil:
+		return "error"
+	case r.Outcome.Selected != nil:
+		return string(r.Outcome.Selected.OptionId)
+	}
+	return "cancelled"
+}
+
+func (a *fakeAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	sid := p.SessionId
+	text := ""
+	if len(p.Prompt) > 0 && p.Prompt[0].Text != nil {
+		text = p.Prompt[0].Text.Text
+	}
+	a.mu.Lock()
+	a.prompts[sid]++
+	n := a.prompts[sid]
+	mcp := a.mcp
+	a.mu.Unlock()
+	switch {
+	case strings.HasSuffix(text, "hello"):
+		a.say(sid, "Hello, ")
+		a.say(sid, "world")
+	case strings.HasSuffix(text, "perm"):
+		shell := a.ask(ctx, sid, "c1", "rm -rf somewhere", acp.ToolKindExecute)
+		page := a.ask(ctx, sid, "c2", "mcp__pedelec__update_counter", acp.ToolKindOther)
+		a.say(sid, "shell="+shell+" page="+page)
+	case strings.HasSuffix(text, "recall"):
+		a.say(sid, fmt.Sprintf("prompts=%d pid=%d mcp=%s", n, os.Getpid(), mcp))
+	case strings.HasSuffix(text, "hang"):
+		ch := make(chan struct{})
+		a.mu.Lock()
+		a.cancel[sid] = ch
+		a.mu.Unlock()
+		a.say(sid, "waiting")
+		<-ch
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case strings.HasSuffix(text, "crash"):
+		a.say(sid, "about to crash")
+		time.Sleep(50 * time.Millisecond)
+		os.Exit(3)
+	default:
+		a.say(sid, "?")
+	}
+	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
