@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Pedelec test, installing first whatever the tests need on a fresh
 # machine: Debian's chromium (browser tests), the agent CLIs (Codex, Claude
-# Code, Gemini CLI, opencode, Copilot CLI: provider tests, cached in
+# Code, Gemini CLI, opencode, Copilot CLI, Qwen Code and the ACP adapters
+# claude-agent-acp and codex-acp: provider tests, cached in
 # $PEDELEC_TEST_CACHE), the SDK's npm packages.
 # Then: gofmt, go vet, staticcheck, go mod tidy -diff, and, in parallel, the
 # SDK's checks (types, unit tests, dist matches source) and go test -race
@@ -74,7 +75,9 @@ setup_clis() {
     (cd "$npm" && npm install --no-audit --no-fund --loglevel=error) || return 1
   "$npm/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex" --version &&
     "$bin/claude" --version && "$bin/gemini" --version && "$bin/opencode" --version &&
-    "$bin/copilot" --version && "$bin/mcp-inspector" --version
+    "$bin/copilot" --version && "$bin/mcp-inspector" --version && "$bin/qwen" --version &&
+    # The ACP adapters have no --version: they are ACP servers on stdio.
+    test -x "$bin/claude-agent-acp" && test -x "$bin/codex-acp" && echo "ACP adapters: claude-agent-acp, codex-acp"
 }
 
 setup_sdk() { npm ci --prefix sdk --no-audit --no-fund --loglevel=error && echo "sdk/node_modules ready"; }
