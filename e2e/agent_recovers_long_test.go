@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,11 +66,30 @@ type ran struct {
 	exit           int
 }
 
+// syncBuffer is a command's output that the test may read while the
+// command still writes it (a progress line on stderr).
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // start runs the binary with args and the budget (ms, "" for none).
-func (a *agentShell) start(budget string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func (a *agentShell) start(budget string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
 	cmd := exec.Command(testenv.Binary(a.t), args...)
 	cmd.Env = append(append([]string{}, a.env...), wire.EnvCallBudgetMs+"="+budget)
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		a.t.Fatal(err)
@@ -77,7 +97,7 @@ func (a *agentShell) start(budget string, args ...string) (*exec.Cmd, *bytes.Buf
 	return cmd, &out, &errb
 }
 
-func finish(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer) ran {
+func finish(t *testing.T, cmd *exec.Cmd, out, errb *syncBuffer) ran {
 	t.Helper()
 	err := cmd.Wait()
 	r := ran{stdout: out.String(), stderr: errb.String()}

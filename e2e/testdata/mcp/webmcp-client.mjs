@@ -38,7 +38,9 @@ async function listUntil(ok, what) {
 }
 
 out({ step: "connected", tools: await names() });
-const tools = await listUntil((t) => t.includes("add_todo"), "WebMCP tools");
+// All seven: the bridge adds a page's tools one by one, each with its own
+// list_changed, so a list taken at the first one may hold only some.
+const tools = await listUntil((t) => t.length >= 7, "the page's seven WebMCP tools");
 const listed = (await client.listTools()).tools;
 const reviews = listed.find((t) => t.name === "read_reviews");
 const added = await client.callTool({ name: "add_todo", arguments: { title: "milk" } });
