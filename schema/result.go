@@ -36,7 +36,7 @@ func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
 	if len(out) > 0 {
 		return out
 	}
-	validator{tool: c}.check(tree, inst, "", &out)
+	validator{tool: c, limit: MaxViolations}.check(tree, inst, "", &out)
 	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
@@ -50,7 +50,8 @@ func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
 // breaks its schema in every item had 200 000 violations, and the error
 // listing them all was 31 MB, sent to the agent, to the page and into the
 // session's record. So it lists the first MaxResultViolations, sorted by
-// path, and counts them all (details.violationCount).
+// path, and counts them (details.violationCount; the check itself stops
+// at MaxViolations, and the message then says "at least").
 func ResultInvalid(tool string, v []Violation) error {
 	shown := FirstResultViolations(v)
 	parts := make([]string, len(shown))
@@ -62,7 +63,7 @@ func ResultInvalid(tool string, v []Violation) error {
 		list += fmt.Sprintf("; and %s more", Plural(more, "problem"))
 	}
 	msg := fmt.Sprintf("the page's handler for %s returned a result that breaks the tool's outputSchema (%s): %s. This is a bug in the page, not in your call: do not retry it unchanged; tell the user that %s returned a malformed result.",
-		tool, Plural(len(v), "problem"), list, tool)
+		tool, problemCount(len(v)), list, tool)
 	return &Error{code: CodeToolResultInvalid, message: msg, details: map[string]any{"tool": tool, "violations": shown, "violationCount": len(v)}}
 }
 

@@ -37,8 +37,8 @@ func TestViolationsOfAOneOfBombAreBounded(t *testing.T) {
 		for _, x := range v {
 			total += len(x.Message) + len(x.Expected) + len(x.Got) + len(x.Path)
 		}
-		if len(v) == 0 || len(v) > 100 || total > 256<<10 {
-			t.Errorf("%s: %d violations, %d bytes; want 1..%d violations within 256 KiB", name, len(v), total, 100)
+		if len(v) == 0 || len(v) > MaxViolations || total > 256<<10 {
+			t.Errorf("%s: %d violations, %d bytes; want 1..%d violations within 256 KiB", name, len(v), total, MaxViolations)
 		}
 	}
 }
