@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +18,10 @@ import (
 // `claude` it starts as `--mcp-config <json>`, headers and all.
 func TestClaudeACPSecretNotInProcessList(t *testing.T) { testACPSecretNotInArgv(t, claudeACPCLI) }
 func TestGeminiACPSecretNotInProcessList(t *testing.T) { testACPSecretNotInArgv(t, geminiACPCLI) }
+
+// bearerValue is a bearer credential's value; a reference to a variable
+// (Bearer ${PEDELEC_AGENT_SECRET}) is not one.
+var bearerValue = regexp.MustCompile(`Bearer [A-Za-z0-9_]{16,}`)
 
 func testACPSecretNotInArgv(t *testing.T, cli agentCLI) {
 	ms := cli.newServer(t, modelserver.Use("update_counter", map[string]int{"delta": 1}), modelserver.Say("never reached"))
@@ -39,7 +44,7 @@ func testACPSecretNotInArgv(t *testing.T, cli agentCLI) {
 			procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 			for _, f := range procs {
 				data, err := os.ReadFile(f)
-				if err == nil && (strings.Contains(string(data), idBody) || strings.Contains(string(data), "Bearer ")) {
+				if err == nil && (strings.Contains(string(data), idBody) || bearerValue.Match(data)) {
 					seen <- f + ": " + strings.ReplaceAll(string(data), "\x00", " ")
 					return
 				}
