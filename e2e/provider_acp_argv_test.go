@@ -92,3 +92,6 @@ func testACPSecretNotInArgv(t *testing.T, cli agentCLI) {
 	page.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
 	noCLIProcessLeft(t, sid)
 }
+func TestOpencodeACPSecretNotInProcessList(t *testing.T) { testACPSecretNotInArgv(t, opencodeACPCLI) }
+func TestCodexACPSecretNotInProcessList(t *testing.T)    { testACPSecretNotInArgv(t, codexACPCLI) }
+func TestCopilotACPSecretNotInProcessList(t *testing.T)  { testACPSecretNotInArgv(t, copilotACPCLI) }
