@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -143,9 +144,25 @@ func progressLine(p wire.Progress) string {
 		line += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
 	}
 	if p.Message != "" {
-		line += ": " + strings.Join(strings.Fields(p.Message), " ") // one line, whatever the handler wrote
+		line += ": " + strings.Join(strings.Fields(printable(p.Message)), " ") // one line, whatever the handler wrote
 	}
 	return line
+}
+
+// printable drops what a terminal would act on rather than show: control
+// characters (ESC starts sequences that set the clipboard or clear the
+// screen) and bidirectional formatting characters. The message is the
+// page's text, and stderr may be the user's terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // agentOutcome is the exit of tool-call and tool-spec once the answer is

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,13 +46,15 @@ type handoff struct {
 	out       callOutcome
 
 	// Under the session's mu:
-	waiting bool // a request is waiting for it now
+	waiting bool   // a request is waiting for it now
+	seq     uint64 // order of the first hand-over, for dropping the oldest unclaimed
 }
 
 // handoffs are a session's handed-over calls, under its mu.
 type handoffs struct {
 	byHandle map[string]*handoff
 	gone     settledLog // handles no longer waitable, and why (reuses the bounded log)
+	seq      uint64     // hand-overs so far
 }
 
 // Reasons of TOOL_CALL_NOT_WAITABLE; a handle never given, or forgotten
@@ -59,6 +63,7 @@ const (
 	notWaitableDelivered = "delivered"
 	notWaitableWaiting   = "waiting"
 	notWaitableTurnEnded = "turn_ended"
+	notWaitableDropped   = "dropped"
 )
 
 // forgetLocked drops every handle: the turn ended (or the session did).
@@ -67,6 +72,32 @@ func (h *handoffs) forgetLocked() {
 		h.gone.add(id, notWaitableTurnEnded)
 		delete(h.byHandle, id)
 		ho.cancel()
+	}
+}
+
+// dropUnclaimedLocked keeps at most keep settled results that no one has
+// claimed, the newest: an agent that lets every call be handed over and
+// never waits would otherwise make the session hold every result (up to a
+// frame each) until the turn ends. A --wait for a dropped one is
+// TOOL_CALL_NOT_WAITABLE (dropped).
+func (h *handoffs) dropUnclaimedLocked(keep int) {
+	var settled []*handoff
+	for _, ho := range h.byHandle {
+		select {
+		case <-ho.done:
+			if !ho.waiting {
+				settled = append(settled, ho)
+			}
+		default:
+		}
+	}
+	if len(settled) <= keep {
+		return
+	}
+	slices.SortFunc(settled, func(a, b *handoff) int { return cmp.Compare(a.seq, b.seq) })
+	for _, ho := range settled[:len(settled)-keep] {
+		delete(h.byHandle, ho.handle)
+		h.gone.add(ho.handle, notWaitableDropped)
 	}
 }
 
@@ -82,6 +113,9 @@ func (s *Session) startHandoff(thread, tool string, args json.RawMessage) *hando
 		result, err := s.callToolWatched(ctx, tool, args, &h.watch)
 		h.out = callOutcome{result: result, err: err}
 		close(h.done)
+		s.mu.Lock()
+		s.handoffs.dropUnclaimedLocked(s.core.opts.MaxPendingCalls)
+		s.mu.Unlock()
 	}()
 	return h
 }
@@ -143,6 +177,8 @@ func (s *Session) awaitHandoff(w http.ResponseWriter, r *http.Request, h *handof
 func (s *Session) handOverLocked(h *handoff) wire.PendingDetails {
 	if h.handle == "" {
 		h.handle = newID("h_")
+		s.handoffs.seq++
+		h.seq = s.handoffs.seq
 		if s.handoffs.byHandle == nil {
 			s.handoffs.byHandle = map[string]*handoff{}
 		}
@@ -204,6 +240,8 @@ func notWaitableMessage(reason string) string {
 		return "another `tool-call --wait` is waiting for this call now"
 	case notWaitableTurnEnded:
 		return "the turn it belonged to ended, which cancelled the call; call the tool again if you still need it"
+	case notWaitableDropped:
+		return "its result waited unclaimed while later calls' results came, and Core keeps only the newest few; it was dropped. Wait for a handed-over call before starting many more; call the tool again if you still need it"
 	}
 	return "no such call in this session; call the tool again if you still need it"
 }

@@ -63,7 +63,7 @@ func (s *Session) judgeAnswer(call *pendingCall, result json.RawMessage, refusal
 		return callOutcome{result: result}, nil
 	}
 	werr := wire.AsError(schema.ResultInvalid(call.tool, v))
-	werr.Details = map[string]any{"tool": call.tool, "toolRequestId": call.id, "violations": v}
+	werr.Details = map[string]any{"tool": call.tool, "toolRequestId": call.id, "violations": schema.FirstResultViolations(v), "violationCount": len(v)}
 	return callOutcome{err: werr}, werr
 }
 

@@ -82,6 +82,9 @@ func (l *Limits) checkSkillLimits(raw json.RawMessage) error {
 			Name        json.RawMessage `json:"name"`
 			Description json.RawMessage `json:"description"`
 			ArgsSchema  json.RawMessage `json:"argsSchema"`
+			// OutputSchema is held to the same limits: it is parsed and
+			// walked for every result, as argsSchema is for every call.
+			OutputSchema json.RawMessage `json:"outputSchema"`
 		} `json:"tools"`
 	}
 	if json.Unmarshal(raw, &skills) != nil {
@@ -106,6 +109,12 @@ func (l *Limits) checkSkillLimits(raw json.RawMessage) error {
 		}
 		if d := jsonDepth(t.ArgsSchema); d > l.SchemaDepth {
 			return limitError(wire.CodeSchemaTooDeep, "max-schema-depth", l.SchemaDepth, d, at+".argsSchema", "argument schema is nested too deeply (objects and arrays)")
+		}
+		if n := len(t.OutputSchema); n > l.SchemaBytes {
+			return limitError(wire.CodeSchemaTooLarge, "max-schema-bytes", l.SchemaBytes, n, at+".outputSchema", "outputSchema is too large (bytes of JSON)")
+		}
+		if d := jsonDepth(t.OutputSchema); d > l.SchemaDepth {
+			return limitError(wire.CodeSchemaTooDeep, "max-schema-depth", l.SchemaDepth, d, at+".outputSchema", "outputSchema is nested too deeply (objects and arrays)")
 		}
 	}
 	return nil

@@ -53,7 +53,7 @@ func (c *CompiledTool) ValidateArgs(args json.RawMessage) []Violation {
 	if len(out) > 0 {
 		return out // the checks below would see these numbers as infinity
 	}
-	validator{tool: c}.check(tree, inst, "", &out)
+	validator{tool: c, limit: MaxViolations}.check(tree, inst, "", &out)
 	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
@@ -68,6 +68,9 @@ func example(tree *value) string {
 }
 
 func outOfRange(v *value, p path, out *[]Violation) {
+	if len(*out) >= MaxViolations {
+		return
+	}
 	switch v.kind {
 	case kindNumber:
 		if _, ok := v.number(); !ok {

@@ -61,7 +61,16 @@ func ArgsInvalidMessage(tool string, v []Violation, seeSchema string) string {
 		parts[i] = x.Path + ": " + x.Message
 	}
 	return fmt.Sprintf("the arguments for %s are invalid (%s): %s. Fix them and call %s again; %s.",
-		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool, seeSchema)
+		tool, problemCount(len(v)), strings.Join(parts, "; "), tool, seeSchema)
+}
+
+// problemCount is "n problems", or "at least n" when the check stopped at
+// MaxViolations.
+func problemCount(n int) string {
+	if n >= MaxViolations {
+		return "at least " + Plural(n, "problem")
+	}
+	return Plural(n, "problem")
 }
 
 // Plural is "1 unit" or "n units", for messages here and in the CLI.

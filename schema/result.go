@@ -36,7 +36,7 @@ func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
 	if len(out) > 0 {
 		return out
 	}
-	validator{tool: c}.check(tree, inst, "", &out)
+	validator{tool: c, limit: MaxViolations}.check(tree, inst, "", &out)
 	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
@@ -45,12 +45,35 @@ func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
 // its tool's outputSchema. The agent reads it as a failed call, the
 // page's onError as its handler's bug; both get every violation with its
 // path and what was expected.
+//
+// A result is the page's and may be as large as a frame (1 MiB): one that
+// breaks its schema in every item had 200 000 violations, and the error
+// listing them all was 31 MB, sent to the agent, to the page and into the
+// session's record. So it lists the first MaxResultViolations, sorted by
+// path, and counts them (details.violationCount; the check itself stops
+// at MaxViolations, and the message then says "at least").
 func ResultInvalid(tool string, v []Violation) error {
-	parts := make([]string, len(v))
-	for i, x := range v {
+	shown := FirstResultViolations(v)
+	parts := make([]string, len(shown))
+	for i, x := range shown {
 		parts[i] = x.Path + ": " + x.Message
 	}
+	list := strings.Join(parts, "; ")
+	if more := len(v) - len(shown); more > 0 {
+		list += fmt.Sprintf("; and %s more", Plural(more, "problem"))
+	}
 	msg := fmt.Sprintf("the page's handler for %s returned a result that breaks the tool's outputSchema (%s): %s. This is a bug in the page, not in your call: do not retry it unchanged; tell the user that %s returned a malformed result.",
-		tool, Plural(len(v), "problem"), strings.Join(parts, "; "), tool)
-	return &Error{code: CodeToolResultInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
+		tool, problemCount(len(v)), list, tool)
+	return &Error{code: CodeToolResultInvalid, message: msg, details: map[string]any{"tool": tool, "violations": shown, "violationCount": len(v)}}
+}
+
+// MaxResultViolations bounds the violations TOOL_RESULT_INVALID lists.
+const MaxResultViolations = 20
+
+// FirstResultViolations is what TOOL_RESULT_INVALID lists of v.
+func FirstResultViolations(v []Violation) []Violation {
+	if len(v) > MaxResultViolations {
+		return v[:MaxResultViolations]
+	}
+	return v
 }

@@ -24,11 +24,27 @@ import (
 // validator checks arguments against one tool's parsed schema.
 type validator struct {
 	tool *CompiledTool
+	// limit stops the check once out holds that many violations (0: no
+	// limit). A value may be as large as a frame, and one violation per
+	// array item made hundreds of megabytes of messages (see MaxViolations).
+	limit int
 }
+
+// MaxViolations is the most violations one check of arguments or of a
+// result reports; a value with more says so in its message ("or more").
+const MaxViolations = 100
+
+// maxOneOfForms bounds the forms, and the reasons, one oneOf violation
+// lists, and maxReasonRunes each reason's length: a oneOf of 200 forms
+// made each item's violation 24 KB, and a oneOf nested in one multiplied it.
+const (
+	maxOneOfForms  = 8
+	maxReasonRunes = 300
+)
 
 // check appends every violation of inst against schema node n at p.
 func (vd validator) check(n, inst *value, p path, out *[]Violation) {
-	if n == nil || n.kind != kindObject {
+	if n == nil || n.kind != kindObject || vd.limit > 0 && len(*out) >= vd.limit {
 		return
 	}
 	add := func(expected, got, message string) {
@@ -165,20 +181,32 @@ func (vd validator) str(n, inst *value, p path, add func(expected, got, message 
 // oneOf words a oneOf failure as one violation: the forms allowed, and why
 // the value fits none of them (or which two it fits).
 func (vd validator) oneOf(n, options, inst *value, p path, out *[]Violation) {
-	var forms []string
-	for i, o := range options.arr {
-		forms = append(forms, fmt.Sprintf("(%d) %s", i+1, describe(o, 1)))
+	// The forms are worded only for a violation: most values match.
+	allForms := func() string {
+		var forms []string
+		for i, o := range options.arr {
+			if i == maxOneOfForms {
+				forms = append(forms, fmt.Sprintf("and %d more", len(options.arr)-i))
+				break
+			}
+			forms = append(forms, fmt.Sprintf("(%d) %s", i+1, shorten(describe(o, 1))))
+		}
+		return strings.Join(forms, "; ")
 	}
-	exp := "exactly one of: " + strings.Join(forms, "; ")
+	// Whether a form fits, and its first reason if not, is all a form's
+	// check needs to find.
+	first := vd
+	first.limit = 1
 	matched := -1
 	var reasons []string
 	for i, o := range options.arr {
 		var sub []Violation
-		vd.check(o, inst, p, &sub)
+		first.check(o, inst, p, &sub)
 		if len(sub) == 0 {
 			if matched >= 0 {
-				*out = append(*out, Violation{Path: p.String(), Expected: exp, Got: typed(inst),
-					Message: fmt.Sprintf("must match exactly one allowed form but matches forms %d and %d of: %s; change it so that only one fits", matched+1, i+1, strings.Join(forms, "; "))})
+				forms := allForms()
+				*out = append(*out, Violation{Path: p.String(), Expected: "exactly one of: " + forms, Got: typed(inst),
+					Message: fmt.Sprintf("must match exactly one allowed form but matches forms %d and %d of: %s; change it so that only one fits", matched+1, i+1, forms)})
 				return
 			}
 			matched = i
@@ -189,12 +217,26 @@ func (vd validator) oneOf(n, options, inst *value, p path, out *[]Violation) {
 			at = sub[0].Path + " "
 		}
 		// The first reason per form is enough to steer a retry.
-		reasons = append(reasons, fmt.Sprintf("form %d: %s%s", i+1, at, sub[0].Message))
+		if i < maxOneOfForms {
+			reasons = append(reasons, shorten(fmt.Sprintf("form %d: %s%s", i+1, at, sub[0].Message)))
+		}
 	}
 	if matched < 0 {
-		*out = append(*out, Violation{Path: p.String(), Expected: exp, Got: typed(inst),
-			Message: "must match exactly one of: " + strings.Join(forms, "; ") + "; it matches none (" + strings.Join(reasons, "; ") + ")"})
+		if more := len(options.arr) - len(reasons); more > 0 {
+			reasons = append(reasons, fmt.Sprintf("and %d more forms", more))
+		}
+		forms := allForms()
+		*out = append(*out, Violation{Path: p.String(), Expected: "exactly one of: " + forms, Got: typed(inst),
+			Message: "must match exactly one of: " + forms + "; it matches none (" + strings.Join(reasons, "; ") + ")"})
 	}
+}
+
+// shorten cuts s to maxReasonRunes characters.
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= maxReasonRunes {
+		return s
+	}
+	return string([]rune(s)[:maxReasonRunes]) + "…"
 }
 
 // equalJSON is JSON equality: numbers by value, objects regardless of

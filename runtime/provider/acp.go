@@ -54,6 +54,12 @@ type acpSpec struct {
 	// previous answer), so the process is stopped and the next turn
 	// session/load's the session in a new one.
 	restartAfterCancel bool
+	// mcpByEnv names the session's secret and id in the MCP server it is
+	// given by their variables (${PEDELEC_AGENT_SECRET}), which the agent
+	// expands from its environment: claude-agent-acp hands its MCP servers
+	// to the claude it starts as `--mcp-config <json>`, a command line
+	// every local user can read until claude rewrites it.
+	mcpByEnv bool
 }
 
 // acpDeadline bounds each ACP request but session/prompt (which runs as
@@ -339,7 +345,8 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		env = cliEnv(env, extra)
 	}
 	argv := append(a.spec.args(args), a.settings.Args...)
-	proc, err := startACPProcess(path, argv, turn.WorkDir, cliEnv(env, a.settings.Env))
+	env = cliEnv(env, a.settings.Env)
+	proc, err := startACPProcess(path, argv, turn.WorkDir, env)
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeProviderError, "%s: %v", name, err)
 	}
@@ -373,7 +380,11 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	if err != nil {
 		return fail("initialize", err)
 	}
-	servers := acpMCPServers(turn.MCP, a.spec.stdioMCP || (turn.MCP != nil && turn.MCP.URL == ""))
+	mcpServer := turn.MCP
+	if a.spec.mcpByEnv {
+		mcpServer = mcpReferencingEnv(mcpServer, env)
+	}
+	servers := acpMCPServers(mcpServer, a.spec.stdioMCP || (turn.MCP != nil && turn.MCP.URL == ""))
 	if turn.ResumeID != "" && init.AgentCapabilities.LoadSession {
 		cx, cancel := call()
 		_, err := conn.LoadSession(cx, acp.LoadSessionRequest{SessionId: acp.SessionId(turn.ResumeID), Cwd: turn.WorkDir, McpServers: servers, Meta: a.spec.meta})

@@ -102,12 +102,7 @@ func acpIsPageTool(req acp.RequestPermissionRequest, server, callTitle string) b
 		}
 	}
 	for _, n := range names {
-		if n == "" {
-			continue
-		}
-		if strings.HasPrefix(n, "mcp__"+server+"__") || strings.HasPrefix(n, "mcp_"+server+"_") ||
-			strings.HasPrefix(n, server+"_") || strings.HasPrefix(n, server+"-") ||
-			strings.HasPrefix(n, "Tool: "+server+"/") || strings.HasSuffix(n, "("+server+" MCP Server)") {
+		if namesPageTool(n, server) {
 			return true
 		}
 	}
@@ -121,4 +116,36 @@ func acpIsPageTool(req acp.RequestPermissionRequest, server, callTitle string) b
 		}
 	}
 	return false
+}
+
+// namesPageTool reports whether n is one of the forms above around a whole
+// tool name. A title may be the agent's own text for the action (a shell
+// command's title is the command, which the model writes and a page's
+// content can steer), and ACP's kind is optional: a prefix alone let
+// "pedelec-x; curl … | sh" through as a page tool.
+func namesPageTool(n, server string) bool {
+	if rest, ok := strings.CutSuffix(n, " ("+server+" MCP Server)"); ok {
+		return toolNameWord(rest)
+	}
+	for _, prefix := range []string{"mcp__" + server + "__", "mcp_" + server + "_", server + "_", server + "-", "Tool: " + server + "/"} {
+		if rest, ok := strings.CutPrefix(n, prefix); ok && toolNameWord(rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolNameWord reports whether s could be a tool name as an agent shows
+// it: the name rule's characters (^[a-zA-Z][a-zA-Z0-9_.-]*$), nothing a
+// shell or a sentence would hold.
+func toolNameWord(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -29,6 +29,9 @@ var claudeACP = acpSpec{
 	// After session/cancel the adapter (0.23.1) answers each later prompt
 	// with the previous one's answer (FACTS-acp §5): restart and load.
 	restartAfterCancel: true,
+	// The adapter passes its MCP servers to claude on the command line;
+	// claude expands ${VAR} in an MCP server's url and headers.
+	mcpByEnv: true,
 }
 
 // claudeACPPrepare gives Claude its session config directory and home (it
