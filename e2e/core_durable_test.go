@@ -225,6 +225,11 @@ func TestServeStartsOnDamagedState(t *testing.T) {
 	os.WriteFile(filepath.Join(state, persist.FileName), bytes.Repeat([]byte("not bbolt"), 4096), 0o600)
 	os.WriteFile(filepath.Join(state, "pedelec.db.journal.7"), []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01abcd"), 0o600)
 	srv := testenv.ServeIn(t, testenv.FreeAddr(t), state, nil)
+	// Serve is up once it answers; its stderr is read beside that, so the
+	// line may land a moment later.
+	testenv.Await(t, 10*time.Second, "the log line about what was set aside", func() bool {
+		return strings.Contains(srv.Logs(), "set aside")
+	})
 	if n := strings.Count(srv.Logs(), "set aside"); n != 1 {
 		t.Fatalf("%d log lines about what was set aside, want 1:\n%s", n, srv.Logs())
 	}
