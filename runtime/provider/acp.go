@@ -43,6 +43,9 @@ type acpSpec struct {
 	// meta is session/new's and session/load's _meta (claude's
 	// disableBuiltInTools).
 	meta map[string]any
+	// beforeLoad, if set, runs before session/load with the agent's
+	// environment and the session id (gemini_acp_load.go).
+	beforeLoad func(env map[string]string, sessionID string) error
 	// mode, if set, is set with session/set_mode after session/new (qwen:
 	// "default", in which it asks before writing).
 	mode string
@@ -339,7 +342,8 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		env = cliEnv(env, extra)
 	}
 	argv := append(a.spec.args(args), a.settings.Args...)
-	proc, err := startACPProcess(path, argv, turn.WorkDir, cliEnv(env, a.settings.Env))
+	env = cliEnv(env, a.settings.Env)
+	proc, err := startACPProcess(path, argv, turn.WorkDir, env)
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeProviderError, "%s: %v", name, err)
 	}
@@ -375,6 +379,11 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	}
 	servers := acpMCPServers(turn.MCP, a.spec.stdioMCP || (turn.MCP != nil && turn.MCP.URL == ""))
 	if turn.ResumeID != "" && init.AgentCapabilities.LoadSession {
+		if a.spec.beforeLoad != nil {
+			if err := a.spec.beforeLoad(envMap(env), turn.ResumeID); err != nil {
+				emit(Event{Warning: fmt.Sprintf("%s: preparing session/load: %v", name, err)})
+			}
+		}
 		cx, cancel := call()
 		_, err := conn.LoadSession(cx, acp.LoadSessionRequest{SessionId: acp.SessionId(turn.ResumeID), Cwd: turn.WorkDir, McpServers: servers, Meta: a.spec.meta})
 		cancel()

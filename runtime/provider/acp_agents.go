@@ -31,7 +31,8 @@ var geminiACP = acpSpec{
 		}
 		return args
 	},
-	prepare: geminiACPPrepare,
+	prepare:    geminiACPPrepare,
+	beforeLoad: geminiBeforeLoad,
 }
 
 // GeminiACPExcludedTools are the built-in tools the ACP form removes
