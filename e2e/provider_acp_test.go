@@ -32,7 +32,7 @@ var geminiACPCLI = agentCLI{
 		out, _ := r.FunctionResponse()
 		return out
 	},
-	settings: "acp = true\ndefault_model = \"" + modelserver.GeminiModel + "\"",
+	settings: "default_model = \"" + modelserver.GeminiModel + "\"",
 	settingsFor: func(baseURL string) string {
 		return `base_url = "` + baseURL + `"` + "\napi_key = \"test-key\""
 	},
@@ -47,7 +47,6 @@ var opencodeACPCLI = agentCLI{
 		out, _ := r.ToolMessage()
 		return out
 	},
-	settings:    "acp = true",
 	settingsFor: modelserver.OpencodeSettings,
 }
 
@@ -66,7 +65,9 @@ var claudeACPCLI = agentCLI{
 }
 
 // Copilot and codex-acp: the same turns (not the other cases yet).
-var copilotACPCLI = func() agentCLI { c := copilotCLI; c.settings = "acp = true"; return c }()
+// gemini, opencode and copilot run over ACP by default: their ACP tests
+// set nothing (the native adapter's tests set acp = false).
+var copilotACPCLI = func() agentCLI { c := copilotCLI; c.settings = ""; return c }()
 
 var codexACPCLI = agentCLI{
 	name:      "codex-acp",
