@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -55,11 +56,15 @@ func BenchmarkSideBySide(b *testing.B) {
 		b.Run(c.native.name, func(b *testing.B) {
 			ms := c.native.newServer(b)
 			native := serveCLI(b, c.native, ms.URL)
-			nativePage := dialCLIPage(b, native)
-			nativePage.Handle("update_counter", func(json.RawMessage) any { return map[string]int{"value": 1} })
 			acp := serveCLIEnv(b, withBaseURL(c.acp, ms.URL), c.acp.env(b, ms.URL))
-			acpPage := dialCLIPage(b, acp)
-			acpPage.Handle("update_counter", func(json.RawMessage) any { return map[string]int{"value": 1} })
+			// A page is dialled right before its session: Core closes a
+			// socket that starts none within a minute, and a loaded
+			// machine takes longer than that for the other forms.
+			page := func(srv *testenv.Server) *wspage.Page {
+				p := dialCLIPage(b, srv)
+				p.Handle("update_counter", func(json.RawMessage) any { return map[string]int{"value": 1} })
+				return p
+			}
 
 			// toolCall is send_text to the turn's tool_call on page.
 			toolCall := func(page *wspage.Page, cli agentCLI, sid, text string, step modelserver.Step) time.Duration {
@@ -83,11 +88,13 @@ func BenchmarkSideBySide(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				bare += bareCLI(b, c.native, ms, c.settings(ms.URL), c.model)
 
+				nativePage := page(native)
 				sid := cliSession(b, nativePage, c.native)
 				first += toolCall(nativePage, c.native, sid, "Add one.", nativeStep)
 				resumed += toolCall(nativePage, c.native, sid, "Add one again.", nativeStep)
 				nativePage.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
 
+				acpPage := page(acp)
 				sid = cliSession(b, acpPage, c.acp)
 				cold += toolCall(acpPage, c.acp, sid, "Add one.", acpStep)
 				warm += toolCall(acpPage, c.acp, sid, "Add one again.", acpStep)
