@@ -98,8 +98,9 @@ type acpWarm struct {
 
 // acpSettle is how long an agent gets after a turn before it is stopped:
 // Gemini CLI writes the turn's end to its session file after answering
-// session/prompt, and stopped at once it cannot session/load the session
-// afterwards ("No previous sessions found for this project").
+// session/prompt. (Its "No previous sessions found for this project" on a
+// later session/load was another thing, the load clobbering that file
+// within the same minute: gemini_acp_load.go.)
 const acpSettle = time.Second
 
 // acpConnection is the SDK's connection, behind a small interface for the
