@@ -14,7 +14,8 @@ var copilotCLI = agentCLI{
 	newServer: modelserver.NewChatCLI,
 	// HOME stays the developer's: Copilot unpacks its own files into
 	// ~/.cache/copilot once (several seconds), not per test.
-	env: func(testing.TB, string) map[string]string { return map[string]string{} },
+	env:      func(testing.TB, string) map[string]string { return map[string]string{} },
+	settings: "acp = false", // the native adapter; ACP, the default, is provider_acp_test.go's
 	toolOutput: func(r modelserver.Request) string {
 		out, _ := r.ToolMessage()
 		return out

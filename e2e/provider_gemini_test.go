@@ -19,7 +19,8 @@ var geminiCLI = agentCLI{
 		out, _ := r.FunctionResponse()
 		return out
 	},
-	settings:    `default_model = "` + modelserver.GeminiModel + `"`,
+	// The native adapter; ACP, the default, is provider_acp_test.go's.
+	settings:    "acp = false\n" + `default_model = "` + modelserver.GeminiModel + `"`,
 	privateHome: true,
 	// A second policy file (--policy adds to Pedelec's) allows sleep.
 	allowSleep: func(t *testing.T) string {

@@ -20,6 +20,7 @@ var opencodeCLI = agentCLI{
 		return out
 	},
 	settingsFor: modelserver.OpencodeSettings,
+	settings:    "acp = false", // the native adapter; ACP, the default, is provider_acp_test.go's
 	// opencode reads a project opencode.json from the working directory,
 	// merged over Pedelec's config: a rule there allows sleep too.
 	allowSleep: func(*testing.T) string { return "" },

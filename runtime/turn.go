@@ -114,6 +114,12 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 		if ev.Warning != "" {
 			log.Warn("provider", "warning", ev.Warning)
 		}
+		if a := ev.Activity; a != nil {
+			log.Info("agent activity", "tool", a.Title, "kind", a.Kind, "status", a.Status, "reason", a.Reason)
+			if !t.warmup && !s.ended {
+				s.emitLocked(wire.EventAgentActivity, t.id, *a)
+			}
+		}
 	})
 	var werr *wire.Error
 	switch {

@@ -9,6 +9,19 @@
 #   scripts/bench.sh -quick     # smoke run, about a minute
 #   scripts/bench.sh -out ''    # print only
 #   scripts/bench.sh -only validate-tools   # that one figure, printed, in seconds
+#   scripts/bench.sh -agents [N]  # issue 25 item 5 instead: gemini, opencode, copilot
+#                                 # bare, native and ACP side by side, N (3) alternating
+#                                 # runs each; slow (15-30 min), needs the agent CLIs
+#                                 # (e2e/testenv); prints the figures and the load average
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ "${1:-}" == "-agents" ]]; then
+  n="${2:-3}"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  go test ./e2e -run '^$' -bench 'SideBySide' -benchtime "${n}x" -timeout 90m
+  # Zed's adapters have no native form here: their ACP figures alone.
+  go test ./e2e -run '^$' -bench 'ACPAgents/(claude-acp|codex-acp)' -benchtime "${n}x" -timeout 30m
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit 0
+fi
 exec go run ./e2e/bench "$@"

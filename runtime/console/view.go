@@ -105,6 +105,11 @@ func build(info wire.ConsoleSession, events []persist.Event, notes Notes) wire.C
 			if i, ok := callAt[d.ToolRequestID]; ok {
 				v.Calls[i].Status = string(d.Outcome)
 			}
+		case wire.EventAgentActivity:
+			var d wire.AgentActivityData
+			if f.TurnID != "" && json.Unmarshal(f.Data, &d) == nil {
+				addActivity(turn(f.TurnID), d)
+			}
 		case wire.EventError:
 			var d wire.ErrorData
 			if f.TurnID != "" && json.Unmarshal(f.Data, &d) == nil && d.Error != nil {
@@ -131,6 +136,32 @@ func build(info wire.ConsoleSession, events []persist.Event, notes Notes) wire.C
 		v.Turns[turnAt[id]].Agent = b.String()
 	}
 	return v
+}
+
+// addActivity puts d in t's activity: a step of a call already listed
+// replaces it (its latest status; a rejection's reason is kept).
+func addActivity(t *wire.ConsoleTurn, d wire.AgentActivityData) {
+	for i := range t.Activity {
+		if a := &t.Activity[i]; a.ToolCallID == d.ToolCallID {
+			if d.Title == "" {
+				d.Title = a.Title
+			}
+			if d.Kind == "" {
+				d.Kind = a.Kind
+			}
+			if d.Reason == "" {
+				d.Reason = a.Reason
+			}
+			if a.Status == wire.ActivityRejected && d.Status == "failed" {
+				d.Status = a.Status // failed because Pedelec said no: say that
+			}
+			*a = d
+			return
+		}
+	}
+	if len(t.Activity) < wire.ConsoleActivityMax {
+		t.Activity = append(t.Activity, d)
+	}
 }
 
 // call is one tool_call event with what the notes add.

@@ -43,6 +43,9 @@ type acpSpec struct {
 	// meta is session/new's and session/load's _meta (claude's
 	// disableBuiltInTools).
 	meta map[string]any
+	// beforeLoad, if set, runs before session/load with the agent's
+	// environment and the session id (gemini_acp_load.go).
+	beforeLoad func(env map[string]string, sessionID string) error
 	// mode, if set, is set with session/set_mode after session/new (qwen:
 	// "default", in which it asks before writing).
 	mode string
@@ -101,8 +104,9 @@ type acpWarm struct {
 
 // acpSettle is how long an agent gets after a turn before it is stopped:
 // Gemini CLI writes the turn's end to its session file after answering
-// session/prompt, and stopped at once it cannot session/load the session
-// afterwards ("No previous sessions found for this project").
+// session/prompt. (Its "No previous sessions found for this project" on a
+// later session/load was another thing, the load clobbering that file
+// within the same minute: gemini_acp_load.go.)
 const acpSettle = time.Second
 
 // acpConnection is the SDK's connection, behind a small interface for the
@@ -386,6 +390,11 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	}
 	servers := acpMCPServers(mcpServer, a.spec.stdioMCP || (turn.MCP != nil && turn.MCP.URL == ""))
 	if turn.ResumeID != "" && init.AgentCapabilities.LoadSession {
+		if a.spec.beforeLoad != nil {
+			if err := a.spec.beforeLoad(envMap(env), turn.ResumeID); err != nil {
+				emit(Event{Warning: fmt.Sprintf("%s: preparing session/load: %v", name, err)})
+			}
+		}
 		cx, cancel := call()
 		_, err := conn.LoadSession(cx, acp.LoadSessionRequest{SessionId: acp.SessionId(turn.ResumeID), Cwd: turn.WorkDir, McpServers: servers, Meta: a.spec.meta})
 		cancel()

@@ -8,15 +8,22 @@ import (
 )
 
 // The ACP forms of the agents that also have a native adapter: gemini,
-// opencode and copilot run over ACP with `acp = true` in their settings
-// (docs/providers.md says why native is still their default). Each reuses
-// its native adapter's session directory and endpoint settings
-// (executable, default_model, base_url, api_key mean the same), and sets
-// the agent's own switch that removes its built-in tools (FACTS-acp §9.6):
-// the permission policy rejecting them is the second line.
+// opencode and copilot run over ACP by default; `acp = false` in their
+// settings picks the native adapter (docs/providers.md and decisions.md
+// say why ACP is the default). Each reuses its native adapter's session
+// directory and endpoint settings (executable, default_model, base_url,
+// api_key mean the same), and sets the agent's own switch that removes
+// its built-in tools (FACTS-acp §9.6): the permission policy rejecting
+// them is the second line.
 
-// acpWanted reports whether s asks for the ACP form.
-func acpWanted(s Settings) bool { return s.ACP != nil && *s.ACP }
+// acpChosen reports whether s picks the ACP form: its acp setting, else
+// the provider's default.
+func acpChosen(s Settings, byDefault bool) bool {
+	if s.ACP != nil {
+		return *s.ACP
+	}
+	return byDefault
+}
 
 // geminiACP: `gemini --acp`; the session's Gemini home with the built-in
 // tools that change or reach anything excluded.
@@ -31,7 +38,8 @@ var geminiACP = acpSpec{
 		}
 		return args
 	},
-	prepare: geminiACPPrepare,
+	prepare:    geminiACPPrepare,
+	beforeLoad: geminiBeforeLoad,
 }
 
 // GeminiACPExcludedTools are the built-in tools the ACP form removes

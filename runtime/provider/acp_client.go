@@ -18,9 +18,9 @@ type acpClient struct {
 	server     string // the MCP server name the agent was given
 	allowKinds []string
 
-	mu     sync.Mutex
-	turn   *acpTurn
-	titles map[acp.ToolCallId]string // tool_call titles by id, for permission requests
+	mu    sync.Mutex
+	turn  *acpTurn
+	calls map[acp.ToolCallId]acpCallSeen // the turn's tool calls by id (acp_activity.go)
 }
 
 // acpTurn is the turn whose events updates become.
@@ -30,7 +30,7 @@ type acpTurn struct {
 }
 
 func newACPClient(name, server string, allowKinds []string) *acpClient {
-	return &acpClient{name: name, server: server, allowKinds: allowKinds, titles: map[acp.ToolCallId]string{}}
+	return &acpClient{name: name, server: server, allowKinds: allowKinds, calls: map[acp.ToolCallId]acpCallSeen{}}
 }
 
 // begin makes t the turn that updates go to; end stops that.
@@ -43,7 +43,7 @@ func (c *acpClient) begin(t *acpTurn) {
 func (c *acpClient) end() {
 	c.mu.Lock()
 	c.turn = nil
-	clear(c.titles)
+	clear(c.calls)
 	c.mu.Unlock()
 }
 
@@ -69,10 +69,15 @@ func (c *acpClient) emit(ev Event) {
 func (c *acpClient) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	cancelled := c.turn == nil || c.turn.cancelled
-	title := c.titles[req.ToolCall.ToolCallId]
+	seen := c.calls[req.ToolCall.ToolCallId]
 	c.mu.Unlock()
-	resp, why := acpPermission(req, c.server, title, c.allowKinds, cancelled)
+	resp, why := acpPermission(req, c.server, seen.title, c.allowKinds, cancelled)
 	c.emit(Event{Warning: fmt.Sprintf("%s asked permission: %s", c.name, why)})
+	page := acpIsPageTool(req, c.server, seen.title)
+	c.remember(req, seen, page)
+	if ev, ok := permissionActivity(req, resp, page, seen, why); ok {
+		c.emit(ev)
+	}
 	return resp, nil
 }
 
@@ -84,13 +89,22 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 			c.emit(Event{ChatDelta: t.Text})
 		}
 	case u.ToolCall != nil:
-		c.mu.Lock()
-		c.titles[u.ToolCall.ToolCallId] = u.ToolCall.Title
-		c.mu.Unlock()
-		c.emit(Event{Warning: fmt.Sprintf("%s tool call %s: %s (%s)", c.name, u.ToolCall.ToolCallId, u.ToolCall.Title, u.ToolCall.Status)})
-	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
-		if s := *u.ToolCallUpdate.Status; s == acp.ToolCallStatusCompleted || s == acp.ToolCallStatusFailed {
-			c.emit(Event{Warning: fmt.Sprintf("%s tool call %s: %s", c.name, u.ToolCallUpdate.ToolCallId, s)})
+		seen := c.seeCall(u.ToolCall)
+		status := string(u.ToolCall.Status)
+		if status == "" {
+			status = string(acp.ToolCallStatusPending)
+		}
+		if ev, ok := activity(u.ToolCall.ToolCallId, seen, status, ""); ok {
+			c.emit(ev)
+		}
+	case u.ToolCallUpdate != nil:
+		// Only a new status is a step worth showing; content streaming
+		// into a running call is not.
+		seen := c.seeUpdate(u.ToolCallUpdate)
+		if u.ToolCallUpdate.Status != nil {
+			if ev, ok := activity(u.ToolCallUpdate.ToolCallId, seen, string(*u.ToolCallUpdate.Status), ""); ok {
+				c.emit(ev)
+			}
 		}
 	}
 	return nil

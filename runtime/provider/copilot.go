@@ -12,10 +12,10 @@ import (
 
 // NewCopilot is the GitHub Copilot CLI provider (@github/copilot): `copilot
 // --output-format json` with the prompt on stdin, one process per turn,
-// resumed with --resume <sessionId>. With acp = true in its settings it runs over ACP
-// instead (acp_agents.go).
+// resumed with --resume <sessionId>. By default it runs over ACP instead
+// (acp_agents.go); acp = false in its settings picks this native adapter.
 func NewCopilot(s Settings) Provider {
-	if acpWanted(s) {
+	if acpChosen(s, true) {
 		return newACPAgent(copilotACP, s)
 	}
 	return newCLIAgent(copilotSpec, s)

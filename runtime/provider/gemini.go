@@ -12,10 +12,10 @@ import (
 
 // NewGemini is the Gemini CLI provider (@google/gemini-cli): `gemini
 // --output-format stream-json` with the prompt on stdin, one process per
-// turn, resumed with --resume <session_id>. With acp = true in its settings it runs over ACP
-// instead (acp_agents.go).
+// turn, resumed with --resume <session_id>. By default it runs over ACP instead
+// (acp_agents.go); acp = false in its settings picks this native adapter.
 func NewGemini(s Settings) Provider {
-	if acpWanted(s) {
+	if acpChosen(s, true) {
 		return newACPAgent(geminiACP, s)
 	}
 	return newCLIAgent(geminiSpec, s)

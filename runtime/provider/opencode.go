@@ -11,10 +11,10 @@ import (
 
 // NewOpencode is the opencode provider (opencode-ai): `opencode run
 // --format json` with the message on stdin, one process per turn, resumed
-// with --session <id>. With acp = true in its settings it runs over ACP
-// instead (acp_agents.go).
+// with --session <id>. By default it runs over ACP instead
+// (acp_agents.go); acp = false in its settings picks this native adapter.
 func NewOpencode(s Settings) Provider {
-	if acpWanted(s) {
+	if acpChosen(s, true) {
 		return newACPAgent(opencodeACP, s)
 	}
 	return newCLIAgent(opencodeSpec, s)

@@ -107,6 +107,10 @@ type Event struct {
 	ProviderThreadID string
 	// Warning is a non-fatal problem worth logging (Codex error items, retries).
 	Warning string
+	// Activity is a step of a tool of the agent's own (an ACP agent's
+	// shell, reads, a permission Pedelec answered): Core shows it in the
+	// page's status and the console (wire.EventAgentActivity).
+	Activity *wire.AgentActivityData
 }
 
 // Settings are a user's per-provider settings from the config file.

@@ -84,7 +84,7 @@ func fuzzCLIStream(f *testing.F, name, recordings string, newStream func() cliSt
 			t.Fatalf("%s: %v", name, first.err)
 		}
 		if again, _ := streamEvents(name, stdout, newStream()); !slices.Equal(first.events, again) {
-			t.Fatalf("%s: the same stdout gave other events:\n%q\n%q", name, first.events, again)
+			t.Fatalf("%s: the same stdout gave other events:\n%+v\n%+v", name, first.events, again)
 		}
 	})
 }
@@ -110,7 +110,7 @@ func streamEvents(name string, stdout []byte, s cliStream) ([]Event, error) {
 			return events, broken
 		}
 		if len(events) > before && !json.Valid(line) {
-			return events, fmt.Errorf("line %q is not JSON but emitted %q", line, events[before:])
+			return events, fmt.Errorf("line %q is not JSON but emitted %+v", line, events[before:])
 		}
 	}
 	for _, run := range []cliRun{

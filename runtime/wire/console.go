@@ -73,7 +73,15 @@ type ConsoleTurn struct {
 	Done      bool   `json:"done"`
 	OK        bool   `json:"ok"`
 	Error     *Error `json:"error,omitempty"`
+	// Activity is what the agent did with tools of its own during the
+	// turn (agent_activity events): each call once, at its latest status,
+	// in the order first seen; at most ConsoleActivityMax.
+	Activity []AgentActivityData `json:"activity,omitempty"`
 }
+
+// ConsoleActivityMax bounds ConsoleTurn.Activity: an agent reading a
+// thousand files shows the first ones, not a page too long to read.
+const ConsoleActivityMax = 100
 
 // ConsoleCall is one tool call. Status is "pending" or how it settled (a
 // SettleOutcome). Command repeats the call from the agent's shell.

@@ -40,6 +40,11 @@ const (
 	// EventEventsTruncated stands for events a resuming page missed that
 	// Core's bounded log no longer holds; its seq is the last one dropped.
 	EventEventsTruncated = "events_truncated"
+	// EventAgentActivity: the agent's own tool activity (an ACP agent's
+	// tool_call and its status, a permission Pedelec answered), for the
+	// page's status and the console; calls of the page's tools are
+	// tool_call events instead (AgentActivityData).
+	EventAgentActivity = "agent_activity"
 )
 
 // Status is a session's status; runtime/status.go holds the transitions.
@@ -233,6 +238,25 @@ type PendingTool struct {
 	// what `pedelec approve <id>` and the console answer.
 	ApprovalID string `json:"approvalId,omitempty"`
 }
+
+// AgentActivityData is one step of a tool of the agent's own (its shell,
+// its file reads): ACP's tool_call / tool_call_update (status pending,
+// in_progress, completed, failed) or Pedelec's answer to its permission
+// request (status allowed or rejected, with Reason). Display only: the
+// page runs nothing for it.
+type AgentActivityData struct {
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title"`
+	Kind       string `json:"kind,omitempty"` // ACP's: read, edit, execute, fetch, ...
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Agent activity statuses beyond ACP's own.
+const (
+	ActivityAllowed  = "allowed"
+	ActivityRejected = "rejected"
+)
 
 type ChatDeltaData struct {
 	Text string `json:"text"`

@@ -2139,6 +2139,8 @@ var PedelecSession = class {
         this.setStatus(d.status, "core", waiting, receivedAt);
         return;
       }
+      case "agent_activity":
+        return this.onActivity(ev.turnId, ev.data, receivedAt);
       case "chat_delta":
         return this.onDelta(ev.turnId, ev.data.text, receivedAt);
       case "tool_call":
@@ -2276,6 +2278,19 @@ var PedelecSession = class {
     }
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+  /** Shows one step of a tool of the agent's own to onStatus; the status stays. */
+  onActivity(turnId, a, receivedAt) {
+    if (this.ended || !a || typeof a.toolCallId !== "string" || this.statusEmitter.size === 0) return;
+    const ctx = {
+      ...this.context("core", receivedAt, turnId),
+      type: "status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      activity: { ...a }
+    };
+    this.statusEmitter.emit(this.status, ctx);
   }
   /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
   sendProgress(toolRequestId, tool, p, turnId) {

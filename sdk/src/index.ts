@@ -68,6 +68,7 @@ export type {
   ResumeSessionOptions,
   ToolArgs,
   ToolProgress,
+  AgentActivity,
   ToolResult,
   TurnResult,
   WebMCPSessionOptions,

@@ -44,6 +44,7 @@ import type {
   ToolArgs,
   ToolCallContext,
   ToolProgress,
+  AgentActivity,
   ToolDefinition,
   ToolSpecificHandler,
   TurnResult,
@@ -598,6 +599,8 @@ export class PedelecSession<
         this.setStatus(d.status, "core", waiting, receivedAt);
         return;
       }
+      case "agent_activity":
+        return this.onActivity(ev.turnId, ev.data as AgentActivity, receivedAt);
       case "chat_delta":
         return this.onDelta(ev.turnId, (ev.data as ChatDeltaData).text, receivedAt);
       case "tool_call":
@@ -759,6 +762,20 @@ export class PedelecSession<
     // The session ended while the handler ran: there is no one to answer.
     if (this.ended) return;
     await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+
+  /** Shows one step of a tool of the agent's own to onStatus; the status stays. */
+  private onActivity(turnId: string | undefined, a: AgentActivity, receivedAt: number) {
+    if (this.ended || !a || typeof a.toolCallId !== "string" || this.statusEmitter.size === 0) return;
+    const ctx: StatusEventContext = {
+      ...this.context("core", receivedAt, turnId),
+      type: "status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      activity: { ...a },
+    };
+    this.statusEmitter.emit(this.status, ctx);
   }
 
   /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */

@@ -143,7 +143,21 @@ export type StatusEventContext = PedelecEventContext & {
    * what it was, with the report and the call it is about.
    */
   progress?: ToolProgress & { toolRequestId: string; tool: string };
+  /**
+   * Pedelec Core addition (issue 25): set when the agent used a tool of its
+   * own (an ACP agent's shell, a file read) or Pedelec answered its
+   * permission request: a status_changed whose status stays what it was.
+   * Display only; the page runs nothing for it.
+   */
+  activity?: AgentActivity;
 };
+
+/**
+ * Pedelec Core addition (issue 25): one step of a tool of the agent's own.
+ * status is ACP's (pending, in_progress, completed, failed) or Pedelec's
+ * answer to a permission request (allowed, rejected, with the reason).
+ */
+export type AgentActivity = { toolCallId: string; title: string; kind?: string; status: string; reason?: string };
 
 /**
  * Pedelec Core addition (issue 26): how far a running call is, the fields

@@ -197,6 +197,12 @@ function renderTurn(s, t, calls) {
   if (t.text) parts.push(el("div", { class: "bubble bubble-user" }, el("span", { class: "who", text: "user" }), t.text));
   else if (!t.warmup) parts.push(el("div", { class: "bubble bubble-user muted" }, el("span", { class: "who", text: "user" }), "(Core no longer knows this message)"));
   for (const c of calls) parts.push(renderCall(c));
+  // The agent's own tools (an ACP agent's shell, reads; what Pedelec's policy rejected).
+  for (const a of t.activity ?? []) {
+    parts.push(el("div", { class: "activity", "data-activity-id": a.toolCallId, "data-status": a.status },
+      el("span", { class: "who", text: `agent's own tool${a.kind ? ` (${a.kind})` : ""}` }), el("span", { class: "mono", text: a.title || a.toolCallId }), " ", pill(a.status, a.status === "completed" || a.status === "allowed" ? "idle" : a.status === "rejected" || a.status === "failed" ? "failed" : "running"),
+      a.reason ? el("div", { class: "muted", text: a.reason }) : ""));
+  }
   if (t.agent) parts.push(el("div", { class: "bubble bubble-agent" }, el("span", { class: "who", text: `agent (${s.provider})` }), t.agent));
   if (t.error) parts.push(el("div", { class: "turn-error", text: `${t.error.code}: ${t.error.message}` }));
   return el("div", { class: "turn", "data-turn-id": t.id }, ...parts);
