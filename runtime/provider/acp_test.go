@@ -62,8 +62,13 @@ func (r *acpRecorder) text() string {
 }
 
 func fakeTurn(t *testing.T, dir, session, resume, prompt string) *Turn {
+	// The process tag (PEDELEC_THREAD_ID) is the test's own: stopping an
+	// agent sweeps every process with its tag, and a stop still under way
+	// when a test returns must not kill the next test's agent of the same
+	// session id.
+	tag := session + "-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 	return &Turn{SessionID: session, TurnID: "t", Prompt: prompt, Message: prompt, ResumeID: resume, WorkDir: dir,
-		Env: append(os.Environ(), wire.EnvThreadID+"="+session),
+		Env: append(os.Environ(), wire.EnvThreadID+"="+tag),
 		MCP: &MCPServer{Name: "pedelec", URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer x"}}}
 }
 
@@ -293,4 +298,39 @@ func TestACPRestartAfterCancel(t *testing.T) {
 	if err != nil || !strings.HasPrefix(r2.text(), "prompts=101") || r2.thread != r.thread {
 		t.Errorf("after the restart: %v, %q on %s; want the loaded session %s (prompts=101)", err, r2.text(), r2.thread, r.thread)
 	}
+}
+
+// A turn that arrives as the idle timer fires does not reuse the agent the
+// timer is stopping: it starts another (and resumes the ACP session), and
+// the stopped one goes.
+func TestACPTurnAsIdleTimerFires(t *testing.T) {
+	a := fakeACP(t, nil)
+	release := make(chan struct{})
+	a.clock = func(time.Duration, func()) *time.Timer {
+		// The timer has fired (Stop reports false) and its drop has not
+		// got the lock yet: it runs once the test lets it.
+		return time.AfterFunc(0, func() {})
+	}
+	r1, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	old := a.warm["s1"]
+	a.mu.Unlock()
+	pid := old.proc.Pid()
+	time.Sleep(20 * time.Millisecond) // the 0-length timer has fired
+	go func() { <-release; a.drop("s1", old) }()
+	r2, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", r1.thread, "recall"))
+	close(release)
+	if err != nil {
+		t.Fatalf("the turn after the timer fired: %v", err)
+	}
+	if got := a.WarmPID("s1"); got == pid || got == 0 {
+		t.Errorf("the turn ran on pid %d; want a new agent, not %d that the timer is stopping", got, pid)
+	}
+	if r2.thread != r1.thread {
+		t.Errorf("the new agent's session %s, want %s loaded", r2.thread, r1.thread)
+	}
+	waitGone(t, pid)
 }
