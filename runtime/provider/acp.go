@@ -193,8 +193,12 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	name := a.spec.name
 	a.mu.Lock()
 	w := a.warm[turn.SessionID]
-	if w != nil && w.idle != nil {
-		w.idle.Stop()
+	if w != nil && w.idle != nil && !w.idle.Stop() {
+		// The idle timer fired: its drop is stopping this agent, or is
+		// about to. Leave it to that and start another, which loads the
+		// session (ResumeID).
+		delete(a.warm, turn.SessionID)
+		w = nil
 	}
 	a.mu.Unlock()
 	if w != nil {
