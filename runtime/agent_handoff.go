@@ -249,13 +249,8 @@ func notWaitableMessage(reason string) string {
 // serveAgentToolWait is `tool-call --wait <handle>`.
 func (c *Core) serveAgentToolWait(w http.ResponseWriter, r *http.Request) {
 	var req wire.AgentToolWaitRequest
-	if err := c.readAgentRequest(w, r, &req); err != nil {
-		writeAgent(w, nil, err)
-		return
-	}
-	s, err := c.agentSession(r, req.ThreadID)
-	if err != nil {
-		writeAgent(w, nil, err)
+	s := c.agentRequest(w, r, &req, func() string { return req.ThreadID })
+	if s == nil {
 		return
 	}
 	h, err := s.claimHandoff(req.Handle)

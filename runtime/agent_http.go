@@ -17,13 +17,8 @@ import (
 
 func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 	var req wire.AgentToolCallRequest
-	if err := c.readAgentRequest(w, r, &req); err != nil {
-		writeAgent(w, nil, err)
-		return
-	}
-	s, err := c.agentSession(r, req.ThreadID)
-	if err != nil {
-		writeAgent(w, nil, err)
+	s := c.agentRequest(w, r, &req, func() string { return req.ThreadID })
+	if s == nil {
 		return
 	}
 	// Whether the result is marked untrusted is the definition's at the
@@ -43,13 +38,8 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 
 func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 	var req wire.AgentToolSpecRequest
-	if err := c.readAgentRequest(w, r, &req); err != nil {
-		writeAgent(w, nil, err)
-		return
-	}
-	s, err := c.agentSession(r, req.ThreadID)
-	if err != nil {
-		writeAgent(w, nil, err)
+	s := c.agentRequest(w, r, &req, func() string { return req.ThreadID })
+	if s == nil {
 		return
 	}
 	def, ok := s.tools().Tool(req.Tool)
@@ -69,6 +59,22 @@ func (c *Core) serveAgentToolSpec(w http.ResponseWriter, r *http.Request) {
 		AsksConsent bool `json:"asksConsent,omitempty"`
 	}{spec, spec.AsksConsent()})
 	writeAgent(w, data, nil)
+}
+
+// agentRequest reads one agent request into req and finds the session its
+// thread id names, with the caller's secret. On failure it has answered
+// and returns nil.
+func (c *Core) agentRequest(w http.ResponseWriter, r *http.Request, req any, threadID func() string) *Session {
+	if err := c.readAgentRequest(w, r, req); err != nil {
+		writeAgent(w, nil, err)
+		return nil
+	}
+	s, err := c.agentSession(r, threadID())
+	if err != nil {
+		writeAgent(w, nil, err)
+		return nil
+	}
+	return s
 }
 
 // readAgentRequest decodes one bounded JSON body.
