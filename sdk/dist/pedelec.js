@@ -566,10 +566,19 @@ function childPath(path, key2) {
   if (typeof key2 === "number") return `${path}[${key2}]`;
   return IDENT.test(key2) ? `${path}.${key2}` : `${path}[${JSON.stringify(key2)}]`;
 }
-function describe(value) {
+function unsendable(value) {
   if (typeof Node !== "undefined" && value instanceof Node) {
     return `a DOM node (${value.nodeName}); return the data you need from it (text, ids, attributes) instead`;
   }
+  if (typeof Promise !== "undefined" && value instanceof Promise) {
+    return "a Promise nested inside the result; await it before returning";
+  }
+  if (typeof Window !== "undefined" && value instanceof Window) return "a window object";
+  return null;
+}
+function describe(value) {
+  const never = unsendable(value);
+  if (never) return never;
   if (value instanceof Date) return "a Date; convert it explicitly, for example date.toISOString()";
   if (value instanceof Map) return "a Map; convert it explicitly, for example Object.fromEntries(map)";
   if (value instanceof Set) return "a Set; convert it explicitly, for example Array.from(set)";
@@ -578,10 +587,6 @@ function describe(value) {
   }
   if (value instanceof RegExp) return "a RegExp; return its source string instead";
   if (value instanceof Error) return `an Error (${value.message}); return {error: {code, message}} or throw it`;
-  if (typeof Promise !== "undefined" && value instanceof Promise) {
-    return "a Promise nested inside the result; await it before returning";
-  }
-  if (typeof Window !== "undefined" && value instanceof Window) return "a window object";
   return null;
 }
 function checkJson(value) {
@@ -697,11 +702,8 @@ function toJsonResult(value) {
     }
     if (v === null) return null;
     const obj = v;
-    if (typeof Node !== "undefined" && obj instanceof Node) {
-      return fail(path, `a DOM node (${obj.nodeName}); return the data you need from it (text, ids, attributes) instead`);
-    }
-    if (typeof Promise !== "undefined" && obj instanceof Promise) return fail(path, "a Promise nested inside the result; await it before returning");
-    if (typeof Window !== "undefined" && obj instanceof Window) return fail(path, "a window object");
+    const never = unsendable(obj);
+    if (never) return fail(path, never);
     if (ancestors.includes(obj)) return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
     ancestors.push(obj);
     try {

@@ -23,11 +23,25 @@ function childPath(path: string, key: string | number): string {
   return IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-/** Names a non-plain value and says how to convert it. */
-function describe(value: object): string | null {
+/**
+ * Names a value no JSON conversion can send (a DOM node, a Promise, a
+ * window): both the strict check and the original's conversion refuse it.
+ */
+function unsendable(value: object): string | null {
   if (typeof Node !== "undefined" && value instanceof Node) {
     return `a DOM node (${(value as Node).nodeName}); return the data you need from it (text, ids, attributes) instead`;
   }
+  if (typeof Promise !== "undefined" && value instanceof Promise) {
+    return "a Promise nested inside the result; await it before returning";
+  }
+  if (typeof Window !== "undefined" && value instanceof Window) return "a window object";
+  return null;
+}
+
+/** Names a non-plain value and says how to convert it. */
+function describe(value: object): string | null {
+  const never = unsendable(value);
+  if (never) return never;
   if (value instanceof Date) return "a Date; convert it explicitly, for example date.toISOString()";
   if (value instanceof Map) return "a Map; convert it explicitly, for example Object.fromEntries(map)";
   if (value instanceof Set) return "a Set; convert it explicitly, for example Array.from(set)";
@@ -36,10 +50,6 @@ function describe(value: object): string | null {
   }
   if (value instanceof RegExp) return "a RegExp; return its source string instead";
   if (value instanceof Error) return `an Error (${value.message}); return {error: {code, message}} or throw it`;
-  if (typeof Promise !== "undefined" && value instanceof Promise) {
-    return "a Promise nested inside the result; await it before returning";
-  }
-  if (typeof Window !== "undefined" && value instanceof Window) return "a window object";
   return null;
 }
 
@@ -177,11 +187,8 @@ export function toJsonResult(value: unknown): JsonCheck {
     }
     if (v === null) return null;
     const obj = v as object;
-    if (typeof Node !== "undefined" && obj instanceof Node) {
-      return fail(path, `a DOM node (${(obj as Node).nodeName}); return the data you need from it (text, ids, attributes) instead`);
-    }
-    if (typeof Promise !== "undefined" && obj instanceof Promise) return fail(path, "a Promise nested inside the result; await it before returning");
-    if (typeof Window !== "undefined" && obj instanceof Window) return fail(path, "a window object");
+    const never = unsendable(obj);
+    if (never) return fail(path, never);
     if (ancestors.includes(obj)) return fail(path, "a cycle: this value contains itself; return a copy without the back reference");
     ancestors.push(obj);
     try {
