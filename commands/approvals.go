@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
@@ -143,7 +145,15 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 	}
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	// Core proves its key on the connection before the token goes out:
+	// while Core is down, another user may hold its port.
+	prove := &coreauth.Dialer{Expect: coreauth.FromStateDir(c.String("state-dir")), CoreURL: c.String("core-url")}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, DialContext: prove.DialContext, DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	var werr *wire.Error
+	if errors.As(err, &werr) {
+		return werr
+	}
 	if err != nil {
 		fmt.Fprintf(c.App.ErrWriter, "pedelec: Pedelec Core at %s did not answer: %v\n", c.String("core-url"), err)
 		return &unreachableError{msg: "Core did not answer"}

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"context"
+	"os"
 	"sync/atomic"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
@@ -53,7 +55,7 @@ func runMCP(c *cli.Context) error {
 	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
 	opts := mcpbridge.Options{Logger: logger}
 	if thread != "" {
-		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
+		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, coreauth.FromEnv(os.Getenv, c.String("state-dir")), logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
 	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)

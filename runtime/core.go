@@ -15,6 +15,7 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/console"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
@@ -195,9 +196,10 @@ type Core struct {
 	// WebSocket messages, and the frames in them (DebugPath; issue 15).
 	pageMessages, pageFrames atomic.Int64
 
-	mcp       *mcpHub           // the sessions external MCP clients reach (mcp_hub.go)
-	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
-	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
+	mcp       *mcpHub            // the sessions external MCP clients reach (mcp_hub.go)
+	token     string             // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
+	identity  *coreauth.Identity // what Core proves itself to its clients with (runtime/coreauth)
+	transfers *assets.Transfers  // session assets' transfer endpoints and their tickets (session_assets.go)
 
 	// sessionMCPs are the sessions' own MCP endpoints (session_mcp_endpoint.go).
 	sessionMCPs sessionMCPs
@@ -225,6 +227,11 @@ func NewCore(opts Options) (*Core, error) {
 	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{},
 		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_"),
 		approver: newApproverToken()}
+	identity, err := coreauth.LoadOrCreate(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	c.identity = identity
 	c.transfers = assets.NewTransfers(assetHost{c}, newFieldLog(c.log), opts.AssetTicketTTL)
 	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
 	if err := c.recover(); err != nil {

@@ -31,6 +31,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.HandleFunc("GET /ws", c.serveWebSocket)
+	mux.Handle("GET "+wire.CoreProofPath, c.identity)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
 	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
 	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
@@ -110,6 +111,7 @@ func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	pc.batch = batch
 	pc.preApproved = preApproved
 	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"
+	pc.proofNonce = r.URL.Query().Get(wire.ProofQueryParam)
 	pc.serve(context.WithoutCancel(r.Context()))
 }
 

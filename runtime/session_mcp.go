@@ -46,6 +46,7 @@ func (c *Core) sessionMCP(s *Session) *provider.MCPServer {
 			wire.EnvCoreURL + "=" + c.coreURL,
 			wire.EnvThreadID + "=" + s.id,
 			wire.EnvSecret + "=" + s.secret,
+			wire.EnvCoreKey + "=" + c.identity.Key(),
 		},
 	}
 }

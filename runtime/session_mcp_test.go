@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
@@ -101,7 +102,7 @@ func TestSessionMCPForms(t *testing.T) {
 	if srv.Name != "pedelec" || srv.URL != h.srv.URL+"/mcp/session/"+s.id || srv.Headers["Authorization"] != "Bearer "+s.secret {
 		t.Fatalf("HTTP form = %+v", srv)
 	}
-	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.id, wire.EnvSecret + "=" + s.secret}
+	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.id, wire.EnvSecret + "=" + s.secret, wire.EnvCoreKey + "=" + h.core.identity.Key()}
 	if srv.Command != h.core.opts.Executable || !slices.Equal(srv.Args, []string{"mcp"}) || !slices.Equal(srv.Env, want) {
 		t.Fatalf("stdio form = %+v", srv)
 	}
@@ -429,7 +430,7 @@ func TestSessionMCPStdioBridge(t *testing.T) {
 	info, s := h.session(p, true)
 	h.session(p, true) // another session, whose tools must not show
 
-	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.id, s.secret, log.New(io.Discard))
+	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.id, s.secret, coreauth.FromStateDir(h.core.opts.StateDir), log.New(io.Discard))
 	gone := make(chan *wire.Error, 1)
 	bridge.Gone = func(werr *wire.Error) { gone <- werr }
 	mirror := mcpbridge.NewMirror("test", bridge.Call, mcpbridge.Options{Instructions: mcpbridge.SessionInstructions})

@@ -64,7 +64,7 @@ func (s *Session) startTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	skills := s.skills()
 	pt := &provider.Turn{
 		SessionID: s.id, TurnID: t.id, Message: message, ResumeID: s.providerThread, Model: s.model,
-		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.id, s.secret),
+		WorkDir: s.dirs.work, Env: s.dirs.env(s.core.coreURL, s.core.identity.Key(), s.id, s.secret),
 		Tools: skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
 	if s.takesMCP() {

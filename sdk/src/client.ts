@@ -6,6 +6,7 @@
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
 import type { ApprovalAnswer, Method, SessionInfo } from "./client/protocol.js";
+import type { KeyStore } from "./client/core-identity.js";
 import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
@@ -40,6 +41,7 @@ type InternalOptions = PedelecOptions & {
   probe?: ReachabilityProbe;
   moduleUrl?: string;
   reconnect?: Partial<ReconnectOptions>;
+  keyStore?: KeyStore;
 };
 
 function browserSocket(url: string): SocketLike {
@@ -125,7 +127,7 @@ export class Pedelec {
     this.allProviders = opts.providers === "all" || (opts.providers === undefined && moduleAsksAllProviders(moduleUrl));
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs, opts.keyStore);
     this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : undefined;
     // When the connection drops, every session waits in a reconnecting
     // state and the client retries with backoff until Core is back, then
@@ -319,6 +321,7 @@ export class Pedelec {
     }
     if (autoEndOnDisconnect !== undefined) params.autoEndOnDisconnect = autoEndOnDisconnect;
     const info = await this.connection.request<SessionInfo>("create_session", params);
+    this.connection.trustCore(); // Core approved this page: remember its key
     const session = this.track(info, defined as TTools);
     if (web) linkWebMCP(session, defined, web.sent);
     if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
@@ -353,6 +356,7 @@ export class Pedelec {
     const resumed = (async () => {
       await this.ensureApproved();
       const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
+      this.connection.trustCore();
       const session = this.track(info, defined);
       // Core's list is the one before the reload: send the page's now.
       if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
@@ -481,6 +485,17 @@ export class Pedelec {
 
   private tellSessions(pending: ApprovalPending) {
     for (const session of [...this.sessions]) session.approvalPending(pending);
+  }
+
+  /**
+   * Pedelec Core addition: forgets the Core this page trusts. The page
+   * remembers the key of the Core that first approved it and refuses any
+   * other (CORE_NOT_AUTHENTIC); after Core's state directory was reset on
+   * purpose, call this once, and the next connection trusts the Core it
+   * finds, as the first one did.
+   */
+  forgetCore(): void {
+    this.connection.identity.forget();
   }
 
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */

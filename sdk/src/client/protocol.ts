@@ -35,6 +35,9 @@ export type HelloFrame = {
   batch: boolean;
   maxBatchFrames: number;
   maxMessageBytes: number;
+  /** Core's key and its signature over the page's nonce (?proof=). */
+  coreKey?: string;
+  coreProof?: string;
 };
 
 export type Method =
