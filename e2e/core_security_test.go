@@ -83,12 +83,12 @@ func TestAgentEndpointAuth(t *testing.T) {
 	p := wspage.Dial(t, srv.WSURL, "")
 	info := scriptSession(t, p, true)
 
-	out, code := runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=not-the-secret"},
+	out, code := runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=not-the-secret", "PEDELEC_STATE_DIR=" + srv.StateDir},
 		"tool-call", "--thread-id", info.SessionID, "update_counter", `{"delta":1}`)
 	if code != 1 || errorCode(t, out) != wire.CodeThreadAccessDenied {
 		t.Fatalf("wrong secret: exit %d %s", code, out)
 	}
-	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x"},
+	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x", "PEDELEC_STATE_DIR=" + srv.StateDir},
 		"tool-call", "--thread-id", "s_unknown", "update_counter", `{"delta":1}`)
 	// An unknown session gets the same answer as a wrong secret, so a
 	// caller without the secret cannot learn which ids exist.

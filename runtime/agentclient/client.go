@@ -130,8 +130,8 @@ func (c *Client) PostStream(ctx context.Context, path string, request any, progr
 	}
 	if err != nil {
 		var werr *wire.Error
-		if errors.As(err, &werr) && werr.Code == wire.CodeCoreNotAuthentic {
-			return failure(werr) // nothing was sent: say what answered
+		if errors.As(err, &werr) {
+			return failure(werr) // the proof failed, nothing was sent: say what answered
 		}
 		if ctx.Err() != nil {
 			return failure(cancelled(ctx, toolOf(request)))

@@ -120,6 +120,13 @@ func (d *Dialer) prove(ctx context.Context, conn net.Conn, addr string) (*bufio.
 		return nil, d.notAuthentic(conn, fmt.Sprintf("its answer to Core's proof request was cut (%v)", err))
 	}
 	if resp.StatusCode != http.StatusOK {
+		// The peer check of a real Core refuses another user before any
+		// proof: its answer is the truth for that user, and nothing
+		// secret was sent either way.
+		var refused wire.AgentResult
+		if json.Unmarshal(body, &refused) == nil && refused.Error != nil && refused.Error.Code == wire.CodePeerNotAllowed {
+			return nil, refused.Error
+		}
 		found := fmt.Sprintf("it answered Core's proof request with HTTP %s", resp.Status)
 		if s := resp.Header.Get("Server"); s != "" {
 			found += ", Server: " + strings.ToValidUTF8(s, "?")
