@@ -62,7 +62,7 @@ func LoadOrCreate(stateDir string) (*Identity, error) {
 	}
 	id, err := parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("Core's key %s is unreadable (%w): pages that trusted this Core know it by that key, so Core does not replace it by itself; move the file away to make a new one (pages then ask you to trust the new Core)", keyPath(stateDir), err)
+		return nil, fmt.Errorf("the Core key %s is unreadable (%w): pages that trusted this Core know it by that key, so Core does not replace it by itself; move the file away to make a new one (pages then ask you to trust the new Core)", keyPath(stateDir), err)
 	}
 	return id, nil
 }
