@@ -31,7 +31,9 @@ func (c *Core) serveAgentToolCall(w http.ResponseWriter, r *http.Request) {
 	}
 	// A budget or progress: the call runs beside the request, which may
 	// hand it over to `tool-call --wait` (agent_handoff.go).
-	h := s.startHandoff(req.ThreadID, req.Tool, req.Args)
+	// details.next names the session by its agent thread id, even if the
+	// agent named it by the session id: that command stands in `ps`.
+	h := s.startHandoff(agentThreadID(s.id), req.Tool, req.Args)
 	h.untrusted = untrusted
 	s.awaitHandoff(w, r, h, budgetOf(req.BudgetMs), req.Stream)
 }
