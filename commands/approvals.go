@@ -50,9 +50,9 @@ func approvalsCommand() *cli.Command {
 				return enc.Encode(st)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PENDING\tKIND\tORIGIN\tTOOL\tEXPIRES")
+			fmt.Fprintln(tw, "PENDING\tKIND\tORIGIN\tASKED BY\tTOOL\tARGUMENTS\tEXPIRES")
 			for _, p := range st.Pending {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Kind, p.Origin, p.Tool, time.Until(p.ExpiresAt).Round(time.Second))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Kind, p.Origin, orDash(p.Provider), orDash(p.Tool), argsCell(p.Args), time.Until(p.ExpiresAt).Round(time.Second))
 			}
 			fmt.Fprintln(tw, "\nAPPROVED ORIGIN\tSINCE\tBY")
 			for _, g := range st.Origins {
@@ -117,6 +117,47 @@ func revokeCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// argsMax is how much of a call's arguments the table shows; --format
+// json has them whole.
+const argsMax = 60
+
+// argsCell is a call's arguments as one short line a person can read
+// before approving: compact JSON, control and bidirectional formatting
+// characters escaped (the page wrote them), cut with "…" past argsMax.
+func argsCell(args json.RawMessage) string {
+	if len(args) == 0 {
+		return "-"
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, args) != nil {
+		buf.Reset()
+		buf.Write(args)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range buf.String() {
+		if n == argsMax {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // approverCall sends one approvals API request with the approver token.

@@ -75,7 +75,7 @@ func (s *Session) awaitConsent(ctx context.Context, def schema.Tool, callID stri
 		s.mu.Unlock()
 		return "", nil
 	}
-	t := s.core.book.RequestCall(approvals.Call{SessionID: s.id, CallID: callID, Tool: def.Name, Origin: s.origin, Args: args, Timeout: timeout})
+	t := s.core.book.RequestCall(approvals.Call{SessionID: s.id, CallID: callID, Tool: def.Name, Origin: s.origin, Args: args, Timeout: timeout, Provider: s.provider.Name()})
 	if t.ID() == "" { // allowed for the rest of this session
 		s.mu.Unlock()
 		return t.Outcome().By, nil
