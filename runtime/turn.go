@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/prompt"
@@ -112,7 +113,10 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: ev.ChatDelta})
 		}
 		if ev.Warning != "" {
-			log.Warn("provider", "warning", ev.Warning)
+			// Through the refusal log: an agent asking permission 30,000
+			// times must not write 30,000 lines (one per kind a window).
+			kind, _, _ := strings.Cut(ev.Warning, ":")
+			s.core.refusals.note("provider-warning", s.id+"\x00"+kind, "provider", "warning", ev.Warning, "session", s.id, "turn", t.id)
 		}
 		if a := ev.Activity; a != nil {
 			log.Info("agent activity", "tool", a.Title, "kind", a.Kind, "status", a.Status, "reason", a.Reason)
