@@ -196,6 +196,10 @@ func openBolt(path string, lockWait time.Duration) (*bolt.DB, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
 		return nil, &unreadableError{why: "not a pedelec state database (" + err.Error() + ")"}
+	case err != nil && strings.Contains(err.Error(), "file size too small"):
+		// A file cut short after its meta pages (4,096 to 8,191 bytes
+		// with 4 KiB pages): bbolt's error for it has no value to match.
+		return nil, &unreadableError{why: "cut short (" + err.Error() + ")"}
 	case err != nil:
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}
