@@ -110,7 +110,7 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 			s.saveLocked()
 		}
 		if ev.ChatDelta != "" && !t.warmup && !s.ended {
-			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: ev.ChatDelta})
+			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: provider.CleanChat(ev.ChatDelta)})
 		}
 		if ev.Warning != "" {
 			// Through the refusal log: an agent asking permission 30,000

@@ -229,7 +229,7 @@ func (b *Book) RequestOrigin(origin string) (*Ticket, error) {
 type Call struct {
 	SessionID, CallID, Tool, Origin string
 	Args                            json.RawMessage
-	Provider                        string // who asks: the session's agent
+	Provider                        string        // who asks: the session's agent
 	Timeout                         time.Duration // the tool's timeout: how long consent is waited for
 }
 

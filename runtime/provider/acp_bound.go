@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -228,10 +227,8 @@ func (b *acpBound) allowSession(id acp.SessionId) {
 }
 
 // client wraps the handler the library calls: notifications are counted
-// as handled, updates for a session this connection never opened are
-// dropped (and told once), and agent chat loses the control and
-// bidirectional formatting characters a page would render as something
-// other than what it is.
+// as handled, and updates for a session this connection never opened are
+// dropped (and told once).
 func (b *acpBound) client(c *acpClient) acp.Client { return &boundClient{acpClient: c, b: b} }
 
 type boundClient struct {
@@ -247,37 +244,5 @@ func (c *boundClient) SessionUpdate(ctx context.Context, n acp.SessionNotificati
 		}
 		return nil
 	}
-	if chunk := n.Update.AgentMessageChunk; chunk != nil && chunk.Content.Text != nil {
-		clean := *chunk.Content.Text
-		clean.Text = cleanChat(clean.Text)
-		copyChunk := *chunk
-		copyChunk.Content.Text = &clean
-		n.Update.AgentMessageChunk = &copyChunk
-	}
 	return c.acpClient.SessionUpdate(ctx, n)
-}
-
-// cleanChat removes control characters (but newline and tab) and
-// bidirectional formatting characters from agent text.
-func cleanChat(s string) string {
-	unsafe := func(r rune) bool {
-		switch {
-		case r == '\n' || r == '\t':
-			return false
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
-			return true
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-			return true
-		}
-		return false
-	}
-	if strings.IndexFunc(s, unsafe) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unsafe(r) {
-			return -1
-		}
-		return r
-	}, s)
 }
