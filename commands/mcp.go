@@ -56,7 +56,7 @@ func runMCP(c *cli.Context) error {
 		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
-	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)
+	mirror := mcpbridge.NewMirror(versionString(), bridge.Call, opts)
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	var gone atomic.Pointer[wire.Error]

@@ -105,7 +105,7 @@ func runServe(c *cli.Context) error {
 		AssetTicketTTL:        c.Duration("asset-ticket-ttl"),
 		Providers:             providers,
 		Logger:                logger,
-		Version:               Version,
+		Version:               versionString(),
 	})
 	if err != nil {
 		l.Close()
