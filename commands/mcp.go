@@ -2,11 +2,15 @@ package commands
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 )
 
@@ -66,6 +70,10 @@ func runMCP(c *cli.Context) error {
 		gone.Store(werr)
 		cancel()
 	}
+	if isTerminal(c.App.Reader) {
+		// Started by hand, it would wait on the terminal with no word.
+		fmt.Fprintln(c.App.ErrWriter, mcpByHandHint)
+	}
 	ready := make(chan struct{})
 	go bridge.Follow(ctx, mirror, ready)
 	select { // the first tools/list must already hold the pages' tools
@@ -80,4 +88,21 @@ func runMCP(c *cli.Context) error {
 		return failed("session " + thread + " is gone: " + string(werr.Code))
 	}
 	return nil
+}
+
+// mcpByHandHint is what `pedelec mcp` says when a person runs it in a
+// terminal: it is a server an MCP client starts, and it now waits for that
+// client's JSON-RPC on stdin.
+const mcpByHandHint = `pedelec mcp: this is an MCP server on stdin/stdout, for an MCP client to start from its config
+(for example: claude mcp add pedelec -- pedelec mcp; see docs/mcp.md). It now waits for the
+client's JSON-RPC messages on stdin. To try it by hand, use the MCP Inspector:
+  npx @modelcontextprotocol/inspector pedelec mcp
+Press Ctrl-D to stop.`
+
+// isTerminal reports whether r is a terminal, as stdin is when a person
+// starts the command rather than a client (asked of the terminal driver:
+// /dev/null is a character device too).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
