@@ -35,8 +35,8 @@ environment) it serves that one session instead: its tools under their own
 names, each call exactly as 'pedelec tool-call' makes it. It exits when the
 session ends.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
-			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+			coreURLFlag(),
+			stateDirFlag("its token and address"),
 			&cli.StringFlag{Name: "thread-id", Usage: "serve this one session's tools (Core gives its agent the id in " + wire.EnvThreadID + ")", EnvVars: []string{wire.EnvThreadID}},
 			&cli.StringFlag{Name: "agent-secret", Usage: "the session's secret; prefer the environment, which other users cannot read", EnvVars: []string{wire.EnvSecret}},
 		},
@@ -54,10 +54,14 @@ func runMCP(c *cli.Context) error {
 		return usageErrorf("serving one session needs both its id (--thread-id or %s) and its secret (%s); without either, pedelec mcp serves every page whose provider is \"mcp\"",
 			wire.EnvThreadID, wire.EnvSecret)
 	}
-	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
+	at, err := findCore(c)
+	if err != nil {
+		return err
+	}
+	bridge := mcpbridge.NewBridge(at.url, c.String("state-dir"), logger)
 	opts := mcpbridge.Options{Logger: logger}
 	if thread != "" {
-		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
+		bridge = mcpbridge.NewSessionBridge(at.url, thread, secret, logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
 	mirror := mcpbridge.NewMirror(versionString(), bridge.Call, opts)

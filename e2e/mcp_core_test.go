@@ -47,8 +47,17 @@ func newMCPClientOptions(c *mcpClient) *mcp.ClientOptions {
 // startPedelecMCP runs `pedelec mcp` as an MCP client starts it.
 func startPedelecMCP(t *testing.T, coreURL, stateDir string) *mcpClient {
 	t.Helper()
+	return startPedelecMCPWith(t, []string{"--core-url", coreURL, "--state-dir", stateDir})
+}
+
+// startPedelecMCPWith is startPedelecMCP with mcp's flags as given.
+func startPedelecMCPWith(t *testing.T, flags []string, env ...string) *mcpClient {
+	t.Helper()
 	c := &mcpClient{stderr: &lockedWriter{w: &strings.Builder{}}}
-	cmd := exec.Command(testenv.Binary(t), "mcp", "--core-url", coreURL, "--state-dir", stateDir)
+	cmd := exec.Command(testenv.Binary(t), append([]string{"mcp"}, flags...)...)
+	if env != nil {
+		cmd.Env = env
+	}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e", Version: "1"}, newMCPClientOptions(c))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
