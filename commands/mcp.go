@@ -21,8 +21,9 @@ func mcpCommand() *cli.Command {
 		Description: `An MCP server on stdin/stdout, started by an MCP client (Claude Code, Codex,
 Cursor, VS Code, the MCP Inspector) from its config. Its tools are the tools of
 every page that created a session with provider "mcp" in the running Core
-('pedelec serve'); with several such pages, each page's tools are prefixed
-"page<N>__". Calls go through Core exactly like 'pedelec tool-call'.
+('pedelec serve'); a tool whose name another open page's tool already has
+is prefixed "page<N>__", and a name once listed stays while its page is
+open. Calls go through Core exactly like 'pedelec tool-call'.
 
 It authenticates with the token 'pedelec serve' writes to <state-dir>/core-token.
 If Core is not running, the tool list is empty and stderr says how to start it;
