@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // agentOf is the client the session's own agent has (its secret).
-func (h *harness) agentOf(s *Session) *agentclient.Client {
-	return &agentclient.Client{BaseURL: h.srv.URL, Secret: s.secret}
+func (h *harness) agentOf(s *session.Session) *agentclient.Client {
+	return &agentclient.Client{BaseURL: h.srv.URL, Secret: s.Secret()}
 }
 
 func pendingOf(t *testing.T, res wire.AgentResult) wire.PendingDetails {
@@ -46,8 +47,8 @@ func TestAgentCallHandedOverWaitedOnce(t *testing.T) {
 	first := pendingOf(t, res)
 	// The agent named the session by its id; the command Core suggests
 	// names it by the agent thread id, since it stands in `ps`.
-	if strings.Contains(first.Next, s.id) || !strings.Contains(first.Next, agentThreadID(s.id)) {
-		t.Fatalf("details.next %q names the session id, want the thread id %s", first.Next, agentThreadID(s.id))
+	if strings.Contains(first.Next, s.ID()) || !strings.Contains(first.Next, AgentThreadID(s.ID())) {
+		t.Fatalf("details.next %q names the session id, want the thread id %s", first.Next, AgentThreadID(s.ID()))
 	}
 	call := toolCall(t, p, "none", 1)
 	if first.ToolRequestID != call.ToolRequestID || first.Tool != "none" || first.TimeoutMs != call.TimeoutMs || first.ElapsedMs < 150 {
@@ -88,13 +89,13 @@ func TestAgentCallHandedOverWaitedOnce(t *testing.T) {
 	}
 	// The console shows the pending call's latest report.
 	shown := false
-	for _, c := range s.consoleView().Calls {
+	for _, c := range s.ConsoleView().Calls {
 		if c.ID == call.ToolRequestID {
 			shown = c.Status == "pending" && c.Progress != nil && c.Progress.Total == 100 && c.Progress.Message == "step"
 		}
 	}
 	if !shown {
-		t.Fatalf("the console does not show the call's progress: %+v", s.consoleView().Calls)
+		t.Fatalf("the console does not show the call's progress: %+v", s.ConsoleView().Calls)
 	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{"done":true}`)})
 	got := <-waited
@@ -146,7 +147,7 @@ func TestAgentCallHandleBoundToSessionAndTurn(t *testing.T) {
 	if res.OK || res.Error.Code != wire.CodeToolCallNotWaitable {
 		t.Fatalf("after the turn: %+v", res.Error)
 	}
-	if reason := res.Error.Details.(map[string]any)["reason"]; reason != notWaitableTurnEnded {
+	if reason := res.Error.Details.(map[string]any)["reason"]; reason != "turn_ended" {
 		t.Fatalf("reason %v", reason)
 	}
 }
@@ -163,7 +164,7 @@ func TestToolProgressRejectsBadReports(t *testing.T) {
 		{wire.ToolProgressParams{SessionID: info.SessionID}, "toolRequestId is required"},
 		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Progress: -1}, "params.progress"},
 		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Total: -2}, "params.total"},
-		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Message: strings.Repeat("m", maxProgressMessage+1)}, "params.message"},
+		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Message: strings.Repeat("m", 1000+1)}, "params.message"},
 	} {
 		_, err := p.Call(wire.MethodToolProgress, bad.params)
 		if err == nil || err.Code != wire.CodeInvalidInput || !strings.Contains(err.Message, bad.want) {
