@@ -107,6 +107,8 @@ type Table struct {
 	book    *approvals.Book
 	console *console.Signal
 	memory  memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
+	// eventBytes is the bytes of every session's event log (eventlog.go).
+	eventBytes byteTotal
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -123,8 +125,15 @@ func NewTable(cfg Config) *Table {
 	if cfg.Console == nil {
 		cfg.Console = &console.Signal{}
 	}
-	return &Table{cfg: cfg, log: cfg.Logger, host: cfg.Host, persist: cfg.Persist, book: cfg.Book, console: cfg.Console,
+	t := &Table{cfg: cfg, log: cfg.Logger, host: cfg.Host, persist: cfg.Persist, book: cfg.Book, console: cfg.Console,
 		sessions: map[string]*Session{}, threads: map[string]string{}}
+	t.eventBytes.max = cfg.Limits.EventLogTotalBytes
+	return t
+}
+
+// newEventLog is a session's event log under the table's bounds.
+func (t *Table) newEventLog() eventLog {
+	return eventLog{max: t.cfg.EventLogSize, maxBytes: t.cfg.Limits.EventLogBytes, total: &t.eventBytes}
 }
 
 // Config is the table's configuration.

@@ -111,7 +111,9 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 			s.saveLocked()
 		}
 		if ev.ChatDelta != "" && !t.warmup && !s.ended {
-			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: provider.CleanChat(ev.ChatDelta)})
+			for _, piece := range splitChat(provider.CleanChat(ev.ChatDelta), maxChatChunk) {
+				s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: piece})
+			}
 		}
 		if ev.Warning != "" {
 			// Through the refusal log: an agent asking permission 30,000
