@@ -45,6 +45,12 @@ type Limits struct {
 	// that resumes from before them is told (events_truncated).
 	EventLogBytes      int64
 	EventLogTotalBytes int64
+
+	// AssetBytesPerSession bounds the bytes of one session's assets on
+	// disk, uploads and result files together (1 GiB), and AssetBytesTotal
+	// those of every session in the state directory (4 GiB).
+	AssetBytesPerSession int64
+	AssetBytesTotal      int64
 }
 
 // SetDefaults fills in the default of every limit left zero.
@@ -78,6 +84,8 @@ func (l *Limits) SetDefaults() {
 	}
 	def64(&l.EventLogBytes, 8<<20)
 	def64(&l.EventLogTotalBytes, 128<<20)
+	def64(&l.AssetBytesPerSession, 1<<30)
+	def64(&l.AssetBytesTotal, 4<<30)
 }
 
 // limitError is the refusal for one limit: the code names the limit, the

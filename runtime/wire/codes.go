@@ -89,6 +89,7 @@ const (
 	CodeAssetNotFound                Code = "ASSET_NOT_FOUND"
 	CodeAssetNotFile                 Code = "ASSET_NOT_FILE"
 	CodeAssetTooLarge                Code = "ASSET_TOO_LARGE"
+	CodeAssetQuotaExceeded           Code = "ASSET_QUOTA_EXCEEDED"
 	CodeAssetReadTooLarge            Code = "ASSET_READ_TOO_LARGE"
 	CodeAssetUploadBusy              Code = "ASSET_UPLOAD_BUSY"
 	CodeAssetUploadServerUnavailable Code = "ASSET_UPLOAD_SERVER_UNAVAILABLE"
@@ -193,6 +194,7 @@ var Codes = []CodeInfo{
 	{CodeAssetNotFound, "Core", "nothing at the asset path (or a directory on the way is missing)", "`path`"},
 	{CodeAssetNotFile, "Core", "the asset path is a directory, a FIFO or another non-regular file, or was replaced by one while it was opened", "`path`"},
 	{CodeAssetTooLarge, "SDK, Core", "`uploadAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
+	{CodeAssetQuotaExceeded, "Core → page, agent", "an upload or a result file would pass the disk quota of the session's assets (`--max-asset-bytes-per-session`, 1 GiB) or of all sessions' (`--max-asset-bytes-total`, 4 GiB); refused before anything is written, nothing there is lost", "`limit` (the flag), `value`, `used`, `got`, `path`"},
 	{CodeAssetReadTooLarge, "Core", "`readAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
 	{CodeAssetUploadBusy, "Core", "`uploadAsset` while another upload of the same session runs (one at a time); the SDK reports it as the original's `SESSION_BUSY` (this code in `details.coreCode`)", "`path`, `uploading`"},
 	{CodeAssetUploadServerUnavailable, "SDK", "the upload `PUT` to Core's port failed at the network level", "`url`"},
