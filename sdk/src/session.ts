@@ -70,6 +70,8 @@ export type SessionInit = {
   tools: readonly AnyToolDefinition[];
   /** Called once when the session ends, so the client can forget it. */
   onForget?: () => void;
+  /** Answers chosen calls another way, from the first event on (follow.ts). */
+  router?: (toolRequestId: string, tool: string) => ((args: unknown, ctx: ToolCallContext) => unknown) | undefined;
 };
 
 /**
@@ -93,6 +95,8 @@ export class PedelecSession<
   readonly tools: readonly string[];
   /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
   readonly autoEndOnDisconnect: boolean;
+  /** Pedelec Core addition: how long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+  readonly disconnectGraceMs: number;
 
   private readonly connection: Connection;
   private readonly registry: HandlerRegistry;
@@ -124,6 +128,8 @@ export class PedelecSession<
   /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
   private readonly cleanups: (() => void)[] = [];
   private browserCalls = 0;
+  /** Answers some calls another way than by tool name (follow.ts: calls the previous page was running). */
+  private readonly router: ((toolRequestId: string, tool: string) => ((args: unknown, ctx: ToolCallContext) => unknown) | undefined) | undefined;
 
   private readonly chat = new Emitter<[string, ChatEventContext]>();
   private readonly statusEmitter = new Emitter<[PedelecSessionStatus, StatusEventContext]>();
@@ -142,10 +148,12 @@ export class PedelecSession<
     this.sessionCreatedAt = Date.now();
     this.tools = Object.freeze([...(info.tools ?? [])]);
     this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
+    this.disconnectGraceMs = typeof info.disconnectGraceMs === "number" ? info.disconnectGraceMs : 0;
     this.connection = init.connection;
     this.onForget = init.onForget;
     this.registry = new HandlerRegistry(init.tools);
     this.seq = new SeqGate(info.seq ?? 0);
+    this.router = init.router;
     this.status = STATUSES.includes(info.status) ? info.status : "idle";
     if (this.status === "ended") this.ended = true;
     this.unsubscribe = this.connection.subscribe(this.sessionId, (ev) => this.receive(ev));
@@ -347,6 +355,11 @@ export class PedelecSession<
     this.registry.setDynamic(lookup);
   }
 
+  /** @internal The calls whose handlers run now in this page. */
+  runningCalls(): PendingTool[] {
+    return [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
+  }
+
   /** @internal Runs fn when the session ends (at once if it has). */
   onCleanup(fn: () => void): void {
     if (this.ended) fn();
@@ -507,7 +520,7 @@ export class PedelecSession<
     // did on a disconnect. A session that outlives its page keeps its turn
     // across the reconnect (ours: Core replays what happened meanwhile).
     const turn = this.turn;
-    if (turn && this.autoEndOnDisconnect) {
+    if (turn && this.autoEndOnDisconnect && this.disconnectGraceMs === 0) {
       this.turn = null;
       turn.reject(lost);
     }
@@ -747,7 +760,7 @@ export class PedelecSession<
     };
     const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
     ctx.progress = reporter.report;
-    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
+    const outcome = await this.registry.run(tool, data.args, ctx, this.router?.(toolRequestId, tool)).finally(reporter.stop);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);

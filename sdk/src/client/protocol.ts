@@ -72,6 +72,8 @@ export type SessionInfo = {
   seq: number;
   tools: string[];
   autoEndOnDisconnect: boolean;
+  /** How long Core waits for a page to resume this autoEndOnDisconnect session (followPage); absent: no wait. */
+  disconnectGraceMs?: number;
 };
 
 export type TurnStarted = { turnId: string; startedAt: number };
