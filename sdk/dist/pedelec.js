@@ -2390,127 +2390,6 @@ function settledReason(data) {
   }
 }
 
-// src/follow.ts
-var FOLLOW_GRACE_MS = 1e4;
-var ANSWER_WAIT_MS = 1e3;
-var KEY = "pedelec.follow:";
-function storage() {
-  try {
-    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
-  } catch {
-    return null;
-  }
-}
-function read(coreUrl) {
-  try {
-    const raw = storage()?.getItem(KEY + coreUrl);
-    const v = raw ? JSON.parse(raw) : null;
-    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
-  } catch {
-    return null;
-  }
-}
-function write(coreUrl, v) {
-  try {
-    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
-  } catch {
-  }
-}
-function followedSession(coreUrl) {
-  return read(coreUrl);
-}
-function forgetFollowed(coreUrl, sessionId) {
-  const cur = read(coreUrl);
-  if (!cur || sessionId && cur.sessionId !== sessionId) return;
-  try {
-    storage()?.removeItem(KEY + coreUrl);
-  } catch {
-  }
-}
-var Carried = class {
-  constructor(stored) {
-    __publicField(this, "ids");
-    __publicField(this, "from");
-    __publicField(this, "answerers", []);
-    __publicField(this, "waiting", /* @__PURE__ */ new Map());
-    /** The handler for a call that was running on the previous page, or undefined for any other. */
-    __publicField(this, "route", (toolRequestId, tool) => {
-      if (!this.ids.has(toolRequestId)) return void 0;
-      this.ids.delete(toolRequestId);
-      return (args) => {
-        const call = { toolRequestId, tool, args, from: this.from, to: here() };
-        return new Promise((resolve) => {
-          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
-          const settle = (v) => {
-            if (!this.waiting.delete(toolRequestId)) return;
-            clearTimeout(timer);
-            resolve(v === void 0 ? navigatedResult(call) : v);
-          };
-          this.waiting.set(toolRequestId, { call, settle });
-          this.offer(toolRequestId);
-        });
-      };
-    });
-    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
-    this.from = stored.from ?? "";
-  }
-  addAnswerer(fn) {
-    this.answerers.push(fn);
-    for (const id of [...this.waiting.keys()]) this.offer(id);
-    return () => {
-      this.answerers = this.answerers.filter((a) => a !== fn);
-    };
-  }
-  offer(id) {
-    const w = this.waiting.get(id);
-    if (!w || this.answerers.length === 0) return;
-    const answer = this.answerers[this.answerers.length - 1];
-    let v;
-    try {
-      v = answer(w.call);
-    } catch (err) {
-      v = Promise.reject(err);
-    }
-    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
-  }
-};
-function here() {
-  return typeof location !== "undefined" ? location.href : "";
-}
-function navigatedResult(call) {
-  const title = typeof document !== "undefined" ? document.title : "";
-  return {
-    navigated: true,
-    url: call.to,
-    from: call.from,
-    title,
-    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
-  };
-}
-var carriedBySession = /* @__PURE__ */ new WeakMap();
-function carriedCalls(stored) {
-  return new Carried(stored);
-}
-function follow(session, coreUrl, carried) {
-  if (carried) carriedBySession.set(session, carried);
-  write(coreUrl, { sessionId: session.sessionId });
-  const onHide = () => {
-    if (session.getStatus() === "ended") return;
-    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
-  };
-  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
-  session.onCleanup(() => {
-    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
-    forgetFollowed(coreUrl, session.sessionId);
-  });
-}
-function onNavigatedCall(session, answer) {
-  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
-  const carried = carriedBySession.get(session);
-  return carried ? carried.addAnswerer(answer) : () => {
-  };
-}
-
 // src/webmcp/tools.ts
 var NO_INPUT = { type: "object", properties: {} };
 function webmcpHandler(reg) {
@@ -2626,6 +2505,9 @@ function manifestOf(defs) {
     return JSON.parse(JSON.stringify(rest));
   });
 }
+function nextTask2() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 function linkWebMCP(session, definedNow, sent) {
   const handlers = /* @__PURE__ */ new Map();
   const reported = /* @__PURE__ */ new WeakSet();
@@ -2670,7 +2552,7 @@ function linkWebMCP(session, definedNow, sent) {
     off();
   });
   setTimeout(schedule, 0);
-  return { handler: (tool) => handlers.get(tool), schedule };
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask2().then(() => running) };
 }
 
 // src/page-tools.ts
@@ -2712,6 +2594,12 @@ var PageTools = class {
       this.changed();
     };
   }
+  /** Resolves once the changes made so far reached Core (or failed). */
+  async sent() {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await this.running;
+    await this.link?.sent();
+  }
   /** Sends the list again now; the first send after a resume is always made. */
   changed() {
     if (this.link) return this.link.schedule();
@@ -2742,10 +2630,141 @@ function attachPageTools(session, base, sent, webmcp) {
   if (webmcp) tools.followWebMCP(sent);
   else if (sent === null) tools.changed();
 }
+function toolsSent(session) {
+  return bySession.get(session)?.sent() ?? Promise.resolve();
+}
 function addTool(session, definition) {
   const tools = bySession.get(session);
   if (!tools) throw new PedelecError("INVALID_INPUT", "addTool(session, definition): pass a session from pedelec.createSession() or resumeSession()");
   return tools.add(definition);
+}
+
+// src/follow.ts
+var FOLLOW_GRACE_MS = 1e4;
+var ANSWER_WAIT_MS = 1e3;
+var KEY = "pedelec.follow:";
+function storage() {
+  try {
+    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
+  } catch {
+    return null;
+  }
+}
+function read(coreUrl) {
+  try {
+    const raw = storage()?.getItem(KEY + coreUrl);
+    const v = raw ? JSON.parse(raw) : null;
+    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
+  } catch {
+    return null;
+  }
+}
+function write(coreUrl, v) {
+  try {
+    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
+  } catch {
+  }
+}
+function followedSession(coreUrl) {
+  return read(coreUrl);
+}
+function forgetFollowed(coreUrl, sessionId) {
+  const cur = read(coreUrl);
+  if (!cur || sessionId && cur.sessionId !== sessionId) return;
+  try {
+    storage()?.removeItem(KEY + coreUrl);
+  } catch {
+  }
+}
+var Carried = class {
+  constructor(stored) {
+    __publicField(this, "ids");
+    __publicField(this, "from");
+    __publicField(this, "answerers", []);
+    /** Set by follow(): the session whose tools must reach Core before an answer does. */
+    __publicField(this, "session", null);
+    __publicField(this, "waiting", /* @__PURE__ */ new Map());
+    /** The handler for a call that was running on the previous page, or undefined for any other. */
+    __publicField(this, "route", (toolRequestId, tool) => {
+      if (!this.ids.has(toolRequestId)) return void 0;
+      this.ids.delete(toolRequestId);
+      return (args) => {
+        const call = { toolRequestId, tool, args, from: this.from, to: here() };
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
+          const settle = (v) => {
+            if (!this.waiting.delete(toolRequestId)) return;
+            clearTimeout(timer);
+            const result = v === void 0 ? navigatedResult(call) : v;
+            const session = this.session;
+            resolve(session ? toolsSent(session).then(() => result) : result);
+          };
+          this.waiting.set(toolRequestId, { call, settle });
+          this.offer(toolRequestId);
+        });
+      };
+    });
+    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
+    this.from = stored.from ?? "";
+  }
+  addAnswerer(fn) {
+    this.answerers.push(fn);
+    for (const id of [...this.waiting.keys()]) this.offer(id);
+    return () => {
+      this.answerers = this.answerers.filter((a) => a !== fn);
+    };
+  }
+  offer(id) {
+    const w = this.waiting.get(id);
+    if (!w || this.answerers.length === 0) return;
+    const answer = this.answerers[this.answerers.length - 1];
+    let v;
+    try {
+      v = answer(w.call);
+    } catch (err) {
+      v = Promise.reject(err);
+    }
+    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
+  }
+};
+function here() {
+  return typeof location !== "undefined" ? location.href : "";
+}
+function navigatedResult(call) {
+  const title = typeof document !== "undefined" ? document.title : "";
+  return {
+    navigated: true,
+    url: call.to,
+    from: call.from,
+    title,
+    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
+  };
+}
+var carriedBySession = /* @__PURE__ */ new WeakMap();
+function carriedCalls(stored) {
+  return new Carried(stored);
+}
+function follow(session, coreUrl, carried) {
+  if (carried) {
+    carried.session = session;
+    carriedBySession.set(session, carried);
+  }
+  write(coreUrl, { sessionId: session.sessionId });
+  const onHide = () => {
+    if (session.getStatus() === "ended") return;
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
+  };
+  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
+  session.onCleanup(() => {
+    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
+    forgetFollowed(coreUrl, session.sessionId);
+  });
+}
+function onNavigatedCall(session, answer) {
+  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
+  const carried = carriedBySession.get(session);
+  return carried ? carried.addAnswerer(answer) : () => {
+  };
 }
 
 // src/webmcp/model-context.ts

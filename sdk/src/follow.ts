@@ -14,6 +14,7 @@
 // handler: that would repeat what navigated.
 
 import { PedelecError } from "./errors.js";
+import { toolsSent } from "./page-tools.js";
 import type { PedelecSession } from "./session.js";
 import type { AnyToolDefinition, Disposer, JsonValue, NavigatedCall, PendingTool, ToolCallContext } from "./types.js";
 
@@ -75,6 +76,8 @@ class Carried {
   private readonly ids: Set<string>;
   private readonly from: string;
   private answerers: Answerer[] = [];
+  /** Set by follow(): the session whose tools must reach Core before an answer does. */
+  session: object | null = null;
   private readonly waiting = new Map<string, { call: NavigatedCall; settle: (v: unknown) => void }>();
 
   constructor(stored: Stored) {
@@ -93,7 +96,11 @@ class Carried {
         const settle = (v: unknown) => {
           if (!this.waiting.delete(toolRequestId)) return;
           clearTimeout(timer);
-          resolve(v === undefined ? navigatedResult(call) : v);
+          // The agent's next call is for this page's tools: they reach
+          // Core first (the page's components add them as it answers).
+          const result = v === undefined ? navigatedResult(call) : v;
+          const session = this.session;
+          resolve(session ? toolsSent(session).then(() => result) : result);
         };
         this.waiting.set(toolRequestId, { call, settle });
         this.offer(toolRequestId);
@@ -152,7 +159,10 @@ export function carriedCalls(stored: Stored): Carried {
  * reload, or a close), forgotten when it ends.
  */
 export function follow(session: AnySession, coreUrl: string, carried: Carried | null) {
-  if (carried) carriedBySession.set(session, carried);
+  if (carried) {
+    carried.session = session;
+    carriedBySession.set(session, carried);
+  }
   write(coreUrl, { sessionId: session.sessionId });
   const onHide = () => {
     if (session.getStatus() === "ended") return;

@@ -62,6 +62,13 @@ class PageTools {
     };
   }
 
+  /** Resolves once the changes made so far reached Core (or failed). */
+  async sent(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await this.running;
+    await this.link?.sent();
+  }
+
   /** Sends the list again now; the first send after a resume is always made. */
   changed() {
     if (this.link) return this.link.schedule();
@@ -95,6 +102,11 @@ export function attachPageTools(session: AnySession, base: readonly AnyToolDefin
   bySession.set(session, tools);
   if (webmcp) tools.followWebMCP(sent);
   else if (sent === null) tools.changed(); // a resume: Core has the previous page's list
+}
+
+/** @internal Resolves once the session's tool changes made so far reached Core (follow.ts answers a carried call after them). */
+export function toolsSent(session: object): Promise<void> {
+  return bySession.get(session)?.sent() ?? Promise.resolve();
 }
 
 /**

@@ -46,12 +46,18 @@ export function manifestOf(defs: readonly AnyToolDefinition[]): JsonValue[] {
   });
 }
 
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** A session's link to the page's WebMCP tools. */
 export type WebMCPLink = {
   /** The handler of a WebMCP tool the session offers now. */
   handler(tool: string): Handler | undefined;
   /** Sends Core the list again if it changed (the session's own tools did: page-tools.ts). */
   schedule(): void;
+  /** Resolves once the updates scheduled so far were sent. */
+  sent(): Promise<void>;
 };
 
 /**
@@ -112,5 +118,5 @@ export function linkWebMCP(session: LinkedSession, definedNow: () => readonly An
   // out in a task of its own: by then the page that awaited
   // createSession has its onError listener, for a tool refused meanwhile.
   setTimeout(schedule, 0);
-  return { handler: (tool) => handlers.get(tool), schedule };
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask().then(() => running) };
 }
