@@ -2569,9 +2569,14 @@ var PageTools = class {
     this.lastSent = sent === null ? null : JSON.stringify(sent);
     session.setDynamicHandlers((tool) => this.added.get(tool)?.handler ?? this.link?.handler(tool));
   }
-  /** The session's own tools now: the base ones, then the added ones. */
+  /**
+   * The session's own tools now: the base ones, then the added ones by
+   * name, so a tool removed and added again (StrictMode) leaves the list,
+   * and what Core is sent, as it was.
+   */
   defined() {
-    return [...this.base, ...this.added.values()];
+    const added = [...this.added.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return [...this.base, ...added];
   }
   followWebMCP(sent) {
     this.link = linkWebMCP(this.session, () => this.defined(), sent);

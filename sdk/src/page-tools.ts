@@ -33,9 +33,14 @@ class PageTools {
     session.setDynamicHandlers((tool) => (this.added.get(tool)?.handler as Handler | undefined) ?? this.link?.handler(tool));
   }
 
-  /** The session's own tools now: the base ones, then the added ones. */
+  /**
+   * The session's own tools now: the base ones, then the added ones by
+   * name, so a tool removed and added again (StrictMode) leaves the list,
+   * and what Core is sent, as it was.
+   */
   defined(): AnyToolDefinition[] {
-    return [...this.base, ...this.added.values()];
+    const added = [...this.added.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.base, ...added];
   }
 
   followWebMCP(sent: JsonValue[] | null) {
