@@ -49,6 +49,7 @@ func buildReactExample(npm string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	testenv.AfterAll(func() { os.RemoveAll(tmp) })
 	run := func(dir string, env []string, args ...string) error {
 		cmd := exec.Command(npm, args...)
 		cmd.Dir = dir
