@@ -178,8 +178,19 @@ var Connection = class {
   reachable() {
     return this.probe(httpBase(this.url)).catch(() => false);
   }
-  /** Sends one request and resolves with its result, or rejects with its error. */
-  async request(method, params, timeoutMs) {
+  /**
+   * Sends one request and resolves with its result, or rejects with its
+   * error; params and result are the method's (protocol.gen.ts, generated
+   * from Core's own list).
+   */
+  request(method, params, timeoutMs) {
+    return this.send(method, params, timeoutMs);
+  }
+  /**
+   * request for any method name: Pedelec.request, the original's untyped
+   * escape hatch, sends what the page names. T is not checked.
+   */
+  async send(method, params, timeoutMs) {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
@@ -338,11 +349,7 @@ var Connection = class {
     } catch {
       return;
     }
-    if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.backlog.push(frame);
-    } else {
-      this.backlog.push(parsed);
-    }
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) if (isFrame(frame)) this.backlog.push(frame);
     if (!this.resuming) this.drain();
   }
   /**
@@ -378,7 +385,6 @@ var Connection = class {
     this.drained = 0;
   }
   handle(frame) {
-    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
@@ -403,6 +409,9 @@ var Connection = class {
     }
   }
 };
+function isFrame(v) {
+  return typeof v === "object" && v !== null && "type" in v && typeof v.type === "string";
+}
 function keepAlive(timer, on) {
   const t = timer;
   if (on) t?.ref?.();
@@ -1413,7 +1422,7 @@ function asOriginalBusy(e) {
 async function listAssets(s) {
   checkLive(s);
   const r = await s.connection.request("list_assets", { sessionId: s.sessionId });
-  return r.assets ?? [];
+  return (r.assets ?? []).map((a) => ({ ...a, path: a.path.startsWith("/") ? a.path : `/${a.path}` }));
 }
 async function readAsset(s, path, type) {
   checkLive(s);
@@ -2061,7 +2070,7 @@ function routeEvent(s, turns, calls, ev) {
       return s.emitStatusDetail("core", { activity: { ...a } }, receivedAt, ev.turnId);
     }
     case "chat_delta":
-      return turns.delta(ev.turnId, ev.data.text, receivedAt);
+      return turns.delta(ev.turnId, ev.data?.text, receivedAt);
     case "tool_call":
       void calls.dispatch(ev.turnId ?? "", ev.data, receivedAt);
       return;
@@ -3165,7 +3174,7 @@ var Pedelec = class {
       params = { ...input };
       if (params.skills === void 0) params.skills = { guidance: "", tools: [] };
     }
-    return this.connection.request(type, params);
+    return this.connection.send(type, params);
   }
   /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
   async approvalAnswer() {

@@ -7,7 +7,7 @@
 // assets are assets.ts.
 
 import type { Connection } from "./client/connection.js";
-import type { SessionInfo } from "./client/protocol.js";
+import type { SessionInfo } from "./client/protocol.gen.js";
 import { listAssets, readAsset, uploadAsset } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { SeqGate } from "./seq.js";

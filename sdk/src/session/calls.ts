@@ -4,7 +4,7 @@
 // tool_progress; the page's tool list can change (update_tools).
 
 import { keepAlive } from "../client/connection.js";
-import type { ToolCallData, ToolCallSettledData } from "../client/protocol.js";
+import type { ToolCallData, ToolCallSettledData } from "../client/protocol.gen.js";
 import { PedelecError } from "../errors.js";
 import { HandlerRegistry, type Outcome } from "../handlers.js";
 import { progressReporter } from "../progress.js";
@@ -80,7 +80,7 @@ export class Calls {
     const s = this.s;
     try {
       if (s.reconnected) await s.reconnected;
-      const res = await s.connection.request<{ tools?: string[] }>("update_tools", { sessionId: s.sessionId, tools });
+      const res = await s.connection.request("update_tools", { sessionId: s.sessionId, tools });
       return Array.isArray(res?.tools) ? res.tools : undefined;
     } catch (err) {
       const e = PedelecError.from(err);

@@ -6,7 +6,7 @@
 
 import { worthRetrying } from "../client/reconnect.js";
 import { PedelecError } from "../errors.js";
-import type { SessionInfo } from "../client/protocol.js";
+import type { SessionInfo } from "../client/protocol.gen.js";
 import type { ApprovalPending } from "../types.js";
 import type { Calls } from "./calls.js";
 import { STATUSES, type SessionState } from "./state.js";
@@ -36,7 +36,7 @@ export class Reconnect {
     if (s.ended || !s.reconnecting) return "done";
     let info: SessionInfo;
     try {
-      info = await s.connection.request<SessionInfo>("resume_session", { sessionId: s.sessionId, lastSeq: s.seq.lastSeq });
+      info = await s.connection.request("resume_session", { sessionId: s.sessionId, lastSeq: s.seq.lastSeq });
     } catch (err) {
       const e = PedelecError.from(err);
       if (worthRetrying(e)) return "retry";

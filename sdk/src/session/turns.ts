@@ -2,7 +2,7 @@
 // assistant's text streams to onChat, and a turn's done (which may come
 // before the answer that names the turn) settles it.
 
-import type { DoneData, TurnStarted } from "../client/protocol.js";
+import type { DoneData, TurnStarted } from "../client/protocol.gen.js";
 import { PedelecError } from "../errors.js";
 import type { TurnResult } from "../types.js";
 import type { SessionState, TurnRef } from "./state.js";
