@@ -12,14 +12,26 @@ export type Methods = {
   prepare: { params: SessionParams; result: TurnStarted };
   send_text: { params: SendTextParams; result: TurnStarted };
   submit_tool_result: { params: SubmitToolResultParams; result: Record<string, never> };
+  /**
+   * MethodToolProgress: a handler's ctx.progress (issue 26). Core keeps
+   * the latest report per call and passes it on at most 4 times a second.
+   */
   tool_progress: { params: ToolProgressParams; result: Record<string, never> };
   end_session: { params: SessionParams; result: Record<string, never> };
+  /**
+   * MethodUpdateTools replaces a live session's tools (issue 24): a page
+   * whose tools change while the session lives (WebMCP registerTool and its
+   * signal) sends the whole new list, checked as create_session's is.
+   */
   update_tools: { params: UpdateToolsParams; result: UpdateToolsResult };
   list_assets: { params: SessionParams; result: ListAssetsResult };
   asset_upload_ticket: { params: AssetUploadTicketParams; result: AssetTicket };
   asset_read_ticket: { params: AssetReadTicketParams; result: AssetTicket };
+  /** {approved, origin}; never asks the user */
   get_approval_status: { params: Record<string, never>; result: OriginApprovalStatus };
+  /** asks the user (once per origin): {approved, requestId, url, ...} */
   request_approval: { params: Record<string, never>; result: OriginApprovalStatus };
+  /** waits for the decision: {approved: true} or the code */
   await_approval: { params: Record<string, never>; result: OriginApprovalStatus };
 };
 
@@ -33,91 +45,377 @@ export type Events = {
   chat_delta: ChatDeltaData;
   tool_call: ToolCallData;
   tool_call_settled: ToolCallSettledData;
+  /**
+   * EventAgentActivity: the agent's own tool activity (an ACP agent's
+   * tool_call and its status, a permission Pedelec answered), for the
+   * page's status and the console; calls of the page's tools are
+   * tool_call events instead (AgentActivityData).
+   */
   agent_activity: AgentActivityData;
   error: ErrorData;
   done: DoneData;
   ended: EndedData;
+  /**
+   * EventEventsTruncated stands for events a resuming page missed that
+   * Core's bounded log no longer holds; its seq is the last one dropped.
+   */
   events_truncated: EventsTruncatedData;
 };
 
 export type EventName = keyof Events;
 
-/** page → Core */
-export type RequestFrame<M extends Method = Method> = { type: "request"; id: number; method: M; params: ParamsOf<M> };
+/** Request is a page → Core frame: {"type":"request","id":1,"method":"...","params":{...}}. */
+export type RequestFrame<M extends Method = Method> = {
+  type: "request";
+  id: number;
+  method: M;
+  params: ParamsOf<M>;
+};
 
-/** Core → page: the answer to one request, by id. */
-export type ResponseFrame = { type: "response"; id: number; ok: boolean; result?: unknown; error?: WireError };
+/**
+ * Response answers one Request: {"type":"response","id":1,"ok":true,"result":{...}}
+ * or {"type":"response","id":1,"ok":false,"error":{...}}.
+ */
+export type ResponseFrame = {
+  type: "response";
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: WireError;
+};
 
-/** Core → page: one event of one session; narrowed by `event`. */
-export type EventFrame = { [E in EventName]: { type: "event"; event: E; sessionId: string; seq: number; turnId?: string; data: Events[E] } }[EventName];
+/**
+ * Event is a Core → page frame. Seq starts at 1 and only goes up within a
+ * session, across reconnects; a page drops any event whose seq it has seen.
+ *
+ * A union by event name: a switch on `event` narrows `data`.
+ */
+export type EventFrame = {
+  [E in EventName]: {
+    type: "event";
+    event: E;
+    sessionId: string;
+    seq: number;
+    turnId?: string;
+    data: Events[E];
+  };
+}[EventName];
 
-/** Core's first frame on a socket that asked for batched messages. */
-export type HelloFrame = { type: "hello"; batch: boolean; maxBatchFrames: number; maxMessageBytes: number };
+/**
+ * Hello is Core's first frame on a batch-capable connection:
+ * {"type":"hello","batch":true,"maxBatchFrames":64,"maxMessageBytes":1048576}.
+ * A page sends requests as arrays only after it; an array message is at
+ * most maxBatchFrames frames and maxMessageBytes bytes.
+ */
+export type HelloFrame = {
+  type: "hello";
+  batch: boolean;
+  maxBatchFrames: number;
+  maxMessageBytes: number;
+};
 
 // ---- the types the methods and events name ----
 
-export type ListProvidersResult = { providers: ProviderInfo[]; defaultProvider: string };
+export type ListProvidersResult = {
+  providers: ProviderInfo[];
+  defaultProvider: string;
+};
 
-export type ProviderInfo = { name: string; available: boolean; version?: string; path?: string; reason?: string; defaultModel?: string; description?: string; models?: string[] };
+/** ProviderInfo describes one provider for list_providers and `pedelec providers`. */
+export type ProviderInfo = {
+  name: string;
+  available: boolean;
+  version?: string;
+  path?: string;
+  /** why it is unavailable */
+  reason?: string;
+  defaultModel?: string;
+  description?: string;
+  /**
+   * Models are the models the provider's server has, where it can list
+   * them (ollama: GET /api/tags).
+   */
+  models?: string[];
+};
 
-export type CreateSessionParams = { provider?: string; model?: string; skills: JsonValue; autoEndOnDisconnect?: boolean };
+/**
+ * CreateSessionParams: skills is kept raw so the schema package sees exactly
+ * what the page sent (legacy fields, wrong types) and can name every problem.
+ */
+export type CreateSessionParams = {
+  provider?: string;
+  model?: string;
+  skills: JsonValue;
+  /** default true */
+  autoEndOnDisconnect?: boolean;
+};
 
-export type SessionInfo = { sessionId: string; provider: string; model?: string; status: Status; seq: number; tools: string[]; autoEndOnDisconnect: boolean };
+/** SessionInfo is the result of create_session and resume_session. */
+export type SessionInfo = {
+  sessionId: string;
+  provider: string;
+  model?: string;
+  status: Status;
+  /** the last seq already sent; the next event has a larger one */
+  seq: number;
+  tools: string[];
+  autoEndOnDisconnect: boolean;
+};
 
+/** Status is a session's status; runtime/status.go holds the transitions. */
 export type Status = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
 
-export type ResumeSessionParams = { sessionId: string; lastSeq?: number };
+/**
+ * ResumeSessionParams: a page that already followed the session (it lost its
+ * connection) passes the last seq it handled and gets every later event
+ * again, in order, from Core's event log, and no call is delivered twice.
+ * Without lastSeq (a reloaded page) pending calls are delivered again.
+ */
+export type ResumeSessionParams = {
+  sessionId: string;
+  lastSeq?: number;
+};
 
-export type SessionParams = { sessionId: string };
+export type SessionParams = {
+  sessionId: string;
+};
 
-export type TurnStarted = { turnId: string; startedAt: number };
+/**
+ * TurnStarted is the result of send_text and prepare: the turn was accepted.
+ * The turn's outcome arrives later as a done event with the same turnId.
+ */
+export type TurnStarted = {
+  turnId: string;
+  /** unix ms */
+  startedAt: number;
+};
 
-export type SendTextParams = { sessionId: string; text: string };
+export type SendTextParams = {
+  sessionId: string;
+  text: string;
+};
 
-export type SubmitToolResultParams = { sessionId: string; toolRequestId: string; refusal?: Refusal; result?: JsonValue };
+export type SubmitToolResultParams = {
+  sessionId: string;
+  toolRequestId: string;
+  /**
+   * Refusal, instead of a result: the handler refused the call (issue
+   * 26). The agent gets TOOL_REFUSED with the page's code and message.
+   */
+  refusal?: Refusal;
+  /** last: MarshalRaw writes it as it is */
+  result?: JsonValue;
+};
 
-export type Refusal = { code: string; message: string; retryable: boolean };
+/**
+ * Refusal is a handler's "no" to one call: Code is the page's own
+ * (upper-snake, e.g. "OUT_OF_STOCK"), Message is written for the agent,
+ * Retryable says whether the same call could succeed later.
+ */
+export type Refusal = {
+  code: string;
+  message: string;
+  retryable: boolean;
+};
 
-export type ToolProgressParams = { sessionId: string; toolRequestId: string; progress: number; total?: number; message?: string };
+/**
+ * ToolProgressParams: a handler's ctx.progress for one pending call, the
+ * fields of MCP's notifications/progress. Progress should grow with each
+ * report; Total is 0 while unknown.
+ */
+export type ToolProgressParams = {
+  sessionId: string;
+  toolRequestId: string;
+  progress: number;
+  total?: number;
+  message?: string;
+};
 
-export type UpdateToolsParams = { sessionId: string; tools: JsonValue };
+/**
+ * UpdateToolsParams: tools is kept raw, as CreateSessionParams.Skills is,
+ * so the schema package sees exactly what the page sent.
+ */
+export type UpdateToolsParams = {
+  sessionId: string;
+  tools: JsonValue;
+};
 
-export type UpdateToolsResult = { tools: string[]; added: string[]; removed: string[]; changed: string[] };
+/** UpdateToolsResult says what changed, by name, and the list now in force. */
+export type UpdateToolsResult = {
+  tools: string[];
+  added: string[];
+  removed: string[];
+  /** same name, different definition */
+  changed: string[];
+};
 
-export type ListAssetsResult = { assets: Asset[] };
+/** ListAssetsResult answers list_assets. */
+export type ListAssetsResult = {
+  assets: Asset[];
+};
 
-export type Asset = { name: string; path: string; sizeBytes: number; modifiedAt: number };
+/**
+ * Asset is one regular file in the session's assets/ directory; Path is
+ * public ("/results/report.json"), rooted in that directory.
+ */
+export type Asset = {
+  name: string;
+  path: string;
+  sizeBytes: number;
+  /** Unix milliseconds */
+  modifiedAt: number;
+};
 
-export type AssetUploadTicketParams = { sessionId: string; path: string; sizeBytes: number | null };
+/** AssetUploadTicketParams asks to upload SizeBytes bytes to Path. */
+export type AssetUploadTicketParams = {
+  sessionId: string;
+  path: string;
+  sizeBytes: number | null;
+};
 
-export type AssetTicket = { url: string; method: string; path: string; expiresAt: number; asset?: Asset; mimeType?: string };
+/**
+ * AssetTicket answers both ticket methods. URL is relative to Core's base
+ * URL; it works once, before ExpiresAt (Unix ms), from the same origin.
+ * Asset describes the file to read (read tickets only); MimeType too.
+ */
+export type AssetTicket = {
+  url: string;
+  method: string;
+  path: string;
+  expiresAt: number;
+  asset?: Asset;
+  mimeType?: string;
+};
 
-export type AssetReadTicketParams = { sessionId: string; path: string };
+/** AssetReadTicketParams asks to read Path. */
+export type AssetReadTicketParams = {
+  sessionId: string;
+  path: string;
+};
 
-export type OriginApprovalStatus = { approved: boolean; origin: string; requestId?: string; url?: string; expiresAt?: string; timeoutMs?: number };
+/**
+ * OriginApprovalStatus is whether the connection's origin may use Core,
+ * and while the user is being asked, where: RequestID names the pending
+ * request, URL is the approval window to open, TimeoutMs how long the user
+ * has to decide.
+ */
+export type OriginApprovalStatus = {
+  approved: boolean;
+  origin: string;
+  requestId?: string;
+  url?: string;
+  expiresAt?: string;
+  timeoutMs?: number;
+};
 
-export type StatusChangedData = { status: Status; previousStatus: Status; waitingOn?: PendingTool[] };
+export type StatusChangedData = {
+  status: Status;
+  previousStatus: Status;
+  /**
+   * While waiting_tool_result: the tools still pending, oldest first.
+   * While waiting_approval: the calls waiting for the user's consent.
+   */
+  waitingOn?: PendingTool[];
+};
 
-export type PendingTool = { toolRequestId: string; tool: string; approvalId?: string };
+export type PendingTool = {
+  toolRequestId: string;
+  tool: string;
+  /**
+   * ApprovalID names the call's consent request (waiting_approval):
+   * what `pedelec approve <id>` and the console answer.
+   */
+  approvalId?: string;
+};
 
-export type ChatDeltaData = { text: string };
+export type ChatDeltaData = {
+  text: string;
+};
 
-export type ToolCallData = { toolRequestId: string; tool: string; timeoutMs: number; deadline: number; turnStartedAt: number; redelivered?: boolean; args: JsonValue };
+/**
+ * ToolCallData asks the page to run one handler. Deadline is unix ms.
+ * Args comes last: Core writes the agent's bytes in as they are (MarshalRaw).
+ */
+export type ToolCallData = {
+  toolRequestId: string;
+  tool: string;
+  timeoutMs: number;
+  deadline: number;
+  turnStartedAt: number;
+  redelivered?: boolean;
+  args: JsonValue;
+};
 
-export type ToolCallSettledData = { toolRequestId: string; tool: string; outcome: SettleOutcome };
+/**
+ * ToolCallSettledData tells the page a call no longer waits for it, so an
+ * interactive handler (a modal) can close. Outcome is one of SettleOutcomes.
+ */
+export type ToolCallSettledData = {
+  toolRequestId: string;
+  tool: string;
+  outcome: SettleOutcome;
+};
 
+/** SettleOutcome is how a tool call stopped waiting (tool_call_settled). */
 export type SettleOutcome = "result" | "timeout" | "session_ended" | "cancelled" | "interrupted";
 
-export type AgentActivityData = { toolCallId: string; title: string; kind?: string; status: string; reason?: string };
+/**
+ * AgentActivityData is one step of a tool of the agent's own (its shell,
+ * its file reads): ACP's tool_call / tool_call_update (status pending,
+ * in_progress, completed, failed) or Pedelec's answer to its permission
+ * request (status allowed or rejected, with Reason). Display only: the
+ * page runs nothing for it.
+ */
+export type AgentActivityData = {
+  toolCallId: string;
+  title: string;
+  /** ACP's: read, edit, execute, fetch, ... */
+  kind?: string;
+  status: string;
+  reason?: string;
+};
 
-export type ErrorData = { error: WireError | null };
+export type ErrorData = {
+  error: WireError | null;
+};
 
-export type WireError = { code: string; message: string; details?: unknown };
+/**
+ * Error is the one failure shape Pedelec puts on any wire: the SDK's
+ * WebSocket, the agent endpoint, the CLI's stdout. Code is stable and
+ * upper-snake; Message is for a person or a model; Details is JSON data.
+ *
+ * Inside the process errors travel as plain `error`s, wrapped with %w;
+ * AsError turns one into this shape only where it leaves the process.
+ */
+export type WireError = {
+  code: string;
+  message: string;
+  details?: unknown;
+};
 
-export type DoneData = { ok: boolean; prepare?: boolean; error?: WireError };
+/** DoneData ends a turn. OK false carries the turn's error. */
+export type DoneData = {
+  ok: boolean;
+  prepare?: boolean;
+  error?: WireError;
+};
 
-export type EndedData = { reason: EndReason };
+export type EndedData = {
+  /** one of EndReasons */
+  reason: EndReason;
+};
 
+/** EndReason is why a session ended (the ended event). */
 export type EndReason = "end_session" | "disconnect" | "shutdown" | "resume_window_expired" | "origin_revoked";
 
-export type EventsTruncatedData = { error?: WireError; fromSeq: number; toSeq: number; dropped: number };
+/**
+ * EventsTruncatedData says which events a resuming page missed for good:
+ * seqs FromSeq..ToSeq were dropped from the bounded log (or never written
+ * before a crash). Error has the code EVENTS_TRUNCATED.
+ */
+export type EventsTruncatedData = {
+  error?: WireError;
+  fromSeq: number;
+  toSeq: number;
+  dropped: number;
+};

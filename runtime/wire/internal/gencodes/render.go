@@ -45,7 +45,7 @@ func render(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	protocol, err := protocolTS()
+	protocol, err := protocolTS(root)
 	if err != nil {
 		return nil, err
 	}
