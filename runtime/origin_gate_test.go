@@ -52,9 +52,7 @@ func awaitPending(t *testing.T, h *harness, n int, what string) []wire.ApprovalR
 }
 
 func sessionCount(h *harness) int {
-	h.core.mu.Lock()
-	defer h.core.mu.Unlock()
-	return len(h.core.sessions)
+	return len(h.core.sessions.All())
 }
 
 type gateResult struct {
