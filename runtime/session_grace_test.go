@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -55,7 +56,7 @@ func TestDisconnectGraceChecks(t *testing.T) {
 	no, yes := false, true
 	for _, params := range []wire.CreateSessionParams{
 		{AutoEndOnDisconnect: &yes, DisconnectGraceMs: -1},
-		{AutoEndOnDisconnect: &yes, DisconnectGraceMs: MaxDisconnectGrace.Milliseconds() + 1},
+		{AutoEndOnDisconnect: &yes, DisconnectGraceMs: session.MaxDisconnectGrace.Milliseconds() + 1},
 		{AutoEndOnDisconnect: &no, DisconnectGraceMs: 1000},
 	} {
 		params.Provider, params.Skills = "held", json.RawMessage(harnessSkills)
