@@ -6,6 +6,9 @@ import react from "@vitejs/plugin-react";
 // from one to the next (createSession({followPage: true})).
 export default defineConfig({
   plugins: [react()],
+  // Installed from the checkout (file:../..), the SDK's react import would
+  // resolve from sdk/, which has no React: use the app's one copy.
+  resolve: { dedupe: ["react", "react-dom"] },
   build: {
     rollupOptions: {
       input: {
