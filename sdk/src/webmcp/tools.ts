@@ -5,13 +5,16 @@
 //   annotations                → annotations (readOnlyHint never asks for
 //                                consent; untrustedContentHint marks results)
 //   execute(input, {signal})   → the handler; signal aborts when the agent
-//                                cancels, the deadline passes or the session ends
+//                                cancels, the deadline passes or the session ends;
+//                                an MCP CallToolResult it returns is read as
+//                                what it means (call-result.ts)
 // A schema outside the subset is refused by tool and keyword, never
 // checked by ignoring a keyword (docs/decisions.md).
 
 import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue, ToolAnnotations, ToolArgsSchema, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
+import { fromCallToolResult } from "./call-result.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
@@ -23,7 +26,7 @@ const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
 export function webmcpHandler(reg: WebMCPRegistration) {
   return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
     const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
-    return asJson(value);
+    return fromCallToolResult(asJson(value));
   };
 }
 
