@@ -13,7 +13,7 @@ import { checkedManifest } from "./manifest.js";
 import { displayName, isOriginalProvider, providerInfo, settingsFrom } from "./providers.js";
 import { PedelecSession } from "./session.js";
 import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
-import { installModelContext } from "./webmcp/install.js";
+import { installModelContext, webmcpReady } from "./webmcp/install.js";
 import { currentWebMCPTools, linkWebMCP, manifestOf } from "./webmcp/link.js";
 import { refusedTools } from "./webmcp/tools.js";
 import type {
@@ -293,6 +293,7 @@ export class Pedelec {
     if (exposeToBrowser !== undefined && typeof exposeToBrowser !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
     const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
+    if (webmcp === true) await webmcpReady();
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     await this.ensureApproved();
     const params: Record<string, unknown> = { skills: web?.manifest ?? manifest };
