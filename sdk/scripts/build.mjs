@@ -1,4 +1,5 @@
-// Builds the SDK into one ES module and one .d.ts:
+// Builds the SDK into one ES module and one .d.ts, and the classic script
+// that installs document.modelContext before a page's own scripts (webmcp.js):
 //   node scripts/build.mjs <outdir>   build into outdir (npm run build: dist)
 //   node scripts/build.mjs --check    build into a temp dir and fail when the
 //                                     committed dist/ differs, so CI proves the
@@ -13,7 +14,9 @@ import dtsBundleGenerator from "dts-bundle-generator";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const entry = join(root, "src", "index.ts");
 const banner = "// @kaoruisaac/pedelec: the Pedelec browser SDK. Generated from sdk/src by `npm run build`; do not edit.";
-const FILES = ["pedelec.js", "pedelec.d.ts"];
+const classicEntry = join(root, "src", "webmcp-classic.ts");
+const classicBanner = "// @kaoruisaac/pedelec webmcp.js: installs document.modelContext for Pedelec. Generated from sdk/src by `npm run build`; do not edit.";
+const FILES = ["pedelec.js", "pedelec.d.ts", "webmcp.js"];
 
 async function buildInto(outdir) {
   mkdirSync(outdir, { recursive: true });
@@ -28,6 +31,19 @@ async function buildInto(outdir) {
     legalComments: "none",
     charset: "utf8",
     banner: { js: banner },
+    logLevel: "warning",
+  });
+  await build({
+    entryPoints: [classicEntry],
+    outfile: join(outdir, "webmcp.js"),
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: ["es2020", "chrome100", "firefox100", "safari15"],
+    sourcemap: false,
+    legalComments: "none",
+    charset: "utf8",
+    banner: { js: classicBanner },
     logLevel: "warning",
   });
   const [dts] = dtsBundleGenerator.generateDtsBundle(
@@ -50,7 +66,7 @@ if (arg === "--check") {
       console.error(`dist is out of date with src: ${stale.map((f) => `dist/${f}`).join(", ")}. Run \`npm run build\` in sdk/ and commit dist/.`);
       process.exit(1);
     }
-    console.log("dist matches src: dist/pedelec.js and dist/pedelec.d.ts are the build of sdk/src");
+    console.log(`dist matches src: ${FILES.map((f) => `dist/${f}`).join(", ")} are the build of sdk/src`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
