@@ -277,6 +277,29 @@ return { tools: [...session.tools].sort(), text };
 				t.Errorf("early_bird without a native modelContext: %+v", lines[3])
 			}
 
+			if mode.native {
+				// A defineTool tool, shown to the browser's agent, is not read back as one of the page's.
+				var seen struct {
+					Browser bool     `json:"browser"`
+					Session []string `json:"session"`
+					Errors  []string `json:"errors"`
+				}
+				b.js(t, &seen, `
+const { defineTool } = await import(document.querySelector('script[type=module]').textContent.match(/"([^"]+pedelec.js)"/)[1]);
+const own = defineTool({ name: "own_tool", description: "Pedelec's own.", argsSchema: { type: "object", properties: {} }, handler: () => ({ own: true }) });
+const s = await window.pedelec.createSession({ provider: "script", webmcp: true, skills: { guidance: "g", tools: [own] } });
+const errors = []; s.onError((e) => errors.push(e.code + ": " + e.message));
+await new Promise((r) => setTimeout(r, 300));
+const browser = (await document.modelContext.getTools()).some((t) => t.name === "own_tool");
+const session = s.tools.filter((n) => n === "own_tool");
+await s.end();
+return { browser, session, errors };
+`)
+				if !seen.Browser || len(seen.Session) != 1 || len(seen.Errors) != 0 {
+					t.Errorf("own_tool: in the browser's list %v, in the session %v, errors %v", seen.Browser, seen.Session, seen.Errors)
+				}
+			}
+
 			// The same tools over MCP: structuredContent unchanged, the
 			// error's text in front of the client's model.
 			b.js(t, nil, `await session.end(); window.session = await window.pedelec.createSession({ provider: "mcp", webmcp: true }); return null;`)
