@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
@@ -182,6 +183,55 @@ return { rated, gone };
 				}
 			})
 		})
+	}
+}
+
+// A real agent CLI (codex, against a scripted model) calls a form tool,
+// and its next turn is told of a form the page added meanwhile.
+func TestBrowserWebMCPFormsWithCodex(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the codex CLI")
+	ms := codexCLI.newServer(t,
+		modelserver.Run(`pedelec tool-call add_note '{"text":"call the hotel"}'`),
+		modelserver.Say("Noted."),
+		modelserver.Run(`pedelec tool-call rate_trip '{"stars":"4"}'`),
+		modelserver.Say("Rated."),
+	)
+	b, _ := webmcpEnv(t, "forms.html", func(origin string) *testenv.Server {
+		return serveCLI(t, codexCLI, ms.URL, "--allow-origin", origin)
+	})
+	var got struct {
+		First  string           `json:"first"`
+		Second string           `json:"second"`
+		Notes  []map[string]any `json:"notes"`
+	}
+	b.js(t, &got, `
+window.session = await window.pedelec.createSession({ provider: "codex", webmcp: true });
+`+waitForTools+`
+const first = (await session.sendTurn("Note: call the hotel.")).text;
+window.addRating();
+await waitFor(() => session.tools.includes("rate_trip"), "rate_trip");
+const second = (await session.sendTurn("Rate the trip 4 stars.")).text;
+await session.end();
+return { first, second, notes: window.notes };
+`)
+	if len(got.Notes) != 1 || got.Notes[0]["text"] != "call the hotel" || !strings.Contains(got.First, "Noted.") || !strings.Contains(got.Second, "Rated.") {
+		t.Errorf("turns %q, %q; notes %v", got.First, got.Second, got.Notes)
+	}
+	reqs := ms.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("model requests = %d, want 4", len(reqs))
+	}
+	if out := codexCLI.toolOutput(reqs[1]); !strings.Contains(out, `{"ok":true,"result":{"saved":{"id":1,"text":"call the hotel","pinned":false}}}`) {
+		t.Errorf("add_note's result did not reach the agent:\n%s", out)
+	}
+	body := string(reqs[2].Body)
+	for _, want := range []string{"Tools changed since your last turn", "rate_trip (new)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the second turn's prompt lacks %q", want)
+		}
+	}
+	if out := codexCLI.toolOutput(reqs[3]); !strings.Contains(out, `"rated":"4"`) {
+		t.Errorf("rate_trip's result did not reach the agent:\n%s", out)
 	}
 }
 
