@@ -182,6 +182,24 @@ return { rated, gone };
 					t.Errorf("contact_us after the user sent it:\n%s", text)
 				}
 			})
+
+			t.Run("a form removed while its call waits for the user ends the call", func(t *testing.T) {
+				b.js(t, nil, `window.contactTurn = session.sendTurn('call contact_us {"message":"never sent"}'); return null;`)
+				b.waitJS(t, 15*time.Second, `document.querySelector("#contact input").value === "never sent"`, "the form filled")
+				var text string
+				b.js(t, &text, `document.getElementById("contact").remove(); return (await window.contactTurn).text;`)
+				l := agentLines(t, text)
+				var r struct {
+					Error struct{ Code, Message string } `json:"error"`
+				}
+				if len(l) == 1 {
+					json.Unmarshal(l[0].Result, &r)
+				}
+				if len(l) != 1 || r.Error.Code != "TOOL_HANDLER_ERROR" {
+					t.Errorf("contact_us after its form was removed:\n%s", text)
+				}
+				t.Logf("the agent read: %s", r.Error.Message)
+			})
 		})
 	}
 }

@@ -2687,6 +2687,9 @@ async function callForm(form, input, signal) {
   const autosubmit = form.hasAttribute("toolautosubmit");
   const stopped = new Promise((_, reject) => {
     signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    form.addEventListener("reset", () => reject(new Error("the form was reset while the call ran")), { once: true });
+  });
+  stopped.catch(() => {
   });
   try {
     if (autosubmit) {
@@ -2804,14 +2807,15 @@ function scan(declared) {
     if (now.get(form)?.key !== d.key) {
       registrations.remove(d.reg);
       declared.delete(form);
+      d.cancel(form.isConnected ? "the form's tool declaration changed while the call ran" : "the form was removed from the page while the call ran");
     }
   }
   for (const [form, d] of now) {
     if (declared.has(form)) continue;
-    const reg = d.make();
-    if (registrations.has(reg.name)) continue;
-    registrations.add(reg);
-    declared.set(form, { key: d.key, reg });
+    const made = d.make();
+    if (registrations.has(made.reg.name)) continue;
+    registrations.add(made.reg);
+    declared.set(form, { key: d.key, ...made });
   }
 }
 function definition(form) {
@@ -2822,16 +2826,25 @@ function definition(form) {
   const key2 = JSON.stringify([name, description, inputSchema, form.hasAttribute("toolautosubmit")]);
   return {
     key: key2,
-    make: () => ({
-      name,
-      description,
-      inputSchema,
-      execute: (input, options) => callForm(form, input, options?.signal),
-      readOnlyHint: false,
-      untrustedContentHint: false,
-      exposedTo: [],
-      source: "form"
-    })
+    make: () => {
+      const inflight = /* @__PURE__ */ new Set();
+      const execute = async (input, options) => {
+        const controller = new AbortController();
+        const outer = options?.signal;
+        if (outer?.aborted) throw outer.reason;
+        const forward = () => controller.abort(outer?.reason);
+        outer?.addEventListener("abort", forward, { once: true });
+        inflight.add(controller);
+        try {
+          return await callForm(form, input, controller.signal);
+        } finally {
+          inflight.delete(controller);
+          outer?.removeEventListener("abort", forward);
+        }
+      };
+      const reg = { name, description, inputSchema, execute, readOnlyHint: false, untrustedContentHint: false, exposedTo: [], source: "form" };
+      return { reg, cancel: (why) => inflight.forEach((c) => c.abort(new Error(why))) };
+    }
   };
 }
 

@@ -20,7 +20,7 @@ const WATCHED = [
   "multiple", "disabled", "readonly", "value", "label", "for", "form",
 ];
 
-type Declared = { key: string; reg: WebMCPRegistration };
+type Declared = { key: string; reg: WebMCPRegistration; cancel: (why: string) => void };
 
 /** Starts following the document's <form toolname> tools, once per page. */
 export function startDeclarativeTools() {
@@ -46,7 +46,7 @@ export function startDeclarativeTools() {
 
 /** Brings registrations in line with the forms the document has now. */
 function scan(declared: Map<HTMLFormElement, Declared>) {
-  const now = new Map<HTMLFormElement, { key: string; make: () => WebMCPRegistration }>();
+  const now = new Map<HTMLFormElement, { key: string; make: () => Omit<Declared, "key"> }>();
   for (const form of Array.from(document.querySelectorAll<HTMLFormElement>("form[toolname]"))) {
     const d = definition(form);
     if (d) now.set(form, d);
@@ -55,15 +55,17 @@ function scan(declared: Map<HTMLFormElement, Declared>) {
     if (now.get(form)?.key !== d.key) {
       registrations.remove(d.reg);
       declared.delete(form);
+      // The explainer: a changed tool declaration cancels the calls in flight.
+      d.cancel(form.isConnected ? "the form's tool declaration changed while the call ran" : "the form was removed from the page while the call ran");
     }
   }
   for (const [form, d] of now) {
     if (declared.has(form)) continue;
-    const reg = d.make();
+    const made = d.make();
     // A name already taken (by registerTool, or an earlier form) stays its first owner's.
-    if (registrations.has(reg.name)) continue;
-    registrations.add(reg);
-    declared.set(form, { key: d.key, reg });
+    if (registrations.has(made.reg.name)) continue;
+    registrations.add(made.reg);
+    declared.set(form, { key: d.key, ...made });
   }
 }
 
@@ -72,7 +74,7 @@ function scan(declared: Map<HTMLFormElement, Declared>) {
  * to 128 of A-Z a-z 0-9 _ - .) or it has no tooldescription, as
  * registerTool refuses those.
  */
-function definition(form: HTMLFormElement): { key: string; make: () => WebMCPRegistration } | undefined {
+function definition(form: HTMLFormElement): { key: string; make: () => Omit<Declared, "key"> } | undefined {
   const name = form.getAttribute("toolname")?.trim() ?? "";
   const description = form.getAttribute("tooldescription")?.trim() ?? "";
   if (!name || name.length > 128 || !WEBMCP_NAME_PATTERN.test(name) || !description) return undefined;
@@ -80,15 +82,24 @@ function definition(form: HTMLFormElement): { key: string; make: () => WebMCPReg
   const key = JSON.stringify([name, description, inputSchema, form.hasAttribute("toolautosubmit")]);
   return {
     key,
-    make: () => ({
-      name,
-      description,
-      inputSchema,
-      execute: (input, options) => callForm(form, input, options?.signal),
-      readOnlyHint: false,
-      untrustedContentHint: false,
-      exposedTo: [],
-      source: "form",
-    }),
+    make: () => {
+      const inflight = new Set<AbortController>();
+      const execute = async (input: Record<string, unknown>, options?: { signal?: AbortSignal }) => {
+        const controller = new AbortController();
+        const outer = options?.signal;
+        if (outer?.aborted) throw outer.reason;
+        const forward = () => controller.abort(outer?.reason);
+        outer?.addEventListener("abort", forward, { once: true });
+        inflight.add(controller);
+        try {
+          return await callForm(form, input, controller.signal);
+        } finally {
+          inflight.delete(controller);
+          outer?.removeEventListener("abort", forward);
+        }
+      };
+      const reg: WebMCPRegistration = { name, description, inputSchema, execute, readOnlyHint: false, untrustedContentHint: false, exposedTo: [], source: "form" };
+      return { reg, cancel: (why) => inflight.forEach((c) => c.abort(new Error(why))) };
+    },
   };
 }

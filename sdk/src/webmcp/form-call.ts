@@ -223,7 +223,10 @@ export async function callForm(form: HTMLFormElement, input: Record<string, unkn
   const autosubmit = form.hasAttribute("toolautosubmit");
   const stopped = new Promise<never>((_, reject) => {
     signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    // The explainer: a form reset cancels the call in flight.
+    form.addEventListener("reset", () => reject(new Error("the form was reset while the call ran")), { once: true });
   });
+  stopped.catch(() => {}); // settled by whichever comes first; a later rejection is nobody's
   try {
     if (autosubmit) {
       form.requestSubmit();
