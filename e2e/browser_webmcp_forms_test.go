@@ -51,6 +51,20 @@ func webmcpPage(t *testing.T, native bool, page string) (*browser, *testenv.Serv
 	return b, core
 }
 
+// specSchema is the input schema in a tool-spec answer: a WebMCP tool's
+// inputSchema where Core takes it, else its argsSchema.
+func specSchema(spec json.RawMessage) json.RawMessage {
+	var s struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+		ArgsSchema  json.RawMessage `json:"argsSchema"`
+	}
+	json.Unmarshal(spec, &s)
+	if len(s.InputSchema) > 0 {
+		return s.InputSchema
+	}
+	return s.ArgsSchema
+}
+
 const waitForTools = `
 window.waitFor = async (cond, what) => { const end = Date.now() + 10000; while (!cond()) { if (Date.now() > end) throw new Error("timed out waiting for " + what + "; tools: " + session.tools); await new Promise((r) => setTimeout(r, 10)); } };
 `
@@ -88,16 +102,14 @@ return { tools: [...session.tools].sort(), text, notes: window.notes, submits: w
 					t.Fatalf("agent saw %d answers:\n%s", len(lines), got.Text)
 				}
 				var spec struct {
-					ArgsSchema struct {
-						Properties map[string]map[string]any `json:"properties"`
-						Required   []string                  `json:"required"`
-					} `json:"argsSchema"`
+					Properties map[string]map[string]any `json:"properties"`
+					Required   []string                  `json:"required"`
 				}
-				json.Unmarshal(lines[0].Result, &spec)
-				from := spec.ArgsSchema.Properties["from"]
+				json.Unmarshal(specSchema(lines[0].Result), &spec)
+				from := spec.Properties["from"]
 				if !lines[0].OK || from["type"] != "string" || !strings.Contains(fmt.Sprint(from["pattern"]), "[A-Z]{3}") ||
 					from["description"] != "IATA code of the departure airport, such as JFK" ||
-					spec.ArgsSchema.Properties["flexible"]["type"] != "boolean" || strings.Join(spec.ArgsSchema.Required, ",") != "from,to" {
+					spec.Properties["flexible"]["type"] != "boolean" || strings.Join(spec.Required, ",") != "from,to" {
 					t.Errorf("search_flights' schema as the agent reads it: %s", lines[0].Result)
 				}
 				if !lines[1].OK || string(lines[1].Result) != `{"saved":{"id":1,"text":"pack the charger","pinned":true}}` {
@@ -128,18 +140,15 @@ return { text: (await session.sendTurn('spec book_table\ncall book_table {"peopl
 					if len(lines) != 3 {
 						t.Fatalf("agent saw %d answers:\n%s", len(lines), got.Text)
 					}
-					var spec struct {
-						ArgsSchema json.RawMessage `json:"argsSchema"`
-					}
-					json.Unmarshal(lines[0].Result, &spec)
+					schema := specSchema(lines[0].Result)
 					want := `{"type":"object","properties":{` +
 						`"people":{"type":"integer","minimum":1,"maximum":12,"description":"People"},` +
 						`"area":{"type":"string","enum":["in","out"],"description":"Area. One of: \"in\" (Inside), \"out\" (Terrace)"},` +
 						`"time":{"type":"string","enum":["18:00","20:30"],"description":"Time. One of: \"18:00\" (Early), \"20:30\" (Late)"},` +
 						`"day":{"type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$","description":"Day. A date, YYYY-MM-DD"}},` +
 						`"required":["people","time"]}`
-					if string(spec.ArgsSchema) != want {
-						t.Errorf("book_table's schema:\n got %s\nwant %s", spec.ArgsSchema, want)
+					if string(schema) != want {
+						t.Errorf("book_table's schema:\n got %s\nwant %s", schema, want)
 					}
 					if !lines[1].OK || string(lines[1].Result) != `{"booked":{"people":2,"area":"out","time":"18:00","day":"2027-01-15"}}` {
 						t.Errorf("book_table: %s", lines[1].Result)
