@@ -5,9 +5,7 @@
 //   annotations                → annotations (readOnlyHint never asks for
 //                                consent; untrustedContentHint marks results)
 //   execute(input, {signal})   → the handler; signal aborts when the agent
-//                                cancels, the deadline passes or the session ends;
-//                                an MCP CallToolResult it returns is read as
-//                                what it means (call-result.ts)
+//                                cancels, the deadline passes or the session ends
 // A schema outside the subset is refused by tool and keyword, never
 // checked by ignoring a keyword (docs/decisions.md).
 
@@ -22,7 +20,7 @@ export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { 
 
 const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
 
-/** The handler a session runs for a WebMCP tool. */
+/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration) {
   return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
     const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
