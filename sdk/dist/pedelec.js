@@ -2985,7 +2985,7 @@ async function sync(mc, mirrored) {
   const list = await mc.getTools();
   const seen = /* @__PURE__ */ new Set();
   for (const t of list ?? []) {
-    if (!t || typeof t.name !== "string" || t.window !== void 0 && t.window !== window) continue;
+    if (!t || typeof t.name !== "string" || t.window !== void 0 && typeof window !== "undefined" && t.window !== window) continue;
     if (ownToolNames.has(t.name)) continue;
     seen.add(t.name);
     const key2 = JSON.stringify([t.title, t.description, t.inputSchema, t.annotations]);

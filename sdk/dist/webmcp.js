@@ -610,7 +610,7 @@
     const list = await mc.getTools();
     const seen = /* @__PURE__ */ new Set();
     for (const t of list ?? []) {
-      if (!t || typeof t.name !== "string" || t.window !== void 0 && t.window !== window) continue;
+      if (!t || typeof t.name !== "string" || t.window !== void 0 && typeof window !== "undefined" && t.window !== window) continue;
       if (ownToolNames.has(t.name)) continue;
       seen.add(t.name);
       const key = JSON.stringify([t.title, t.description, t.inputSchema, t.annotations]);

@@ -69,7 +69,7 @@ async function sync(mc: EnumerableModelContext, mirrored: Map<string, { key: str
   const seen = new Set<string>();
   for (const t of list ?? []) {
     // Tools of other documents the browser shows this one (exposedTo) are theirs to offer.
-    if (!t || typeof t.name !== "string" || (t.window !== undefined && t.window !== window)) continue;
+    if (!t || typeof t.name !== "string" || (t.window !== undefined && typeof window !== "undefined" && t.window !== window)) continue;
     if (ownToolNames.has(t.name)) continue;
     seen.add(t.name);
     const key = JSON.stringify([t.title, t.description, t.inputSchema, t.annotations]);
