@@ -3057,6 +3057,7 @@ async function executeNative(mc, t, input, signal) {
   }
 }
 function formOf(name) {
+  if (typeof document === "undefined") return void 0;
   for (const f of Array.from(document.querySelectorAll("form[toolname]"))) if (f.getAttribute("toolname")?.trim() === name) return f;
   return void 0;
 }

@@ -682,6 +682,7 @@
     }
   }
   function formOf(name) {
+    if (typeof document === "undefined") return void 0;
     for (const f of Array.from(document.querySelectorAll("form[toolname]"))) if (f.getAttribute("toolname")?.trim() === name) return f;
     return void 0;
   }

@@ -151,6 +151,7 @@ async function executeNative(mc: EnumerableModelContext, t: RegisteredTool, inpu
 }
 
 function formOf(name: string): HTMLFormElement | undefined {
+  if (typeof document === "undefined") return undefined;
   for (const f of Array.from(document.querySelectorAll<HTMLFormElement>("form[toolname]"))) if (f.getAttribute("toolname")?.trim() === name) return f;
   return undefined;
 }
