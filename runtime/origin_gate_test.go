@@ -52,9 +52,7 @@ func awaitPending(t *testing.T, h *harness, n int, what string) []wire.ApprovalR
 }
 
 func sessionCount(h *harness) int {
-	h.core.mu.Lock()
-	defer h.core.mu.Unlock()
-	return len(h.core.sessions)
+	return len(h.core.sessions.All())
 }
 
 type gateResult struct {
@@ -300,4 +298,21 @@ func TestOriginGateOneRequestPerOrigin(t *testing.T) {
 	if got := awaitPending(t, h, 1, "the other origin's request"); got[0].Origin != "http://other.example" {
 		t.Fatalf("pending = %+v", got)
 	}
+}
+
+// The origin gate's methods and their answer, as a page sees them
+// (runtime/page's origin_gate.go).
+const (
+	methodGetApprovalStatus = "get_approval_status"
+	methodRequestApproval   = "request_approval"
+	methodAwaitApproval     = "await_approval"
+)
+
+type approvalStatus struct {
+	Approved  bool       `json:"approved"`
+	Origin    string     `json:"origin"`
+	RequestID string     `json:"requestId,omitempty"`
+	URL       string     `json:"url,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	TimeoutMs int64      `json:"timeoutMs,omitempty"`
 }

@@ -107,20 +107,17 @@ export type PedelecError = {
 };
 /**
  * What every SDK promise rejects with and every onError listener receives:
- * a PedelecError that is also `instanceof Error` (its prototype chain has
- * Error.prototype) without being an Error object inside. That is the point:
- * an Error's own fields are lost by `{...err}` (message is not enumerable)
- * and by structuredClone/postMessage (only name, message and stack survive),
- * while the original handed out plain objects that survive both. So code,
- * message and details are own enumerable fields, name and the stack are not.
+ * a real Error (so devtools, Playwright and test runners show
+ * "PedelecError: CODE: message" with its stack, not a bare class name) that
+ * is also the original's PedelecError shape: code, message and details are
+ * own enumerable fields, so `{...err}` and `JSON.stringify(err)` keep them.
+ * structuredClone and postMessage copy an Error as name, message and stack
+ * only: post `err.toJSON()` to keep the code (docs/sdk.md, "Errors").
  */
-export declare class PedelecSdkError {
+export declare class PedelecSdkError extends Error {
 	readonly code: ErrorCode | (string & {});
 	readonly message: string;
 	readonly details?: unknown;
-	/** "PedelecError" (on the prototype, so `{...err}` leaves it out). */
-	readonly name: string;
-	readonly stack?: string;
 	constructor(code: ErrorCode | (string & {}), message: string, details?: unknown);
 	/** Builds a PedelecSdkError from a wire error object (or anything else). */
 	static from(value: unknown): PedelecSdkError;
@@ -128,8 +125,6 @@ export declare class PedelecSdkError {
 	toJSON(): PedelecErrorData;
 	/** "PedelecError: CODE: message", as an Error prints. */
 	toString(): string;
-}
-export interface PedelecSdkError extends Error {
 }
 /**
  * The value of the same name: the class, so `new PedelecError(code,

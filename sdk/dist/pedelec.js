@@ -92,14 +92,22 @@ var ERROR_CODES = [
 ];
 
 // src/errors.ts
-var PedelecSdkError = class _PedelecSdkError {
+var PedelecSdkError = class _PedelecSdkError extends Error {
   constructor(code, message, details) {
+    super(message);
     __publicField(this, "code");
-    __publicField(this, "message");
     this.code = code;
-    this.message = message;
+    Object.defineProperty(this, "message", { value: message, writable: true, configurable: true, enumerable: true });
     if (details !== void 0) this.details = details;
-    Object.defineProperty(this, "stack", { value: new Error(message).stack?.replace(/^Error/, "PedelecError"), writable: true, configurable: true, enumerable: false });
+    if (typeof this.stack === "string") {
+      const nl = this.stack.indexOf("\n");
+      Object.defineProperty(this, "stack", {
+        value: `PedelecError: ${code}: ${message}` + (nl >= 0 ? this.stack.slice(nl) : ""),
+        writable: true,
+        configurable: true,
+        enumerable: false
+      });
+    }
   }
   /** Builds a PedelecSdkError from a wire error object (or anything else). */
   static from(value) {
@@ -119,7 +127,6 @@ var PedelecSdkError = class _PedelecSdkError {
     return `PedelecError: ${this.code}: ${this.message}`;
   }
 };
-Object.setPrototypeOf(PedelecSdkError.prototype, Error.prototype);
 Object.defineProperty(PedelecSdkError.prototype, "name", { value: "PedelecError", writable: true, configurable: true, enumerable: false });
 var PedelecError = PedelecSdkError;
 function isErrorData(value) {
