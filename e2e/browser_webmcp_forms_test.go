@@ -28,7 +28,7 @@ var webmcpModes = []struct {
 }{{"polyfill", false}, {"native", true}}
 
 // webmcpBrowser is a browser with or without Chromium's native WebMCP.
-func webmcpBrowser(t *testing.T, native bool) *browser {
+func webmcpBrowser(t testing.TB, native bool) *browser {
 	t.Helper()
 	if native {
 		return newBrowserWith(t, chromedp.Flag("enable-features", "WebMCPTesting"))
@@ -38,7 +38,7 @@ func webmcpBrowser(t *testing.T, native bool) *browser {
 
 // webmcpPage opens page in a browser of the mode, on a Core that allows
 // the app, and checks the mode is the one asked for.
-func webmcpPage(t *testing.T, native bool, page string) (*browser, *testenv.Server) {
+func webmcpPage(t testing.TB, native bool, page string) (*browser, *testenv.Server) {
 	t.Helper()
 	b, core := webmcpEnvIn(t, webmcpBrowser(t, native), page, func(origin string) *testenv.Server {
 		return testenv.Serve(t, []string{"--allow-origin", origin})

@@ -63,7 +63,7 @@ func webmcpEnv(t *testing.T, page string, serve func(origin string) *testenv.Ser
 
 // webmcpEnvIn is webmcpEnv in a browser of the caller's (one with
 // Chromium's native WebMCP, say).
-func webmcpEnvIn(t *testing.T, b *browser, page string, serve func(origin string) *testenv.Server) (*browser, *testenv.Server) {
+func webmcpEnvIn(t testing.TB, b *browser, page string, serve func(origin string) *testenv.Server) (*browser, *testenv.Server) {
 	t.Helper()
 	app, coreURL := webmcpApp(t)
 	core := serve(app.URL)
