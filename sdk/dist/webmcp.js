@@ -215,9 +215,13 @@
   function watchSubmission(form) {
     const s = shared();
     const w = { form };
-    const submitted = new Promise((resolve) => {
+    const submitted = new Promise((resolve, reject) => {
       w.settle = () => resolve(w);
+      w.fail = reject;
     });
+    submitted.catch(() => {
+    });
+    s.pending.get(form)?.fail?.(new Error("another call of this tool filled the form before it was submitted"));
     s.pending.set(form, w);
     return {
       submitted,

@@ -22,6 +22,8 @@ type Watched = {
   response?: Promise<unknown>;
   event?: SubmitEvent;
   settle?: (ev: SubmitEvent) => void;
+  /** Ends the wait when a later call takes the form over. */
+  fail?: (err: Error) => void;
 };
 
 type Shared = {
@@ -101,9 +103,13 @@ function patchSubmitEvent(s: Shared) {
 export function watchSubmission(form: HTMLFormElement): { submitted: Promise<Watched & { event: SubmitEvent }>; cancel(): void } {
   const s = shared();
   const w: Watched = { form };
-  const submitted = new Promise<Watched & { event: SubmitEvent }>((resolve) => {
+  const submitted = new Promise<Watched & { event: SubmitEvent }>((resolve, reject) => {
     w.settle = () => resolve(w as Watched & { event: SubmitEvent });
+    w.fail = reject;
   });
+  submitted.catch(() => {});
+  // One submission answers one call: an earlier call still waiting on this form is over.
+  s.pending.get(form)?.fail?.(new Error("another call of this tool filled the form before it was submitted"));
   s.pending.set(form, w);
   return {
     submitted,
