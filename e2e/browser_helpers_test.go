@@ -36,6 +36,13 @@ type browser struct {
 // let it run as root in a container.
 func newBrowser(t testing.TB) *browser {
 	t.Helper()
+	return newBrowserWith(t)
+}
+
+// newBrowserWith is newBrowser with more command-line options (such as
+// Chromium's native WebMCP, enable-features=WebMCPTesting).
+func newBrowserWith(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(testenv.Chromium(t)),
 		chromedp.Headless,
@@ -50,6 +57,7 @@ func newBrowser(t testing.TB) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1360, 1000),
 	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
 	b := &browser{ctx: ctx}
