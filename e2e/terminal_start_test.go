@@ -50,6 +50,9 @@ func TestServeOnSilentTerminalQueriesNothing(t *testing.T) {
 				return strings.Contains(pty.output(), "Pedelec Core listening")
 			})
 			checkNoTerminalQuery(t, pty.output(), term)
+			if term != "dumb" && !strings.Contains(pty.output(), "\x1b[") {
+				t.Errorf("no colour on a terminal that does colour (TERM=%s): %q", term, pty.output())
+			}
 		})
 	}
 }
