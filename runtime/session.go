@@ -51,6 +51,9 @@ type Session struct {
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage
+	// restoredActive is when a session a restarted Core restored was last
+	// written (zero for a new one); set before it is indexed, read only.
+	restoredActive time.Time
 	notes          console.Notes        // what the console shows that the events lack (runtime/console)
 	consoleFinal   *wire.ConsoleSession // a retired session's last console view (ended.go)
 }
@@ -145,6 +148,7 @@ func (c *Core) createSession(ctx context.Context, pc *conn, p wire.CreateSession
 	}
 	c.mcpSessionsChanged(s)
 	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.origin)
+	s.startAgentEarly(time.Now())
 	return s, nil
 }
 
@@ -346,7 +350,9 @@ func (s *Session) resume(pc *conn, lastSeq *int64) (*wire.SessionInfo, func(), e
 		attach()
 		if pc.isClosed() {
 			s.detached(pc) // the page left before it was attached
+			return
 		}
+		s.startAgentEarly(time.Now())
 	}
 	s.log.Info("session resumed", "pending", pending, "lastSeq", from)
 	return info, then, nil

@@ -120,7 +120,7 @@ func (c *Core) restoreSession(r persist.Record, events []persist.Event) (*Sessio
 		provider: prov, model: r.Model, createdAt: time.UnixMilli(r.CreatedAt),
 		autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: newFieldLog(c.log, "session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
-		events: eventLog{max: c.opts.EventLogSize},
+		events: eventLog{max: c.opts.EventLogSize}, restoredActive: time.UnixMilli(r.UpdatedAt),
 	}
 	s.toolset.Store(&toolSet{skills: skills, reg: tools})
 	if s.primed {
