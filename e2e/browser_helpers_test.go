@@ -238,9 +238,15 @@ type sdkEnv struct {
 // harness page, which imports the SDK from Core.
 func newSDKEnv(t testing.TB, serveArgs ...string) *sdkEnv {
 	t.Helper()
+	return newSDKEnvWith(t, nil, serveArgs...)
+}
+
+// newSDKEnvWith is newSDKEnv with serve's environment entries (KEY=VALUE).
+func newSDKEnvWith(t testing.TB, env []string, serveArgs ...string) *sdkEnv {
+	t.Helper()
 	b := newBrowser(t)
 	app := appServer(t)
-	core := testenv.Serve(t, append([]string{"--allow-origin", app.URL}, serveArgs...))
+	core := testenv.Serve(t, append([]string{"--allow-origin", app.URL}, serveArgs...), env...)
 	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
 	return &sdkEnv{core: core, app: app, b: b}
 }

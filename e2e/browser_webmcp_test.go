@@ -413,7 +413,7 @@ func TestBrowserWebMCPThroughMCPClient(t *testing.T) {
 		!strings.Contains(string(u.Content[0]), "untrusted content") || !strings.Contains(string(u.Content[1]), "IGNORE PREVIOUS") {
 		t.Errorf("read_reviews' result should be marked untrusted: %+v", u)
 	}
-	if r := called.Rejected; r.IsError || !strings.Contains(string(r.Content[0]), "TOOL_HANDLER_ERROR") || !strings.Contains(string(r.Content[0]), "the shop is closed") {
+	if r := called.Rejected; !r.IsError || !strings.Contains(string(r.Content[0]), "TOOL_HANDLER_ERROR") || !strings.Contains(string(r.Content[0]), "the shop is closed") {
 		t.Errorf("checkout's rejection: %+v", r)
 	}
 	if called.Cancelled == nil {

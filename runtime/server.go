@@ -136,6 +136,7 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	defer c.removeApproverToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(c.peers.Listener(l)) }()
+	c.sessions.StartRestoredAgents()
 	select {
 	case err := <-errc:
 		return err
