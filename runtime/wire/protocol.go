@@ -1,7 +1,9 @@
 // Package wire holds every type that crosses a process boundary: the SDK's
 // WebSocket frames, the agent endpoint's requests and answers, and the error
 // shape. Core, the agent commands, the conformance tests and the SDK's
-// TypeScript types all read this one file; docs/protocol.md describes it.
+// TypeScript types all read this package; page.go lists the page
+// WebSocket's methods and events, from which the SDK's types are
+// generated; docs/protocol.md describes it.
 package wire
 
 import "encoding/json"
@@ -154,6 +156,11 @@ type CreateSessionParams struct {
 	Model               string          `json:"model,omitempty"`
 	Skills              json.RawMessage `json:"skills"`
 	AutoEndOnDisconnect *bool           `json:"autoEndOnDisconnect,omitempty"` // default true
+	// DisconnectGraceMs: an autoEndOnDisconnect session ends only when no
+	// page resumed it within this long after its page went away, so a page
+	// that navigates (or reloads) in the same tab keeps it (the SDK's
+	// followPage). 0 (the default) ends it at once, as before.
+	DisconnectGraceMs int64 `json:"disconnectGraceMs,omitempty"`
 }
 
 // SessionInfo is the result of create_session and resume_session.
@@ -165,6 +172,7 @@ type SessionInfo struct {
 	Seq                 int64    `json:"seq"` // the last seq already sent; the next event has a larger one
 	Tools               []string `json:"tools"`
 	AutoEndOnDisconnect bool     `json:"autoEndOnDisconnect"`
+	DisconnectGraceMs   int64    `json:"disconnectGraceMs,omitempty"`
 }
 
 type SessionParams struct {
@@ -198,7 +206,7 @@ type SubmitToolResultParams struct {
 	// Refusal, instead of a result: the handler refused the call (issue
 	// 26). The agent gets TOOL_REFUSED with the page's code and message.
 	Refusal *Refusal        `json:"refusal,omitempty"`
-	Result  json.RawMessage `json:"result"` // last: MarshalRaw writes it as it is
+	Result  json.RawMessage `json:"result,omitempty"` // last: MarshalRaw writes it as it is
 }
 
 // Refusal is a handler's "no" to one call: Code is the page's own

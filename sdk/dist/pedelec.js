@@ -65,6 +65,7 @@ var ERROR_CODES = [
   "ASSET_NOT_FOUND",
   "ASSET_NOT_FILE",
   "ASSET_TOO_LARGE",
+  "ASSET_QUOTA_EXCEEDED",
   "ASSET_READ_TOO_LARGE",
   "ASSET_UPLOAD_BUSY",
   "ASSET_UPLOAD_SERVER_UNAVAILABLE",
@@ -307,8 +308,19 @@ var Connection = class {
   reachable() {
     return this.probe(httpBase(this.url)).catch(() => false);
   }
-  /** Sends one request and resolves with its result, or rejects with its error. */
-  async request(method, params, timeoutMs) {
+  /**
+   * Sends one request and resolves with its result, or rejects with its
+   * error; params and result are the method's (protocol.gen.ts, generated
+   * from Core's own list).
+   */
+  request(method, params, timeoutMs) {
+    return this.send(method, params, timeoutMs);
+  }
+  /**
+   * request for any method name: Pedelec.request, the original's untyped
+   * escape hatch, sends what the page names. T is not checked.
+   */
+  async send(method, params, timeoutMs) {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
@@ -509,11 +521,7 @@ var Connection = class {
     } catch {
       return;
     }
-    if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.backlog.push(frame);
-    } else {
-      this.backlog.push(parsed);
-    }
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) if (isFrame(frame)) this.backlog.push(frame);
     if (!this.resuming) this.drain();
   }
   /**
@@ -549,7 +557,6 @@ var Connection = class {
     this.drained = 0;
   }
   handle(frame) {
-    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
@@ -574,6 +581,9 @@ var Connection = class {
     }
   }
 };
+function isFrame(v) {
+  return typeof v === "object" && v !== null && "type" in v && typeof v.type === "string";
+}
 function keepAlive(timer, on) {
   const t = timer;
   if (on) t?.ref?.();
@@ -1605,7 +1615,7 @@ function asOriginalBusy(e) {
 async function listAssets(s) {
   checkLive(s);
   const r = await s.connection.request("list_assets", { sessionId: s.sessionId });
-  return r.assets ?? [];
+  return (r.assets ?? []).map((a) => ({ ...a, path: a.path.startsWith("/") ? a.path : `/${a.path}` }));
 }
 async function readAsset(s, path, type) {
   checkLive(s);
@@ -1662,6 +1672,26 @@ function decodeName(header) {
     return null;
   }
 }
+
+// src/seq.ts
+var SeqGate = class {
+  constructor(last = 0) {
+    __publicField(this, "last", last);
+  }
+  /** True when the event is new; it then becomes the last one seen. */
+  admit(seq) {
+    if (typeof seq !== "number" || !Number.isFinite(seq) || seq <= this.last) return false;
+    this.last = seq;
+    return true;
+  }
+  get lastSeq() {
+    return this.last;
+  }
+  /** Moves forward without handling (after a resume told us the current seq). */
+  advanceTo(seq) {
+    if (seq > this.last) this.last = seq;
+  }
+};
 
 // src/refuse.ts
 var CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -1748,8 +1778,8 @@ var HandlerRegistry = class {
    * It never throws: a throw, a rejected promise or a non-JSON value all
    * become error results, so the agent always gets an answer.
    */
-  async run(tool, args, ctx) {
-    const selected = this.select(tool);
+  async run(tool, args, ctx, override) {
+    const selected = override ? { source: "named", run: override } : this.select(tool);
     if (selected.source === "none") {
       const message = `No handler is registered in the page for tool "${tool}". Register one with session.onTool("${tool}", handler), give its definition an inline handler, or add a fallback with session.onTool((tool, args, ctx) => ...).`;
       return sdkFailure("none", "TOOL_HANDLER_NOT_FOUND", message, { tool });
@@ -1835,6 +1865,218 @@ function checkProgress(p) {
   return out;
 }
 
+// src/session/calls.ts
+var Calls = class {
+  constructor(s, tools, router) {
+    __publicField(this, "s", s);
+    __publicField(this, "router", router);
+    __publicField(this, "registry");
+    __publicField(this, "calls", /* @__PURE__ */ new Map());
+    // One timer for the running calls' deadlines, armed for the earliest and
+    // left armed when calls finish early (it then finds nothing to abort and
+    // re-arms for the next), instead of a timer set and cleared per call.
+    __publicField(this, "deadlineTimer");
+    __publicField(this, "deadlineAt", Infinity);
+    __publicField(this, "browserCalls", 0);
+    this.registry = new HandlerRegistry(tools);
+    s.onEnd((ended) => {
+      for (const [, call] of this.calls) abortCall(call, ended);
+      this.calls.clear();
+      clearTimeout(this.deadlineTimer);
+      this.deadlineTimer = void 0;
+    });
+  }
+  /** The calls this page runs now, oldest first. */
+  running() {
+    return [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
+  }
+  /** waiting plus the calls this page runs that it does not name. */
+  withRunning(waiting) {
+    const out = [...waiting];
+    for (const [toolRequestId, call] of this.calls) {
+      if (!out.some((p) => p.toolRequestId === toolRequestId)) out.push({ toolRequestId, tool: call.tool });
+    }
+    return out;
+  }
+  onTool(nameOrFallback, handler) {
+    if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback);
+    if (typeof nameOrFallback !== "string") {
+      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
+    }
+    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
+      throw new PedelecError(
+        "INVALID_INPUT",
+        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
+        { tool: nameOrFallback }
+      );
+    }
+    if (typeof handler !== "function") {
+      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
+    }
+    return this.registry.setNamed(nameOrFallback, handler);
+  }
+  setDynamicHandlers(lookup) {
+    this.registry.setDynamic(lookup);
+  }
+  /** Sends Core the session's whole new tool list; resolves with the names now in force. */
+  async updateTools(tools) {
+    const s = this.s;
+    try {
+      if (s.reconnected) await s.reconnected;
+      const res = await s.connection.request("update_tools", { sessionId: s.sessionId, tools });
+      return Array.isArray(res?.tools) ? res.tools : void 0;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (!s.ended) s.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
+      throw e;
+    }
+  }
+  /** Runs a tool's handler for the browser's own agent: no Core turn is behind it. */
+  async runForBrowser(tool, input, signal) {
+    const now = Date.now();
+    const ctx = {
+      ...this.s.context("sdk"),
+      type: "tool_call",
+      toolRequestId: `webmcp_${++this.browserCalls}`,
+      tool,
+      turnId: "",
+      turnStartedAt: now,
+      eventReceivedAt: now,
+      deadline: Number.MAX_SAFE_INTEGER,
+      timeoutMs: 0,
+      redelivered: false,
+      signal
+    };
+    const outcome = await this.registry.run(tool, input ?? {}, ctx);
+    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
+    return outcome.result;
+  }
+  /** tool_call_settled: the call no longer waits for this page. */
+  settled(data) {
+    const s = this.s;
+    s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
+    const call = this.calls.get(data.toolRequestId);
+    if (!call || data.outcome === "result") return;
+    abortCall(call, settledReason(data));
+  }
+  /** tool_call: runs the call's handler and submits its outcome. */
+  async dispatch(turnId, data, eventReceivedAt) {
+    const s = this.s;
+    const { toolRequestId, tool } = data;
+    if (this.calls.has(toolRequestId)) return;
+    const controller = new AbortController();
+    const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
+    const call = { tool, controller, deadline };
+    this.calls.set(toolRequestId, call);
+    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
+    else keepAlive(this.deadlineTimer, true);
+    const waiting = s.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? s.waitingOn : [...s.waitingOn, { toolRequestId, tool }];
+    s.setStatus("waiting_tool_result", "sdk", waiting);
+    const ctx = {
+      ...s.context("core", eventReceivedAt, turnId || void 0),
+      type: "tool_call",
+      toolRequestId,
+      tool,
+      turnId,
+      turnStartedAt: data.turnStartedAt,
+      eventReceivedAt,
+      deadline,
+      timeoutMs: data.timeoutMs,
+      redelivered: data.redelivered === true,
+      signal: controller.signal
+    };
+    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
+    ctx.progress = reporter.report;
+    const outcome = await this.registry.run(tool, data.args, ctx, this.router?.(toolRequestId, tool)).finally(reporter.stop);
+    if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
+    s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
+    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
+      const cause = { code: outcome.failure.code, message: outcome.failure.message };
+      s.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
+    }
+    if (s.ended) return;
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
+  sendProgress(toolRequestId, tool, p, turnId) {
+    const s = this.s;
+    if (s.ended || !this.calls.has(toolRequestId)) return;
+    s.connection.request("tool_progress", { sessionId: s.sessionId, toolRequestId, ...p }).catch(() => {
+    });
+    s.emitStatusDetail("sdk", { progress: { ...p, toolRequestId, tool } }, void 0, turnId || void 0);
+  }
+  /** Arms the deadline timer for at, the earliest deadline of a running call. */
+  watchDeadlines(at) {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineAt = at;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = void 0;
+      this.deadlineAt = Infinity;
+      const now = Date.now();
+      let next = Infinity;
+      for (const call of this.calls.values()) {
+        if (call.deadline <= now) {
+          if (!call.controller.signal.aborted) {
+            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
+          }
+        } else if (call.deadline < next) next = call.deadline;
+      }
+      if (next !== Infinity && !this.s.ended) this.watchDeadlines(next);
+    }, Math.max(0, at - Date.now()));
+  }
+  async submit(toolRequestId, tool, result, turnId, refusal) {
+    const s = this.s;
+    try {
+      if (s.reconnected) await s.reconnected;
+      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : { sessionId: s.sessionId, toolRequestId, result };
+      await s.connection.request("submit_tool_result", params);
+    } catch (err) {
+      const cause = PedelecError.from(err);
+      if (cause.code === "CORE_UNREACHABLE" && !s.ended && s.reconnected) {
+        await s.reconnected;
+        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        return;
+      }
+      if (cause.code === "TOOL_RESULT_INVALID") {
+        s.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...cause.details, tool, toolRequestId }), "sdk", void 0, turnId);
+        return;
+      }
+      if (cause.code === "MESSAGE_TOO_LARGE") {
+        const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
+        s.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
+        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
+      }
+      if (s.ended) return;
+      s.emitError(
+        new PedelecError(
+          "SUBMIT_TOOL_RESULT_FAILED",
+          `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
+          { tool, toolRequestId, cause: cause.toJSON() }
+        ),
+        "sdk",
+        void 0,
+        turnId
+      );
+    }
+  }
+};
+function abortCall(call, reason) {
+  if (!call.controller.signal.aborted) call.controller.abort(reason);
+}
+function settledReason(data) {
+  switch (data.outcome) {
+    case "timeout":
+      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
+    case "cancelled":
+      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
+    case "interrupted":
+      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
+    default:
+      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+  }
+}
+
 // src/listeners.ts
 var Emitter = class {
   constructor() {
@@ -1867,527 +2109,82 @@ function reportListenerError(err) {
   }, 0);
 }
 
-// src/seq.ts
-var SeqGate = class {
-  constructor(last = 0) {
-    __publicField(this, "last", last);
-  }
-  /** True when the event is new; it then becomes the last one seen. */
-  admit(seq) {
-    if (typeof seq !== "number" || !Number.isFinite(seq) || seq <= this.last) return false;
-    this.last = seq;
-    return true;
-  }
-  get lastSeq() {
-    return this.last;
-  }
-  /** Moves forward without handling (after a resume told us the current seq). */
-  advanceTo(seq) {
-    if (seq > this.last) this.last = seq;
-  }
-};
-
-// src/session.ts
+// src/session/state.ts
 var STATUSES = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
-var PedelecSession = class {
-  /** @internal Sessions come from Pedelec.createSession / resumeSession. */
-  constructor(init) {
-    /** Core's id for this session; keep it to resumeSession() after a reload. */
-    __publicField(this, "sessionId");
-    /** The provider running the agent (codex, claude, openai, script, ...). */
-    __publicField(this, "provider");
-    /** The model, when one was chosen (explicitly or by Core's configuration). */
-    __publicField(this, "model");
-    /** When this session object was constructed (browser Date.now()). */
-    __publicField(this, "sessionCreatedAt");
-    /** Pedelec Core addition: the tool names Core registered for this session. */
-    __publicField(this, "tools");
-    /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
-    __publicField(this, "autoEndOnDisconnect");
-    __publicField(this, "connection");
-    __publicField(this, "registry");
-    __publicField(this, "seq");
-    __publicField(this, "onForget");
+var SessionState = class {
+  constructor(id, connection, seq, status, onForget) {
+    __publicField(this, "id", id);
+    __publicField(this, "connection", connection);
+    __publicField(this, "seq", seq);
+    __publicField(this, "onForget", onForget);
     __publicField(this, "status");
     __publicField(this, "waitingOn", []);
-    __publicField(this, "turn", null);
-    __publicField(this, "preparing", null);
-    __publicField(this, "prepared", false);
-    __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
-    __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
-    __publicField(this, "calls", /* @__PURE__ */ new Map());
-    // One timer for the running calls' deadlines, armed for the earliest and
-    // left armed when calls finish early (it then finds nothing to abort and
-    // re-arms for the next), instead of a timer set and cleared per call.
-    __publicField(this, "deadlineTimer");
-    __publicField(this, "deadlineAt", Infinity);
-    __publicField(this, "ended", false);
-    /** The connection dropped and the session has not been resumed yet. */
-    __publicField(this, "reconnecting", false);
-    __publicField(this, "reconnected", null);
-    __publicField(this, "markReconnected", null);
     /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
     __publicField(this, "originApproval");
+    __publicField(this, "ended", false);
     /** Core's status as of the last resume, to know whether a turn can still end. */
     __publicField(this, "coreStatus", "idle");
-    __publicField(this, "unsubscribe");
-    /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
-    __publicField(this, "cleanups", []);
-    __publicField(this, "browserCalls", 0);
+    /** The connection dropped and the session has not been resumed yet. */
+    __publicField(this, "reconnecting", false);
+    /** Settles when the session is resumed (or given up on); null while connected. */
+    __publicField(this, "reconnected", null);
+    __publicField(this, "markReconnected", null);
     __publicField(this, "chat", new Emitter());
     __publicField(this, "statusEmitter", new Emitter());
     __publicField(this, "errors", new Emitter());
     __publicField(this, "endedEmitter", new Emitter());
-    if (!init?.info || !init.connection) {
-      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
-    }
-    const { info } = init;
-    this.sessionId = info.sessionId;
-    this.provider = info.provider ?? "";
-    if (info.model) this.model = info.model;
-    this.sessionCreatedAt = Date.now();
-    this.tools = Object.freeze([...info.tools ?? []]);
-    this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
-    this.connection = init.connection;
-    this.onForget = init.onForget;
-    this.registry = new HandlerRegistry(init.tools);
-    this.seq = new SeqGate(info.seq ?? 0);
-    this.status = STATUSES.includes(info.status) ? info.status : "idle";
-    if (this.status === "ended") this.ended = true;
-    this.unsubscribe = this.connection.subscribe(this.sessionId, (ev) => this.receive(ev));
-  }
-  // ---- turns ----
-  /**
-   * Starts one user turn. Resolves when the turn is over; rejects with the
-   * turn's error, SESSION_BUSY when a turn is already running (one at a
-   * time), or SESSION_ENDED when the session ends first. The text arrives
-   * through onChat; sendTurn() also resolves with it.
-   */
-  async sendText(text) {
-    await this.sendTurn(text);
-  }
-  /**
-   * Pedelec Core addition: sendText that resolves with the turn's record,
-   * {turnId, startedAt, text}, text being the whole assistant message.
-   */
-  async sendTurn(text) {
-    if (typeof text !== "string") {
-      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
-    }
-    if (this.preparing) await this.preparing.catch(() => {
+    /** The turn a listener's context names (set by turns.ts). */
+    __publicField(this, "turnRef", () => void 0);
+    /** Stops routing Core's events here (set once subscribed). */
+    __publicField(this, "unsubscribe", () => {
     });
-    return this.startTurn("send_text", { sessionId: this.sessionId, text }, "user");
+    /** Run in order when the session ends, with the error pending work fails with. */
+    __publicField(this, "endHooks", []);
+    /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
+    __publicField(this, "cleanups", []);
+    this.status = status;
+    if (status === "ended") this.ended = true;
   }
-  /**
-   * Warms the provider up before the first user turn; its chat is not
-   * delivered. Idempotent once it succeeded; concurrent callers share one
-   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
-   */
-  prepare() {
-    if (this.ended) return Promise.reject(this.endedError());
-    if (this.turn?.kind === "user") {
-      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
-    }
-    if (this.prepared) return Promise.resolve();
-    if (this.preparing) return this.preparing;
-    const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
-      () => {
-        this.prepared = true;
-      }
-    );
-    this.preparing = p;
-    const clear = () => {
-      if (this.preparing === p) this.preparing = null;
-    };
-    p.then(clear, clear);
-    return p;
+  get sessionId() {
+    return this.id.sessionId;
   }
-  /**
-   * Ends the session: Core stops its provider and fails its pending calls.
-   * Resolves at once on an ended session. When Core cannot be told, it
-   * reports the error through onError, rejects, and the session stays as it was.
-   */
-  async end() {
-    if (this.ended) return;
-    try {
-      await this.connection.request("end_session", { sessionId: this.sessionId });
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
-        this.emitError(e, "sdk");
-        throw e;
-      }
-    }
-    this.markEnded("end_session", "sdk");
-  }
-  /**
-   * True while the connection to Core is lost and the SDK is reconnecting
-   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
-   * When Core is back the session is resumed by itself, the events it
-   * missed are replayed, and the status becomes Core's again.
-   */
-  isReconnecting() {
-    return this.reconnecting;
-  }
-  /**
-   * The current status: idle, running, waiting_tool_result,
-   * waiting_approval (a call waits for the user's consent, or, while
-   * reconnecting, this origin waits for the user's approval:
-   * getOriginApproval()), ended or error.
-   */
-  getStatus() {
-    return this.status;
-  }
-  /**
-   * Pedelec Core addition: the origin approval this session waits for
-   * while it reconnects ({origin, requestId, url, error?}; error is
-   * OPEN_POPUP_FAILED when the window was blocked), or null.
-   */
-  getOriginApproval() {
-    return this.originApproval ? { ...this.originApproval } : null;
-  }
-  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
   getWaitingOn() {
     return this.waitingOn.map((p) => ({ ...p }));
   }
-  // ---- listeners ----
-  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
-  onChat(handler) {
-    return this.chat.add(handler);
+  endedError() {
+    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
   }
-  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
-  onStatus(handler) {
-    return this.statusEmitter.add(handler);
+  /** fn runs when the session ends, before its listeners hear it. */
+  onEnd(fn) {
+    this.endHooks.push(fn);
   }
-  /**
-   * Errors that belong to no promise: Core's error events (ctx.source
-   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
-   * Core refused it, or it is not JSON), a lost connection, a failed end().
-   * A handler that throws, or no handler, is told to the agent only.
-   */
-  onError(handler) {
-    return this.errors.add(handler);
-  }
-  /** Called once when the session first becomes ended. */
-  onEnded(handler) {
-    return this.endedEmitter.add(handler);
-  }
-  onTool(nameOrFallback, handler) {
-    if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback);
-    if (typeof nameOrFallback !== "string") {
-      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
-    }
-    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
-      throw new PedelecError(
-        "INVALID_INPUT",
-        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
-        { tool: nameOrFallback }
-      );
-    }
-    if (typeof handler !== "function") {
-      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
-    }
-    return this.registry.setNamed(nameOrFallback, handler);
-  }
-  uploadAsset(file, targetPath) {
-    return uploadAsset(this.assetSession(), file, targetPath);
-  }
-  /** Every regular file in assets/, at every level, newest first, then by name. */
-  listAssets() {
-    return listAssets(this.assetSession());
-  }
-  readAsset(path, type) {
-    return readAsset(this.assetSession(), path, type);
-  }
-  assetSession() {
-    return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
-  }
-  // ---- WebMCP (webmcp/): hooks for the page's tools that change while the session lives ----
-  /** @internal Where the page's WebMCP tools' handlers are looked up. */
-  setDynamicHandlers(lookup) {
-    this.registry.setDynamic(lookup);
-  }
-  /** @internal Runs fn when the session ends (at once if it has). */
+  /** Runs fn when the session ends (at once if it has). */
   onCleanup(fn) {
     if (this.ended) fn();
     else this.cleanups.push(fn);
-  }
-  /** @internal Reports an error that belongs to no promise, through onError. */
-  reportError(err) {
-    this.emitError(err, "sdk");
-  }
-  /**
-   * @internal Sends Core the session's whole new tool list (update_tools).
-   * Core's refusal is reported through onError and rejects.
-   */
-  async updateTools(tools) {
-    if (this.ended) return;
-    try {
-      if (this.reconnected) await this.reconnected;
-      const res = await this.connection.request("update_tools", { sessionId: this.sessionId, tools });
-      if (Array.isArray(res?.tools)) this.tools = Object.freeze([...res.tools]);
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (!this.ended) this.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
-      throw e;
-    }
-  }
-  /**
-   * @internal Runs a tool's handler for the browser's own agent (a native
-   * document.modelContext): the same handler Core's calls get, with a
-   * context that says no Core turn is behind it. Rejects with the
-   * handler's error message.
-   */
-  async runForBrowser(tool, input, signal) {
-    const now = Date.now();
-    const ctx = {
-      ...this.context("sdk"),
-      type: "tool_call",
-      toolRequestId: `webmcp_${++this.browserCalls}`,
-      tool,
-      turnId: "",
-      turnStartedAt: now,
-      eventReceivedAt: now,
-      deadline: Number.MAX_SAFE_INTEGER,
-      timeoutMs: 0,
-      redelivered: false,
-      signal
-    };
-    const outcome = await this.registry.run(tool, input ?? {}, ctx);
-    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
-    return outcome.result;
-  }
-  // ---- internals ----
-  endedError() {
-    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
   }
   /** The context fields every listener gets. */
   context(source, eventReceivedAt, turnId) {
     const ctx = {
       sessionId: this.sessionId,
-      provider: this.provider,
-      sessionCreatedAt: this.sessionCreatedAt,
+      provider: this.id.provider,
+      sessionCreatedAt: this.id.sessionCreatedAt,
       eventEmittedAt: Date.now(),
       source
     };
-    if (this.model !== void 0) ctx.model = this.model;
+    if (this.id.model !== void 0) ctx.model = this.id.model;
     if (eventReceivedAt !== void 0) ctx.eventReceivedAt = eventReceivedAt;
-    const turn = this.turn;
-    if (turn && (turnId === void 0 || turn.turnId === null || turn.turnId === turnId)) {
+    const turn = this.turnRef(turnId);
+    if (turn) {
       if (turn.turnId) ctx.turnId = turn.turnId;
-      if (turn.startedAt) ctx.turnStartedAt = turn.startedAt;
-      ctx.turnKind = turn.kind;
-    } else if (turnId) {
-      ctx.turnId = turnId;
-      const other = this.otherTurns.get(turnId);
-      if (other) ctx.turnStartedAt = other.startedAt;
-      ctx.turnKind = "user";
+      if (turn.turnStartedAt) ctx.turnStartedAt = turn.turnStartedAt;
+      ctx.turnKind = turn.turnKind;
     }
     return ctx;
   }
   emitError(error, source, eventReceivedAt, turnId) {
     const ctx = { ...this.context(source, eventReceivedAt, turnId), type: source === "core" ? "error" : "sdk_error" };
     this.errors.emit(error, ctx);
-  }
-  async startTurn(method, params, kind) {
-    if (this.ended) throw this.endedError();
-    if (this.turn) {
-      throw new PedelecError(
-        "SESSION_BUSY",
-        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
-        { turnId: this.turn.turnId }
-      );
-    }
-    let resolve;
-    let reject;
-    const done = new Promise((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    if (this.reconnecting) {
-      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
-    }
-    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
-    this.turn = turn;
-    const before = this.status;
-    this.setStatus("running", "sdk", []);
-    try {
-      const started = await this.connection.request(method, params);
-      turn.turnId = started.turnId;
-      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (this.turn === turn) this.turn = null;
-      if (e.code === "SESSION_ENDED" || e.code === "THREAD_NOT_FOUND") this.markEnded("end_session", "sdk");
-      else if (this.status === "running" && !this.ended) this.setStatus(before, "sdk", this.waitingOn);
-      throw e;
-    }
-    const early = turn.turnId ? this.earlyDone.get(turn.turnId) : void 0;
-    if (early && turn.turnId) {
-      this.earlyDone.delete(turn.turnId);
-      this.finishTurn(turn, early);
-    }
-    return done;
-  }
-  finishTurn(turn, data) {
-    if (this.turn === turn) this.turn = null;
-    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
-    if (data.ok) {
-      turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
-    } else {
-      turn.reject(PedelecError.from(data.error ?? { code: "PROVIDER_ERROR", message: "The turn failed" }));
-    }
-  }
-  /**
-   * @internal The connection to Core closed. The session waits in a visible
-   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
-   * details say reconnecting) while the client retries; a running turn and
-   * running handlers are kept: Core replays what happened meanwhile.
-   */
-  connectionLost(err) {
-    if (this.ended || this.reconnecting) return;
-    this.reconnecting = true;
-    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
-    this.setStatus("error", "sdk", []);
-    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
-    const turn = this.turn;
-    if (turn && this.autoEndOnDisconnect) {
-      this.turn = null;
-      turn.reject(lost);
-    }
-    this.emitError(lost, "sdk");
-  }
-  /**
-   * @internal One reconnect attempt: resume with the last seq handled, so
-   * Core replays every event after it, once and in order.
-   */
-  async resumeAfterReconnect() {
-    if (this.ended || !this.reconnecting) return "done";
-    let info;
-    try {
-      info = await this.connection.request("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (worthRetrying(e)) return "retry";
-      this.finishReconnect();
-      this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
-      return "done";
-    }
-    this.finishReconnect();
-    this.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
-    const waiting = [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
-    this.setStatus(this.coreStatus, "core", waiting);
-    return "done";
-  }
-  /**
-   * @internal After a reconnect, Core no longer approves this origin and the
-   * user is being asked: the session says it waits for approval (status
-   * waiting_approval with no calls, ctx.originApproval naming the window)
-   * and stays reconnecting until the decision.
-   */
-  approvalPending(pending) {
-    if (this.ended || !this.reconnecting) return;
-    this.setStatus("waiting_approval", "sdk", [], void 0, { ...pending });
-  }
-  /** @internal Core went away again while the user decided: back to plain reconnecting. */
-  approvalInterrupted() {
-    if (this.ended || !this.reconnecting || !this.originApproval) return;
-    this.setStatus("error", "sdk", []);
-  }
-  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
-  approvalFailed(err) {
-    if (this.ended) return;
-    this.finishReconnect();
-    this.emitError(err, "sdk");
-    this.markEnded(err.code.toLowerCase(), "sdk");
-  }
-  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
-  clientClosed() {
-    this.finishReconnect();
-    if (this.autoEndOnDisconnect) this.markEnded("disconnect", "sdk");
-  }
-  /** @internal Reconnecting failed for good. */
-  reconnectFailed(err) {
-    if (this.ended) return;
-    this.finishReconnect();
-    this.emitError(err, "sdk");
-    this.markEnded("core_unreachable", "sdk");
-  }
-  finishReconnect() {
-    this.reconnecting = false;
-    this.markReconnected?.();
-    this.markReconnected = null;
-    this.reconnected = null;
-  }
-  receive(ev) {
-    if (this.ended || !this.seq.admit(ev.seq)) return;
-    const receivedAt = Date.now();
-    switch (ev.event) {
-      case "status_changed": {
-        const d = ev.data;
-        if (!STATUSES.includes(d.status)) return;
-        const waiting = [...d.waitingOn ?? []];
-        if (d.status !== "waiting_approval") for (const [toolRequestId, call] of this.calls) {
-          if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
-        }
-        this.setStatus(d.status, "core", waiting, receivedAt);
-        return;
-      }
-      case "agent_activity":
-        return this.onActivity(ev.turnId, ev.data, receivedAt);
-      case "chat_delta":
-        return this.onDelta(ev.turnId, ev.data.text, receivedAt);
-      case "tool_call":
-        void this.dispatch(ev.turnId ?? "", ev.data, receivedAt);
-        return;
-      case "tool_call_settled":
-        return this.settled(ev.data);
-      case "error": {
-        const d = ev.data;
-        this.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
-        return;
-      }
-      case "done":
-        return this.onDone(ev.turnId, ev.data);
-      case "ended":
-        return this.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
-      case "events_truncated": {
-        const d = ev.data;
-        const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
-        this.emitError(err, "core", receivedAt);
-        const turn = this.turn;
-        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result" && this.coreStatus !== "waiting_approval") {
-          this.turn = null;
-          turn.reject(err);
-        }
-        return;
-      }
-    }
-  }
-  onDelta(turnId, text, receivedAt) {
-    if (typeof text !== "string") return;
-    const turn = this.turn;
-    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
-    if (mine) {
-      mine.text += text;
-      if (mine.kind === "prepare") return;
-      const id = turnId ?? mine.turnId ?? "";
-      const base2 = this.context("core", receivedAt, turnId);
-      this.chat.emit(text, { ...base2, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
-      return;
-    }
-    if (!turnId) return;
-    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
-    other.text += text;
-    this.otherTurns.set(turnId, other);
-    const base = this.context("core", receivedAt, turnId);
-    this.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
-  }
-  onDone(turnId, data) {
-    if (turnId) this.otherTurns.delete(turnId);
-    const turn = this.turn;
-    if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
-    if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
   setStatus(status, source, waitingOn, receivedAt, originApproval) {
     if (this.ended && status !== "ended") return;
@@ -2407,19 +2204,26 @@ var PedelecSession = class {
     if (originApproval) ctx.originApproval = { ...originApproval };
     this.statusEmitter.emit(status, ctx);
   }
+  /** Shows something that changes no status (a step, a progress report) to onStatus. */
+  emitStatusDetail(source, detail, receivedAt, turnId) {
+    if (this.statusEmitter.size === 0) return;
+    const ctx = {
+      ...this.context(source, receivedAt, turnId),
+      type: source === "core" ? "status_changed" : "sdk_status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      ...detail
+    };
+    this.statusEmitter.emit(this.status, ctx);
+  }
   markEnded(reason, source, receivedAt) {
     if (this.ended) return;
     this.setStatus("ended", source, [], receivedAt);
     this.ended = true;
     const ctx = { ...this.context(source, receivedAt), type: source === "core" ? "ended" : "sdk_ended", reason };
     const ended = new PedelecError("SESSION_ENDED", `Session ${this.sessionId} ended (${reason})`, { reason });
-    const turn = this.turn;
-    this.turn = null;
-    turn?.reject(ended);
-    for (const [, call] of this.calls) abortCall(call, ended);
-    this.calls.clear();
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = void 0;
+    for (const fn of this.endHooks) fn(ended);
     this.unsubscribe();
     for (const fn of this.cleanups.splice(0)) {
       try {
@@ -2430,146 +2234,620 @@ var PedelecSession = class {
     this.onForget?.();
     this.endedEmitter.emit(ctx);
   }
-  settled(data) {
-    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
-    const call = this.calls.get(data.toolRequestId);
-    if (!call || data.outcome === "result") return;
-    abortCall(call, settledReason(data));
+  startReconnect() {
+    this.reconnecting = true;
+    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
   }
-  async dispatch(turnId, data, eventReceivedAt) {
-    const { toolRequestId, tool } = data;
-    if (this.calls.has(toolRequestId)) return;
-    const controller = new AbortController();
-    const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
-    const call = { tool, controller, deadline };
-    this.calls.set(toolRequestId, call);
-    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
-    else keepAlive(this.deadlineTimer, true);
-    const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? this.waitingOn : [...this.waitingOn, { toolRequestId, tool }];
-    this.setStatus("waiting_tool_result", "sdk", waiting);
-    const ctx = {
-      ...this.context("core", eventReceivedAt, turnId || void 0),
-      type: "tool_call",
-      toolRequestId,
-      tool,
-      turnId,
-      turnStartedAt: data.turnStartedAt,
-      eventReceivedAt,
-      deadline,
-      timeoutMs: data.timeoutMs,
-      redelivered: data.redelivered === true,
-      signal: controller.signal
-    };
-    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
-    ctx.progress = reporter.report;
-    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
-    if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
-    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
-    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
-    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
-      const cause = { code: outcome.failure.code, message: outcome.failure.message };
-      this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
+  finishReconnect() {
+    this.reconnecting = false;
+    this.markReconnected?.();
+    this.markReconnected = null;
+    this.reconnected = null;
+  }
+};
+
+// src/session/events.ts
+function routeEvent(s, turns, calls, ev) {
+  if (s.ended || !s.seq.admit(ev.seq)) return;
+  const receivedAt = Date.now();
+  switch (ev.event) {
+    case "status_changed": {
+      const d = ev.data;
+      if (!STATUSES.includes(d.status)) return;
+      const waiting = d.status === "waiting_approval" ? [...d.waitingOn ?? []] : calls.withRunning(d.waitingOn ?? []);
+      s.setStatus(d.status, "core", waiting, receivedAt);
+      return;
     }
-    if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+    case "agent_activity": {
+      const a = ev.data;
+      if (!a || typeof a.toolCallId !== "string") return;
+      return s.emitStatusDetail("core", { activity: { ...a } }, receivedAt, ev.turnId);
+    }
+    case "chat_delta":
+      return turns.delta(ev.turnId, ev.data?.text, receivedAt);
+    case "tool_call":
+      void calls.dispatch(ev.turnId ?? "", ev.data, receivedAt);
+      return;
+    case "tool_call_settled":
+      return calls.settled(ev.data);
+    case "error": {
+      const d = ev.data;
+      s.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
+      return;
+    }
+    case "done":
+      return turns.done(ev.turnId, ev.data);
+    case "ended":
+      return s.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
+    case "events_truncated": {
+      const d = ev.data;
+      const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
+      s.emitError(err, "core", receivedAt);
+      turns.truncated(err);
+      return;
+    }
   }
-  /** Shows one step of a tool of the agent's own to onStatus; the status stays. */
-  onActivity(turnId, a, receivedAt) {
-    if (this.ended || !a || typeof a.toolCallId !== "string" || this.statusEmitter.size === 0) return;
-    const ctx = {
-      ...this.context("core", receivedAt, turnId),
-      type: "status_changed",
-      status: this.status,
-      previousStatus: this.status,
-      waitingOn: this.getWaitingOn(),
-      activity: { ...a }
-    };
-    this.statusEmitter.emit(this.status, ctx);
+}
+
+// src/session/reconnect.ts
+var Reconnect = class {
+  constructor(s, turns, calls) {
+    __publicField(this, "s", s);
+    __publicField(this, "turns", turns);
+    __publicField(this, "calls", calls);
   }
-  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
-  sendProgress(toolRequestId, tool, p, turnId) {
-    if (this.ended || !this.calls.has(toolRequestId)) return;
-    this.connection.request("tool_progress", { sessionId: this.sessionId, toolRequestId, ...p }).catch(() => {
-    });
-    if (this.statusEmitter.size === 0) return;
-    const ctx = {
-      ...this.context("sdk", void 0, turnId || void 0),
-      type: "sdk_status_changed",
-      status: this.status,
-      previousStatus: this.status,
-      waitingOn: this.getWaitingOn(),
-      progress: { ...p, toolRequestId, tool }
-    };
-    this.statusEmitter.emit(this.status, ctx);
+  /** The connection closed; running turns and handlers are kept unless the session ends with its page. */
+  connectionLost(err) {
+    const s = this.s;
+    if (s.ended || s.reconnecting) return;
+    s.startReconnect();
+    s.setStatus("error", "sdk", []);
+    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
+    this.turns.connectionLost(lost);
+    s.emitError(lost, "sdk");
   }
-  /** Arms the deadline timer for at, the earliest deadline of a running call. */
-  watchDeadlines(at) {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineAt = at;
-    this.deadlineTimer = setTimeout(() => {
-      this.deadlineTimer = void 0;
-      this.deadlineAt = Infinity;
-      const now = Date.now();
-      let next = Infinity;
-      for (const call of this.calls.values()) {
-        if (call.deadline <= now) {
-          if (!call.controller.signal.aborted) {
-            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
-          }
-        } else if (call.deadline < next) next = call.deadline;
-      }
-      if (next !== Infinity && !this.ended) this.watchDeadlines(next);
-    }, Math.max(0, at - Date.now()));
-  }
-  async submit(toolRequestId, tool, result, turnId, refusal) {
+  /** One attempt: resume with the last seq handled, so Core replays every event after it, once and in order. */
+  async resume() {
+    const s = this.s;
+    if (s.ended || !s.reconnecting) return "done";
+    let info;
     try {
-      if (this.reconnected) await this.reconnected;
-      const params = refusal ? { sessionId: this.sessionId, toolRequestId, refusal } : { sessionId: this.sessionId, toolRequestId, result };
-      await this.connection.request("submit_tool_result", params);
+      info = await s.connection.request("resume_session", { sessionId: s.sessionId, lastSeq: s.seq.lastSeq });
     } catch (err) {
-      const cause = PedelecError.from(err);
-      if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
-        await this.reconnected;
-        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
-        return;
-      }
-      if (cause.code === "TOOL_RESULT_INVALID") {
-        this.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...cause.details, tool, toolRequestId }), "sdk", void 0, turnId);
-        return;
-      }
-      if (cause.code === "MESSAGE_TOO_LARGE") {
-        const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
-        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
-      }
-      if (this.ended) return;
-      this.emitError(
-        new PedelecError(
-          "SUBMIT_TOOL_RESULT_FAILED",
-          `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
-          { tool, toolRequestId, cause: cause.toJSON() }
-        ),
-        "sdk",
-        void 0,
-        turnId
+      const e = PedelecError.from(err);
+      if (worthRetrying(e)) return "retry";
+      s.finishReconnect();
+      s.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
+      return "done";
+    }
+    s.finishReconnect();
+    s.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
+    s.setStatus(s.coreStatus, "core", this.calls.running());
+    return "done";
+  }
+  /** Core no longer approves this origin and the user is being asked: status waiting_approval with no calls. */
+  approvalPending(pending) {
+    const s = this.s;
+    if (s.ended || !s.reconnecting) return;
+    s.setStatus("waiting_approval", "sdk", [], void 0, { ...pending });
+  }
+  /** Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    const s = this.s;
+    if (s.ended || !s.reconnecting || !s.originApproval) return;
+    s.setStatus("error", "sdk", []);
+  }
+  /** The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err) {
+    const s = this.s;
+    if (s.ended) return;
+    s.finishReconnect();
+    s.emitError(err, "sdk");
+    s.markEnded(err.code.toLowerCase(), "sdk");
+  }
+  /** The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.s.finishReconnect();
+    if (this.s.id.autoEndOnDisconnect) this.s.markEnded("disconnect", "sdk");
+  }
+  /** Reconnecting failed for good. */
+  failed(err) {
+    const s = this.s;
+    if (s.ended) return;
+    s.finishReconnect();
+    s.emitError(err, "sdk");
+    s.markEnded("core_unreachable", "sdk");
+  }
+};
+
+// src/session/turns.ts
+var Turns = class {
+  constructor(s) {
+    __publicField(this, "s", s);
+    __publicField(this, "turn", null);
+    __publicField(this, "preparing", null);
+    __publicField(this, "prepared", false);
+    __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
+    __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
+    s.turnRef = (turnId) => this.ref(turnId);
+    s.onEnd((ended) => {
+      const turn = this.turn;
+      this.turn = null;
+      turn?.reject(ended);
+    });
+  }
+  async sendTurn(text) {
+    if (typeof text !== "string") {
+      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
+    }
+    if (this.preparing) await this.preparing.catch(() => {
+    });
+    return this.start((s) => s.connection.request("send_text", { sessionId: s.sessionId, text }), "user");
+  }
+  prepare() {
+    if (this.s.ended) return Promise.reject(this.s.endedError());
+    if (this.turn?.kind === "user") {
+      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
+    }
+    if (this.prepared) return Promise.resolve();
+    if (this.preparing) return this.preparing;
+    const p = this.start((s) => s.connection.request("prepare", { sessionId: s.sessionId }), "prepare").then(() => {
+      this.prepared = true;
+    });
+    this.preparing = p;
+    const clear = () => {
+      if (this.preparing === p) this.preparing = null;
+    };
+    p.then(clear, clear);
+    return p;
+  }
+  /** The turn a listener's context names: this page's, or one it did not start. */
+  ref(turnId) {
+    const turn = this.turn;
+    if (turn && (turnId === void 0 || turn.turnId === null || turn.turnId === turnId)) {
+      const ref2 = { turnKind: turn.kind };
+      if (turn.turnId) ref2.turnId = turn.turnId;
+      if (turn.startedAt) ref2.turnStartedAt = turn.startedAt;
+      return ref2;
+    }
+    if (!turnId) return void 0;
+    const ref = { turnId, turnKind: "user" };
+    const other = this.otherTurns.get(turnId);
+    if (other) ref.turnStartedAt = other.startedAt;
+    return ref;
+  }
+  async start(send, kind) {
+    const s = this.s;
+    if (s.ended) throw s.endedError();
+    if (this.turn) {
+      throw new PedelecError(
+        "SESSION_BUSY",
+        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
+        { turnId: this.turn.turnId }
       );
+    }
+    let resolve;
+    let reject;
+    const done = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    if (s.reconnecting) {
+      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
+    }
+    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
+    this.turn = turn;
+    const before = s.status;
+    s.setStatus("running", "sdk", []);
+    try {
+      const started = await send(s);
+      turn.turnId = started.turnId;
+      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (this.turn === turn) this.turn = null;
+      if (e.code === "SESSION_ENDED" || e.code === "THREAD_NOT_FOUND") s.markEnded("end_session", "sdk");
+      else if (s.status === "running" && !s.ended) s.setStatus(before, "sdk", s.waitingOn);
+      throw e;
+    }
+    const early = turn.turnId ? this.earlyDone.get(turn.turnId) : void 0;
+    if (early && turn.turnId) {
+      this.earlyDone.delete(turn.turnId);
+      this.finish(turn, early);
+    }
+    return done;
+  }
+  finish(turn, data) {
+    const s = this.s;
+    if (this.turn === turn) this.turn = null;
+    if (s.status === "running" && !s.ended) s.setStatus(data.ok ? "idle" : "error", "sdk", []);
+    if (data.ok) {
+      turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
+    } else {
+      turn.reject(PedelecError.from(data.error ?? { code: "PROVIDER_ERROR", message: "The turn failed" }));
+    }
+  }
+  /** chat_delta: the assistant's text, this page's turn's or another's. */
+  delta(turnId, text, receivedAt) {
+    if (typeof text !== "string") return;
+    const s = this.s;
+    const turn = this.turn;
+    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
+    if (mine) {
+      mine.text += text;
+      if (mine.kind === "prepare") return;
+      const id = turnId ?? mine.turnId ?? "";
+      const base2 = s.context("core", receivedAt, turnId);
+      s.chat.emit(text, { ...base2, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
+      return;
+    }
+    if (!turnId) return;
+    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
+    other.text += text;
+    this.otherTurns.set(turnId, other);
+    const base = s.context("core", receivedAt, turnId);
+    s.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
+  }
+  /** done: a turn is over. */
+  done(turnId, data) {
+    if (turnId) this.otherTurns.delete(turnId);
+    const turn = this.turn;
+    if (turn && (turn.turnId === turnId || !turnId)) return this.finish(turn, data ?? { ok: true });
+    if (turn && turn.turnId === null && turnId && data) this.earlyDone.set(turnId, data);
+  }
+  /**
+   * Events were lost for good: the turn's done may be among them. If Core
+   * is no longer running the turn, it will not come.
+   */
+  truncated(err) {
+    const s = this.s;
+    const turn = this.turn;
+    if (turn && s.coreStatus !== "running" && s.coreStatus !== "waiting_tool_result" && s.coreStatus !== "waiting_approval") {
+      this.turn = null;
+      turn.reject(err);
+    }
+  }
+  /**
+   * The connection dropped. Core ends an autoEndOnDisconnect session when
+   * its page goes: its turn cannot finish, so the pending sendText rejects
+   * now, as the original's did on a disconnect. A session that outlives
+   * its page keeps its turn across the reconnect (Core replays what
+   * happened meanwhile).
+   */
+  connectionLost(lost) {
+    const turn = this.turn;
+    if (turn && this.s.id.autoEndOnDisconnect && this.s.id.disconnectGraceMs === 0) {
+      this.turn = null;
+      turn.reject(lost);
     }
   }
 };
-function abortCall(call, reason) {
-  if (!call.controller.signal.aborted) call.controller.abort(reason);
-}
-function settledReason(data) {
-  switch (data.outcome) {
-    case "timeout":
-      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
-    case "cancelled":
-      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
-    case "interrupted":
-      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
-    default:
-      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+
+// src/session.ts
+var PedelecSession = class {
+  /** @internal Sessions come from Pedelec.createSession / resumeSession. */
+  constructor(init) {
+    /** Core's id for this session; keep it to resumeSession() after a reload. */
+    __publicField(this, "sessionId");
+    /** The provider running the agent (codex, claude, openai, script, ...). */
+    __publicField(this, "provider");
+    /** The model, when one was chosen (explicitly or by Core's configuration). */
+    __publicField(this, "model");
+    /** When this session object was constructed (browser Date.now()). */
+    __publicField(this, "sessionCreatedAt");
+    /** Pedelec Core addition: the tool names Core registered for this session. */
+    __publicField(this, "tools");
+    /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
+    __publicField(this, "autoEndOnDisconnect");
+    /** Pedelec Core addition: how long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+    __publicField(this, "disconnectGraceMs");
+    __publicField(this, "state");
+    __publicField(this, "turns");
+    __publicField(this, "calls");
+    __publicField(this, "reconnect");
+    if (!init?.info || !init.connection) {
+      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
+    }
+    const { info } = init;
+    this.sessionId = info.sessionId;
+    this.provider = info.provider ?? "";
+    if (info.model) this.model = info.model;
+    this.sessionCreatedAt = Date.now();
+    this.tools = Object.freeze([...info.tools ?? []]);
+    this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
+    this.disconnectGraceMs = typeof info.disconnectGraceMs === "number" ? info.disconnectGraceMs : 0;
+    const id = {
+      sessionId: this.sessionId,
+      provider: this.provider,
+      sessionCreatedAt: this.sessionCreatedAt,
+      autoEndOnDisconnect: this.autoEndOnDisconnect,
+      disconnectGraceMs: this.disconnectGraceMs
+    };
+    const status = STATUSES.includes(info.status) ? info.status : "idle";
+    const s = new SessionState(this.model === void 0 ? id : { ...id, model: this.model }, init.connection, new SeqGate(info.seq ?? 0), status, init.onForget);
+    this.state = s;
+    this.turns = new Turns(s);
+    this.calls = new Calls(s, init.tools, init.router);
+    this.reconnect = new Reconnect(s, this.turns, this.calls);
+    s.unsubscribe = s.connection.subscribe(this.sessionId, (ev) => routeEvent(s, this.turns, this.calls, ev));
   }
+  // ---- turns ----
+  /**
+   * Starts one user turn. Resolves when the turn is over; rejects with the
+   * turn's error, SESSION_BUSY when a turn is already running (one at a
+   * time), or SESSION_ENDED when the session ends first. The text arrives
+   * through onChat; sendTurn() also resolves with it.
+   */
+  async sendText(text) {
+    await this.turns.sendTurn(text);
+  }
+  /**
+   * Pedelec Core addition: sendText that resolves with the turn's record,
+   * {turnId, startedAt, text}, text being the whole assistant message.
+   */
+  sendTurn(text) {
+    return this.turns.sendTurn(text);
+  }
+  /**
+   * Warms the provider up before the first user turn; its chat is not
+   * delivered. Idempotent once it succeeded; concurrent callers share one
+   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
+   */
+  prepare() {
+    return this.turns.prepare();
+  }
+  /**
+   * Ends the session: Core stops its provider and fails its pending calls.
+   * Resolves at once on an ended session. When Core cannot be told, it
+   * reports the error through onError, rejects, and the session stays as it was.
+   */
+  async end() {
+    const s = this.state;
+    if (s.ended) return;
+    try {
+      await s.connection.request("end_session", { sessionId: this.sessionId });
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
+        s.emitError(e, "sdk");
+        throw e;
+      }
+    }
+    s.markEnded("end_session", "sdk");
+  }
+  /**
+   * True while the connection to Core is lost and the SDK is reconnecting
+   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
+   * When Core is back the session is resumed by itself, the events it
+   * missed are replayed, and the status becomes Core's again.
+   */
+  isReconnecting() {
+    return this.state.reconnecting;
+  }
+  /**
+   * The current status: idle, running, waiting_tool_result,
+   * waiting_approval (a call waits for the user's consent, or, while
+   * reconnecting, this origin waits for the user's approval:
+   * getOriginApproval()), ended or error.
+   */
+  getStatus() {
+    return this.state.status;
+  }
+  /**
+   * Pedelec Core addition: the origin approval this session waits for
+   * while it reconnects ({origin, requestId, url, error?}; error is
+   * OPEN_POPUP_FAILED when the window was blocked), or null.
+   */
+  getOriginApproval() {
+    const pending = this.state.originApproval;
+    return pending ? { ...pending } : null;
+  }
+  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  getWaitingOn() {
+    return this.state.getWaitingOn();
+  }
+  // ---- listeners ----
+  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
+  onChat(handler) {
+    return this.state.chat.add(handler);
+  }
+  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
+  onStatus(handler) {
+    return this.state.statusEmitter.add(handler);
+  }
+  /**
+   * Errors that belong to no promise: Core's error events (ctx.source
+   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+   * Core refused it, or it is not JSON), a lost connection, a failed end().
+   * A handler that throws, or no handler, is told to the agent only.
+   */
+  onError(handler) {
+    return this.state.errors.add(handler);
+  }
+  /** Called once when the session first becomes ended. */
+  onEnded(handler) {
+    return this.state.endedEmitter.add(handler);
+  }
+  onTool(nameOrFallback, handler) {
+    return this.calls.onTool(nameOrFallback, handler);
+  }
+  uploadAsset(file, targetPath) {
+    return uploadAsset(this.assetSession(), file, targetPath);
+  }
+  /** Every regular file in assets/, at every level, newest first, then by name. */
+  listAssets() {
+    return listAssets(this.assetSession());
+  }
+  readAsset(path, type) {
+    return readAsset(this.assetSession(), path, type);
+  }
+  assetSession() {
+    const s = this.state;
+    return { connection: s.connection, sessionId: s.sessionId, ended: () => s.ended };
+  }
+  // ---- hooks for the client and webmcp/ ----
+  /** @internal Where the page's WebMCP tools' handlers are looked up. */
+  setDynamicHandlers(lookup) {
+    this.calls.setDynamicHandlers(lookup);
+  }
+  /** @internal The calls whose handlers run now in this page (follow.ts records them when the page goes). */
+  runningCalls() {
+    return this.calls.running();
+  }
+  /** @internal Runs fn when the session ends (at once if it has). */
+  onCleanup(fn) {
+    this.state.onCleanup(fn);
+  }
+  /** @internal Reports an error that belongs to no promise, through onError. */
+  reportError(err) {
+    this.state.emitError(err, "sdk");
+  }
+  /**
+   * @internal Sends Core the session's whole new tool list (update_tools).
+   * Core's refusal is reported through onError and rejects.
+   */
+  async updateTools(tools) {
+    if (this.state.ended) return;
+    const names = await this.calls.updateTools(tools);
+    if (names) this.tools = Object.freeze([...names]);
+  }
+  /**
+   * @internal Runs a tool's handler for the browser's own agent (a native
+   * document.modelContext): the same handler Core's calls get, with a
+   * context that says no Core turn is behind it. Rejects with the
+   * handler's error message.
+   */
+  runForBrowser(tool, input, signal) {
+    return this.calls.runForBrowser(tool, input, signal);
+  }
+  /**
+   * @internal The connection to Core closed. The session waits in a visible
+   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
+   * details say reconnecting) while the client retries; a running turn and
+   * running handlers are kept: Core replays what happened meanwhile.
+   */
+  connectionLost(err) {
+    this.reconnect.connectionLost(err);
+  }
+  /**
+   * @internal One reconnect attempt: resume with the last seq handled, so
+   * Core replays every event after it, once and in order.
+   */
+  resumeAfterReconnect() {
+    return this.reconnect.resume();
+  }
+  /**
+   * @internal After a reconnect, Core no longer approves this origin and the
+   * user is being asked: the session says it waits for approval (status
+   * waiting_approval with no calls, ctx.originApproval naming the window)
+   * and stays reconnecting until the decision.
+   */
+  approvalPending(pending) {
+    this.reconnect.approvalPending(pending);
+  }
+  /** @internal Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    this.reconnect.approvalInterrupted();
+  }
+  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err) {
+    this.reconnect.approvalFailed(err);
+  }
+  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.reconnect.clientClosed();
+  }
+  /** @internal Reconnecting failed for good. */
+  reconnectFailed(err) {
+    this.reconnect.failed(err);
+  }
+};
+
+// src/webmcp/call-result.ts
+function isCallToolResult(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value;
+  if (!Array.isArray(v.content)) return false;
+  if (v.isError !== void 0 && typeof v.isError !== "boolean") return false;
+  return v.content.every((b) => typeof b === "object" && b !== null && typeof b.type === "string");
+}
+var CallToolError = class extends Error {
+  constructor() {
+    super(...arguments);
+    __publicField(this, "name", "CallToolError");
+  }
+};
+function fromCallToolResult(value) {
+  if (!isCallToolResult(value)) return value;
+  const texts = value.content.filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text);
+  if (value.isError === true) {
+    throw new CallToolError(texts.join("\n") || "the tool reported an error (isError: true) without a text content block");
+  }
+  if (value.structuredContent !== void 0) return value.structuredContent;
+  if (texts.length === value.content.length) return texts.length === 1 ? texts[0] : texts.join("\n");
+  return value.content;
+}
+
+// src/webmcp/tools.ts
+var NO_INPUT = { type: "object", properties: {} };
+function webmcpHandler(reg) {
+  return async (args, ctx) => {
+    const value = await reg.execute(args, { signal: ctx.signal });
+    return fromCallToolResult(asJson(value));
+  };
+}
+function asJson(value) {
+  const text = JSON.stringify(value);
+  return text === void 0 ? null : JSON.parse(text);
+}
+var DIALECTS = /* @__PURE__ */ new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
+function withoutDialect(schema) {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const s = schema;
+  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = s;
+  return rest;
+}
+function convert(reg) {
+  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema));
+  let annotations;
+  if (reg.annotations || reg.title !== void 0) {
+    annotations = { ...reg.annotations };
+    if (reg.title !== void 0) annotations.title = reg.title;
+  }
+  const def = { name: reg.name, description: reg.description, argsSchema };
+  if (annotations) def.annotations = annotations;
+  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
+    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    message: p.message
+  }));
+  if (problems.length > 0) return { reg, problems };
+  def.handler = webmcpHandler(reg);
+  return { reg, def };
+}
+function refusedTools(refused) {
+  const problems = refused.flatMap(
+    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
+  );
+  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
+  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
+  return new PedelecError(
+    "INVALID_INPUT",
+    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
+    { problems, tools: refused.map((r) => r.reg.name) }
+  );
+}
+
+// src/webmcp/shared.ts
+function pageShared(key2, make) {
+  const sym = /* @__PURE__ */ Symbol.for(`pedelec.webmcp.${key2}`);
+  const g = globalThis;
+  let v = g[sym];
+  if (v === void 0) {
+    v = make();
+    Object.defineProperty(globalThis, sym, { value: v, configurable: false, enumerable: false, writable: false });
+  }
+  return v;
 }
 
 // src/webmcp/registrations.ts
@@ -2613,11 +2891,717 @@ var Registrations = class {
     }
   }
 };
-var registrations = new Registrations();
+var registrations = pageShared("registrations.v1", () => new Registrations());
+
+// src/webmcp/link.ts
+function currentWebMCPTools(defined) {
+  const taken = new Set(defined.map((t) => t?.name));
+  const offered = [];
+  const refused = [];
+  for (const reg of registrations.list()) {
+    if (taken.has(reg.name)) {
+      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
+      continue;
+    }
+    const c = convert(reg);
+    if ("problems" in c) refused.push(c);
+    else offered.push(c);
+  }
+  return { offered, refused };
+}
+function manifestOf(defs) {
+  return defs.map((d) => {
+    const { handler: _h, ...rest } = d;
+    return JSON.parse(JSON.stringify(rest));
+  });
+}
+function nextTask2() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+function linkWebMCP(session, definedNow, sent) {
+  const handlers = /* @__PURE__ */ new Map();
+  const reported = /* @__PURE__ */ new WeakSet();
+  let lastSent = sent === null ? null : JSON.stringify(sent);
+  let scheduled = false;
+  let running = Promise.resolve();
+  let stopped = false;
+  const refresh = (report) => {
+    const defined = definedNow();
+    const { offered, refused } = currentWebMCPTools(defined);
+    handlers.clear();
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
+    for (const r of fresh) reported.add(r.reg);
+    if (fresh.length > 0) session.reportError(refusedTools(fresh));
+    return manifestOf([...defined, ...offered.map((c) => c.def)]);
+  };
+  const flush = async () => {
+    scheduled = false;
+    if (stopped) return;
+    const manifest = refresh(true);
+    const text = JSON.stringify(manifest);
+    if (text === lastSent) return;
+    lastSent = text;
+    try {
+      await session.updateTools(manifest);
+    } catch {
+      lastSent = null;
+    }
+  };
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      running = running.then(flush);
+    });
+  };
+  refresh(false);
+  const off = registrations.subscribe(schedule);
+  session.onCleanup(() => {
+    stopped = true;
+    off();
+  });
+  setTimeout(schedule, 0);
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask2().then(() => running) };
+}
+
+// src/page-tools.ts
+var PageTools = class {
+  /** base: the tools createSession/resumeSession was given; sent: what Core has now, null when unknown (a resume). */
+  constructor(session, base, sent) {
+    __publicField(this, "session", session);
+    __publicField(this, "base", base);
+    __publicField(this, "added", /* @__PURE__ */ new Map());
+    __publicField(this, "link", null);
+    __publicField(this, "lastSent");
+    __publicField(this, "scheduled", false);
+    __publicField(this, "running", Promise.resolve());
+    this.lastSent = sent === null ? null : JSON.stringify(sent);
+    session.setDynamicHandlers((tool) => this.added.get(tool)?.handler ?? this.link?.handler(tool));
+  }
+  /**
+   * The session's own tools now: the base ones, then the added ones by
+   * name, so a tool removed and added again (StrictMode) leaves the list,
+   * and what Core is sent, as it was.
+   */
+  defined() {
+    const added = [...this.added.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return [...this.base, ...added];
+  }
+  followWebMCP(sent) {
+    this.link = linkWebMCP(this.session, () => this.defined(), sent);
+  }
+  add(def) {
+    const name = def?.name;
+    if (this.session.getStatus() === "ended") throw new PedelecError("SESSION_ENDED", `addTool(${JSON.stringify(name)}): the session has ended`);
+    checkedManifest({ guidance: "", tools: [def] });
+    if (this.base.some((t) => t.name === name) || this.added.has(name)) {
+      throw new PedelecError("INVALID_INPUT", `addTool: this session already has a tool named ${JSON.stringify(name)}; remove it first or choose another name`, {
+        problems: [{ path: "name", message: "already a tool of this session" }],
+        tool: name
+      });
+    }
+    this.added.set(name, def);
+    this.changed();
+    return () => {
+      if (this.added.get(name) !== def) return;
+      this.added.delete(name);
+      this.changed();
+    };
+  }
+  /** Resolves once the changes made so far reached Core (or failed). */
+  async sent() {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await this.running;
+    await this.link?.sent();
+  }
+  /** Sends the list again now; the first send after a resume is always made. */
+  changed() {
+    if (this.link) return this.link.schedule();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.running = this.running.then(() => this.flush());
+    });
+  }
+  async flush() {
+    this.scheduled = false;
+    if (this.session.getStatus() === "ended") return;
+    const manifest = manifestOf(this.defined());
+    const text = JSON.stringify(manifest);
+    if (text === this.lastSent) return;
+    this.lastSent = text;
+    try {
+      await this.session.updateTools(manifest);
+    } catch {
+      this.lastSent = null;
+    }
+  }
+};
+var bySession = /* @__PURE__ */ new WeakMap();
+function attachPageTools(session, base, sent, webmcp) {
+  const tools = new PageTools(session, base, sent);
+  bySession.set(session, tools);
+  if (webmcp) tools.followWebMCP(sent);
+  else if (sent === null) tools.changed();
+}
+function toolsSent(session) {
+  return bySession.get(session)?.sent() ?? Promise.resolve();
+}
+function addTool(session, definition2) {
+  const tools = bySession.get(session);
+  if (!tools) throw new PedelecError("INVALID_INPUT", "addTool(session, definition): pass a session from pedelec.createSession() or resumeSession()");
+  return tools.add(definition2);
+}
+
+// src/follow.ts
+var FOLLOW_GRACE_MS = 1e4;
+var ANSWER_WAIT_MS = 1e3;
+var KEY = "pedelec.follow:";
+function storage() {
+  try {
+    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
+  } catch {
+    return null;
+  }
+}
+function read(coreUrl) {
+  try {
+    const raw = storage()?.getItem(KEY + coreUrl);
+    const v = raw ? JSON.parse(raw) : null;
+    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
+  } catch {
+    return null;
+  }
+}
+function write(coreUrl, v) {
+  try {
+    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
+  } catch {
+  }
+}
+function followedSession(coreUrl) {
+  return read(coreUrl);
+}
+function forgetFollowed(coreUrl, sessionId) {
+  const cur = read(coreUrl);
+  if (!cur || sessionId && cur.sessionId !== sessionId) return;
+  try {
+    storage()?.removeItem(KEY + coreUrl);
+  } catch {
+  }
+}
+var Carried = class {
+  constructor(stored) {
+    __publicField(this, "ids");
+    __publicField(this, "from");
+    __publicField(this, "answerers", []);
+    /** Set by follow(): the session whose tools must reach Core before an answer does. */
+    __publicField(this, "session", null);
+    __publicField(this, "waiting", /* @__PURE__ */ new Map());
+    /** The handler for a call that was running on the previous page, or undefined for any other. */
+    __publicField(this, "route", (toolRequestId, tool) => {
+      if (!this.ids.has(toolRequestId)) return void 0;
+      this.ids.delete(toolRequestId);
+      return (args) => {
+        const call = { toolRequestId, tool, args, from: this.from, to: here() };
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
+          const settle = (v) => {
+            if (!this.waiting.delete(toolRequestId)) return;
+            clearTimeout(timer);
+            const result = v === void 0 ? navigatedResult(call) : v;
+            const session = this.session;
+            resolve(session ? toolsSent(session).then(() => result) : result);
+          };
+          this.waiting.set(toolRequestId, { call, settle });
+          this.offer(toolRequestId);
+        });
+      };
+    });
+    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
+    this.from = stored.from ?? "";
+  }
+  addAnswerer(fn) {
+    this.answerers.push(fn);
+    for (const id of [...this.waiting.keys()]) this.offer(id);
+    return () => {
+      this.answerers = this.answerers.filter((a) => a !== fn);
+    };
+  }
+  offer(id) {
+    const w = this.waiting.get(id);
+    if (!w || this.answerers.length === 0) return;
+    const answer = this.answerers[this.answerers.length - 1];
+    let v;
+    try {
+      v = answer(w.call);
+    } catch (err) {
+      v = Promise.reject(err);
+    }
+    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
+  }
+};
+function here() {
+  return typeof location !== "undefined" ? location.href : "";
+}
+function navigatedResult(call) {
+  const title = typeof document !== "undefined" ? document.title : "";
+  return {
+    navigated: true,
+    url: call.to,
+    from: call.from,
+    title,
+    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
+  };
+}
+var carriedBySession = /* @__PURE__ */ new WeakMap();
+function carriedCalls(stored) {
+  return new Carried(stored);
+}
+function follow(session, coreUrl, carried) {
+  if (carried) {
+    carried.session = session;
+    carriedBySession.set(session, carried);
+  }
+  write(coreUrl, { sessionId: session.sessionId });
+  const onHide = () => {
+    if (session.getStatus() === "ended") return;
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
+  };
+  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
+  session.onCleanup(() => {
+    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
+    forgetFollowed(coreUrl, session.sessionId);
+  });
+}
+function onNavigatedCall(session, answer) {
+  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
+  const carried = carriedBySession.get(session);
+  return carried ? carried.addAnswerer(answer) : () => {
+  };
+}
+
+// src/webmcp/form-schema.ts
+var SKIPPED_INPUTS = /* @__PURE__ */ new Set(["hidden", "file", "submit", "reset", "button", "image"]);
+var SHAPED = {
+  date: ["^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$", "A date, YYYY-MM-DD"],
+  time: ["^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,3})?)?$", "A time, HH:MM"],
+  "datetime-local": ["^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,3})?)?$", "A local date and time, YYYY-MM-DDTHH:MM"],
+  month: ["^[0-9]{4}-(0[1-9]|1[0-2])$", "A month, YYYY-MM"],
+  week: ["^[0-9]{4}-W(0[1-9]|[1-4][0-9]|5[0-3])$", "A week, YYYY-Www"],
+  color: ["^#[0-9a-fA-F]{6}$", "A colour, #rrggbb"]
+};
+function formParams(form) {
+  const byName = /* @__PURE__ */ new Map();
+  for (const el of Array.from(form.elements)) {
+    if (!isParamControl(el)) continue;
+    const name = el.name;
+    let p = byName.get(name);
+    if (!p) byName.set(name, p = { name, controls: [] });
+    p.controls.push(el);
+  }
+  return [...byName.values()];
+}
+function isParamControl(el) {
+  if (!(el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement)) return false;
+  if (!el.name || el.matches(":disabled")) return false;
+  if (el instanceof HTMLSelectElement) return true;
+  if (el.readOnly) return false;
+  return !(el instanceof HTMLInputElement && SKIPPED_INPUTS.has(el.type));
+}
+function synthesizeFormSchema(form) {
+  const schema = { type: "object", properties: {}, required: [] };
+  for (const p of formParams(form)) {
+    schema.properties[p.name] = paramSchema(p);
+    if (p.controls.some((c) => c.required)) schema.required.push(p.name);
+  }
+  return schema;
+}
+function paramSchema(p) {
+  const first = p.controls[0];
+  let s;
+  let described;
+  if (first instanceof HTMLSelectElement) {
+    const options = Array.from(first.options).filter((o) => !o.disabled);
+    const values = options.map((o) => o.value);
+    described = choices(options.map((o) => [o.value, o.label || o.text]));
+    const item = { type: "string", enum: unique(values) };
+    s = first.multiple ? { type: "array", items: item, uniqueItems: true } : item;
+  } else if (first instanceof HTMLInputElement && first.type === "radio") {
+    const radios = p.controls;
+    s = { type: "string", enum: unique(radios.map((r) => r.value)) };
+    described = choices(radios.map((r) => [r.value, labelOf(r)]));
+  } else if (first instanceof HTMLInputElement && first.type === "checkbox") {
+    const boxes = p.controls;
+    if (boxes.length === 1) s = { type: "boolean" };
+    else {
+      s = { type: "array", items: { type: "string", enum: unique(boxes.map((b) => b.value)) }, uniqueItems: true };
+      described = choices(boxes.map((b) => [b.value, labelOf(b)]));
+    }
+  } else if (first instanceof HTMLInputElement && (first.type === "number" || first.type === "range")) {
+    s = numberSchema(first);
+  } else if (first instanceof HTMLInputElement && SHAPED[first.type]) {
+    const [pattern, words] = SHAPED[first.type];
+    s = { type: "string", pattern };
+    described = words + boundsInWords(first);
+  } else {
+    s = stringSchema(first);
+  }
+  const title = attr(p.controls, "toolparamtitle");
+  if (title) s.title = title;
+  const own = attr(p.controls, "toolparamdescription") ?? labelOfGroup(p);
+  const description = [own, described].filter(Boolean).join(". ");
+  if (description) s.description = description;
+  return s;
+}
+function stringSchema(el) {
+  const s = { type: "string" };
+  if (el.minLength > 0) s.minLength = el.minLength;
+  if (el.maxLength >= 0) s.maxLength = el.maxLength;
+  if (el instanceof HTMLInputElement && el.pattern && validPattern(el.pattern)) {
+    s.pattern = `^(?:${el.pattern})$`;
+  }
+  return s;
+}
+function validPattern(p) {
+  try {
+    new RegExp(p, "v");
+    return true;
+  } catch {
+    return false;
+  }
+}
+function numberSchema(el) {
+  const min = finite(el.min) ?? (el.type === "range" ? 0 : void 0);
+  const max = finite(el.max) ?? (el.type === "range" ? 100 : void 0);
+  const stepAttr = el.getAttribute("step");
+  const step = stepAttr === null ? 1 : stepAttr.trim().toLowerCase() === "any" ? void 0 : finite(stepAttr) ?? 1;
+  const base = min ?? 0;
+  const whole = step !== void 0 && step > 0 && Number.isInteger(step) && Number.isInteger(base);
+  const s = { type: whole ? "integer" : "number" };
+  if (step !== void 0 && step > 0 && step !== 1 && base === 0) s.multipleOf = step;
+  if (min !== void 0) s.minimum = min;
+  if (max !== void 0) s.maximum = max;
+  return s;
+}
+function finite(v) {
+  if (v === null || v === void 0 || v.trim() === "") return void 0;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : void 0;
+}
+function boundsInWords(el) {
+  const parts = [];
+  if (el.min) parts.push(`from ${el.min}`);
+  if (el.max) parts.push(`to ${el.max}`);
+  return parts.length ? ` (${parts.join(" ")})` : "";
+}
+function choices(pairs) {
+  const told = pairs.filter(([v, l]) => l && l.trim() !== v).map(([v, l]) => `${JSON.stringify(v)} (${l.trim()})`);
+  return told.length ? `One of: ${told.join(", ")}` : void 0;
+}
+function unique(values) {
+  return [...new Set(values)];
+}
+function attr(controls, name) {
+  for (const c of controls) {
+    const v = c.getAttribute(name)?.trim();
+    if (v) return v;
+  }
+  return void 0;
+}
+function labelOf(el) {
+  const label = el.labels?.[0];
+  if (!label) return "";
+  const copy = label.cloneNode(true);
+  copy.querySelectorAll("select, textarea, input").forEach((n) => n.remove());
+  return (copy.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+function labelOfGroup(p) {
+  const first = p.controls[0];
+  const grouped = first instanceof HTMLInputElement && (first.type === "radio" || first.type === "checkbox" && p.controls.length > 1);
+  if (grouped) {
+    const legend = first.closest("fieldset")?.querySelector("legend")?.textContent;
+    return legend ? legend.replace(/\s+/g, " ").trim() : "";
+  }
+  return labelOf(first);
+}
+
+// src/webmcp/form-call.ts
+function shared() {
+  return pageShared("formcalls.v1", () => {
+    const s = { byEvent: /* @__PURE__ */ new WeakMap(), pending: /* @__PURE__ */ new Map() };
+    window.addEventListener("submit", (ev) => claim(s, ev), true);
+    window.addEventListener("submit", (ev) => finish(s, ev), false);
+    patchSubmitEvent(s);
+    return s;
+  });
+}
+function claim(s, ev) {
+  const form = ev.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  const w = s.pending.get(form);
+  if (!w) return;
+  s.pending.delete(form);
+  w.event = ev;
+  s.byEvent.set(ev, w);
+  setTimeout(() => finish(s, ev), 0);
+}
+function finish(s, ev) {
+  const w = s.byEvent.get(ev);
+  if (!w?.settle) return;
+  const settle = w.settle;
+  w.settle = void 0;
+  settle(ev);
+}
+function domError(message, name) {
+  return typeof DOMException === "function" ? new DOMException(message, name) : Object.assign(new Error(message), { name });
+}
+function patchSubmitEvent(s) {
+  if (typeof SubmitEvent === "undefined" || "respondWith" in SubmitEvent.prototype) return;
+  Object.defineProperty(SubmitEvent.prototype, "agentInvoked", {
+    configurable: true,
+    get() {
+      return s.byEvent.has(this);
+    }
+  });
+  Object.defineProperty(SubmitEvent.prototype, "respondWith", {
+    configurable: true,
+    writable: true,
+    value(response) {
+      const w = s.byEvent.get(this);
+      if (!w) throw domError("respondWith: this submission was not made by an agent (SubmitEvent.agentInvoked is false)", "InvalidStateError");
+      if (!this.defaultPrevented) throw domError("respondWith: call preventDefault() on the submit event first, so the form does not also navigate", "InvalidStateError");
+      if (w.response) throw domError("respondWith: already called for this submission", "InvalidStateError");
+      w.response = Promise.resolve(response);
+    }
+  });
+}
+function watchSubmission(form) {
+  const s = shared();
+  const w = { form };
+  const submitted = new Promise((resolve, reject) => {
+    w.settle = () => resolve(w);
+    w.fail = reject;
+  });
+  submitted.catch(() => {
+  });
+  s.pending.get(form)?.fail?.(new Error("another call of this tool filled the form before it was submitted"));
+  s.pending.set(form, w);
+  return {
+    submitted,
+    cancel: () => {
+      if (s.pending.get(form) === w) s.pending.delete(form);
+      w.settle = void 0;
+    }
+  };
+}
+async function submissionResult(w) {
+  if (w.response) {
+    let value;
+    try {
+      value = await w.response;
+    } catch (err) {
+      throw err instanceof Error ? err : new Error(`the page's respondWith promise rejected: ${String(err)}`);
+    }
+    return value === void 0 ? null : value;
+  }
+  const { form, event } = w;
+  const submitter = event.submitter;
+  if (event.defaultPrevented) {
+    return {
+      submitted: true,
+      navigated: false,
+      note: "The page handled the submission itself and gave no result (it called preventDefault() without SubmitEvent.respondWith()); look at the page to see what it did."
+    };
+  }
+  const method = (submitter?.getAttribute("formmethod") ? submitter.formMethod : form.method).toLowerCase();
+  if (method === "dialog") return { submitted: true, navigated: false, note: "The form closed its dialog." };
+  const action = new URL(submitter?.getAttribute("formaction") ? submitter.formAction : form.action, document.baseURI);
+  if (method === "get") {
+    const data = new FormData(form, submitter ?? void 0);
+    action.search = new URLSearchParams(data).toString();
+  }
+  const target = (submitter?.getAttribute("formtarget") ?? form.target) || "_self";
+  const result = { submitted: true, navigated: true, url: action.href, method: method.toUpperCase() };
+  if (target !== "_self") result.target = target;
+  return result;
+}
+function fillForm(form, input) {
+  for (const p of formParams(form)) {
+    if (!Object.prototype.hasOwnProperty.call(input, p.name)) continue;
+    const value = input[p.name];
+    const first = p.controls[0];
+    if (first instanceof HTMLInputElement && (first.type === "checkbox" || first.type === "radio")) {
+      const boxes = p.controls;
+      const want = (b) => first.type === "radio" ? b.value === value : boxes.length === 1 ? value === true : Array.isArray(value) && value.includes(b.value);
+      for (const b of boxes) if (b.checked !== want(b) && (first.type !== "radio" || want(b))) b.click();
+      continue;
+    }
+    if (first instanceof HTMLSelectElement && first.multiple) {
+      const wanted = new Set(Array.isArray(value) ? value.map(String) : [String(value)]);
+      for (const o of Array.from(first.options)) o.selected = wanted.has(o.value);
+      fire(first);
+      continue;
+    }
+    setValue(first, value === null || value === void 0 ? "" : String(value));
+  }
+}
+function setValue(el, value) {
+  const proto = Object.getPrototypeOf(el);
+  const setter = Object.getOwnPropertyDescriptor(proto, "value")?.set;
+  if (setter) setter.call(el, value);
+  else el.value = value;
+  fire(el);
+}
+function fire(el) {
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+}
+function submitButton(form) {
+  for (const el of Array.from(form.elements)) {
+    if (el instanceof HTMLButtonElement && el.type === "submit" && !el.disabled) return el;
+    if (el instanceof HTMLInputElement && (el.type === "submit" || el.type === "image") && !el.disabled) return el;
+  }
+  return null;
+}
+function invalidFields(form) {
+  const bad = [];
+  for (const el of Array.from(form.elements)) {
+    const c = el;
+    if (typeof c.checkValidity === "function" && c.willValidate && !c.checkValidity()) bad.push(`${c.name || c.id || c.tagName.toLowerCase()}: ${c.validationMessage}`);
+  }
+  return bad.join("; ");
+}
+async function callForm(form, input, signal) {
+  if (signal?.aborted) throw signal.reason;
+  if (!form.isConnected) throw new Error(`the form of this tool is no longer in the page`);
+  fillForm(form, input ?? {});
+  const watch = watchSubmission(form);
+  const autosubmit = form.hasAttribute("toolautosubmit");
+  const stopped = new Promise((_, reject) => {
+    signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    form.addEventListener("reset", () => reject(new Error("the form was reset while the call ran")), { once: true });
+  });
+  stopped.catch(() => {
+  });
+  try {
+    if (autosubmit) {
+      form.requestSubmit();
+      const w2 = await Promise.race([watch.submitted, nextTask3().then(() => null)]);
+      if (!w2) throw new Error(`the form refused the values: ${invalidFields(form) || "it did not submit"}`);
+      return await Promise.race([submissionResult(w2), stopped]);
+    }
+    const button = submitButton(form);
+    if (!button) throw new Error("the form has no toolautosubmit and no submit button: the user cannot submit it (add toolautosubmit, or a submit button)");
+    button.focus();
+    const w = await Promise.race([watch.submitted, stopped]);
+    return await Promise.race([submissionResult(w), stopped]);
+  } finally {
+    watch.cancel();
+  }
+}
+function nextTask3() {
+  return new Promise((r) => setTimeout(r, 0));
+}
+
+// src/webmcp/declarative.ts
+var WATCHED = [
+  "toolname",
+  "tooldescription",
+  "toolautosubmit",
+  "toolparamtitle",
+  "toolparamdescription",
+  "name",
+  "type",
+  "required",
+  "min",
+  "max",
+  "step",
+  "pattern",
+  "minlength",
+  "maxlength",
+  "multiple",
+  "disabled",
+  "readonly",
+  "value",
+  "label",
+  "for",
+  "form"
+];
+function startDeclarativeTools() {
+  if (typeof document === "undefined" || typeof MutationObserver === "undefined") return;
+  let first = false;
+  pageShared("declarative.v1", () => first = true);
+  if (!first) return;
+  const declared = /* @__PURE__ */ new Map();
+  let scheduled = false;
+  const rescan = () => {
+    scheduled = false;
+    scan(declared);
+  };
+  const observer = new MutationObserver(() => {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(rescan);
+  });
+  observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: WATCHED });
+  scan(declared);
+}
+function scan(declared) {
+  const now = /* @__PURE__ */ new Map();
+  for (const form of Array.from(document.querySelectorAll("form[toolname]"))) {
+    const d = definition(form);
+    if (d) now.set(form, d);
+  }
+  for (const [form, d] of declared) {
+    if (now.get(form)?.key !== d.key) {
+      registrations.remove(d.reg);
+      declared.delete(form);
+      d.cancel(form.isConnected ? "the form's tool declaration changed while the call ran" : "the form was removed from the page while the call ran");
+    }
+  }
+  for (const [form, d] of now) {
+    if (declared.has(form)) continue;
+    const made = d.make();
+    if (registrations.has(made.reg.name)) continue;
+    registrations.add(made.reg);
+    declared.set(form, { key: d.key, ...made });
+  }
+}
+function definition(form) {
+  const name = form.getAttribute("toolname")?.trim() ?? "";
+  const description = form.getAttribute("tooldescription")?.trim() ?? "";
+  if (!name || name.length > 128 || !WEBMCP_NAME_PATTERN.test(name) || !description) return void 0;
+  const inputSchema = JSON.stringify(synthesizeFormSchema(form));
+  const key2 = JSON.stringify([name, description, inputSchema, form.hasAttribute("toolautosubmit")]);
+  return {
+    key: key2,
+    make: () => {
+      const inflight = /* @__PURE__ */ new Set();
+      const execute = async (input, options) => {
+        const controller = new AbortController();
+        const outer = options?.signal;
+        if (outer?.aborted) throw outer.reason;
+        const forward = () => controller.abort(outer?.reason);
+        outer?.addEventListener("abort", forward, { once: true });
+        inflight.add(controller);
+        try {
+          return await callForm(form, input, controller.signal);
+        } finally {
+          inflight.delete(controller);
+          outer?.removeEventListener("abort", forward);
+        }
+      };
+      const reg = { name, description, inputSchema, execute, readOnlyHint: false, untrustedContentHint: false, exposedTo: [], source: "form" };
+      return { reg, cancel: (why) => inflight.forEach((c) => c.abort(new Error(why))) };
+    }
+  };
+}
 
 // src/webmcp/model-context.ts
 var MAX_NAME_LENGTH = 128;
-function domError(message, name) {
+function domError2(message, name) {
   if (typeof DOMException === "function") return new DOMException(message, name);
   const e = new Error(message);
   e.name = name;
@@ -2629,9 +3613,15 @@ function potentiallyTrustworthy(url) {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
-var ModelContextPolyfill = class extends EventTarget {
+var POLYFILL = /* @__PURE__ */ Symbol.for("pedelec.webmcp.polyfill");
+function isPolyfill(mc) {
+  return mc[POLYFILL] === true;
+}
+var _a2, _b2;
+var ModelContextPolyfill = class extends (_b2 = EventTarget, _a2 = POLYFILL, _b2) {
   constructor() {
     super(...arguments);
+    __publicField(this, _a2, true);
     __publicField(this, "handler", null);
   }
   /** The toolchange event handler attribute. */
@@ -2688,10 +3678,10 @@ function checkRegistration(tool, options) {
   if (typeof name !== "string") throw new TypeError("registerTool(tool): tool.name is required and must be a string");
   if (typeof description !== "string") throw new TypeError(`registerTool(tool): tool.description of ${JSON.stringify(name)} is required and must be a string`);
   if (typeof execute !== "function") throw new TypeError(`registerTool(tool): tool.execute of ${JSON.stringify(name)} is required and must be a function`);
-  if (registrations.has(name)) throw domError(`registerTool: a tool named ${JSON.stringify(name)} is already registered; unregister it first (abort its signal)`, "InvalidStateError");
-  if (name === "" || description === "") throw domError(`registerTool: the tool's name and description must not be empty (name ${JSON.stringify(name)})`, "InvalidStateError");
+  if (registrations.has(name)) throw domError2(`registerTool: a tool named ${JSON.stringify(name)} is already registered; unregister it first (abort its signal)`, "InvalidStateError");
+  if (name === "" || description === "") throw domError2(`registerTool: the tool's name and description must not be empty (name ${JSON.stringify(name)})`, "InvalidStateError");
   if (name.length > MAX_NAME_LENGTH || !WEBMCP_NAME_PATTERN.test(name)) {
-    throw domError(`registerTool: ${JSON.stringify(name)} is not a tool name: 1 to 128 ASCII letters, digits, "_", "-" and "."`, "InvalidStateError");
+    throw domError2(`registerTool: ${JSON.stringify(name)} is not a tool name: 1 to 128 ASCII letters, digits, "_", "-" and "."`, "InvalidStateError");
   }
   let inputSchema;
   if (tool.inputSchema !== void 0) {
@@ -2704,9 +3694,9 @@ function checkRegistration(tool, options) {
     try {
       url = new URL(String(origin));
     } catch {
-      throw domError(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a URL`, "SecurityError");
+      throw domError2(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a URL`, "SecurityError");
     }
-    if (!potentiallyTrustworthy(url)) throw domError(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a potentially trustworthy origin`, "SecurityError");
+    if (!potentiallyTrustworthy(url)) throw domError2(`registerTool: exposedTo entry ${JSON.stringify(origin)} is not a potentially trustworthy origin`, "SecurityError");
     exposedTo.push(url.origin);
   }
   return {
@@ -2722,8 +3712,110 @@ function checkRegistration(tool, options) {
   };
 }
 
+// src/webmcp/native-tools.ts
+var ownToolNames = pageShared("ownToolNames.v1", () => /* @__PURE__ */ new Set());
+var MIRRORED = /* @__PURE__ */ Symbol.for("pedelec.webmcp.mirrored.v1");
+var HINTS2 = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
+function canEnumerate(mc) {
+  const m = mc;
+  return typeof m.getTools === "function" && typeof m.executeTool === "function";
+}
+function mirrorNativeTools(mc) {
+  const holder = mc;
+  if (holder[MIRRORED]) return holder[MIRRORED];
+  const mirrored = /* @__PURE__ */ new Map();
+  let running = Promise.resolve();
+  const refresh = () => running = running.then(() => sync(mc, mirrored)).catch(() => {
+  });
+  mc.addEventListener?.("toolchange", () => void refresh());
+  const first = refresh();
+  Object.defineProperty(mc, MIRRORED, { value: first });
+  return first;
+}
+async function sync(mc, mirrored) {
+  const list = await mc.getTools();
+  const seen = /* @__PURE__ */ new Set();
+  for (const t of list ?? []) {
+    if (!t || typeof t.name !== "string" || t.window !== void 0 && typeof window !== "undefined" && t.window !== window) continue;
+    if (ownToolNames.has(t.name)) continue;
+    seen.add(t.name);
+    const key2 = JSON.stringify([t.title, t.description, t.inputSchema, t.annotations]);
+    const had = mirrored.get(t.name);
+    if (had && had.key === key2) {
+      had.tool.current = t;
+      continue;
+    }
+    if (had) {
+      registrations.remove(had.reg);
+      mirrored.delete(t.name);
+    }
+    if (registrations.has(t.name)) continue;
+    const tool = { current: t };
+    const reg = registration(mc, t, tool);
+    registrations.add(reg);
+    mirrored.set(t.name, { key: key2, reg, tool });
+  }
+  for (const [name, m] of mirrored) {
+    if (!seen.has(name)) {
+      registrations.remove(m.reg);
+      mirrored.delete(name);
+    }
+  }
+}
+function registration(mc, t, tool) {
+  const annotations = {};
+  for (const h of HINTS2) if (typeof t.annotations?.[h] === "boolean") annotations[h] = t.annotations[h];
+  return {
+    name: t.name,
+    title: t.title ? t.title : void 0,
+    description: t.description,
+    inputSchema: t.inputSchema === void 0 || t.inputSchema === null ? void 0 : JSON.stringify(t.inputSchema),
+    execute: (input, options) => executeNative(mc, tool.current, input, options?.signal),
+    readOnlyHint: annotations.readOnlyHint === true,
+    untrustedContentHint: annotations.untrustedContentHint === true,
+    annotations: Object.keys(annotations).length ? annotations : void 0,
+    exposedTo: [],
+    source: "native"
+  };
+}
+async function executeNative(mc, t, input, signal) {
+  const form = formOf(t.name);
+  const watch = form ? watchSubmission(form) : void 0;
+  try {
+    let text;
+    try {
+      text = await mc.executeTool(t, input ?? {}, { signal });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const e = err;
+      throw new Error(`the browser's executeTool failed: ${e?.name ?? "Error"}: ${e?.message ?? String(err)}`);
+    }
+    if (text === null || text === void 0) {
+      if (watch) {
+        const w = await Promise.race([watch.submitted, new Promise((r) => setTimeout(() => r(null), 0))]);
+        if (w) return await submissionResult(w);
+      }
+      return null;
+    }
+    if (text === "undefined") return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  } finally {
+    watch?.cancel();
+  }
+}
+function formOf(name) {
+  if (typeof document === "undefined") return void 0;
+  for (const f of Array.from(document.querySelectorAll("form[toolname]"))) if (f.getAttribute("toolname")?.trim() === name) return f;
+  return void 0;
+}
+
 // src/webmcp/install.ts
-var ownTools = /* @__PURE__ */ new WeakSet();
+var ownTools = pageShared("ownTools.v1", () => /* @__PURE__ */ new WeakSet());
+var ready = Promise.resolve();
 var OBSERVED = /* @__PURE__ */ Symbol.for("pedelec.webmcp.observed");
 function holders() {
   return {
@@ -2734,22 +3826,32 @@ function holders() {
 function installModelContext() {
   const { doc, nav } = holders();
   if (!doc) return void 0;
-  const native = doc.modelContext ?? nav?.modelContext;
+  const existing = doc.modelContext ?? nav?.modelContext;
   let mc;
-  if (native && typeof native.registerTool === "function") {
-    observe(native);
-    mc = native;
+  if (existing && isPolyfill(existing)) {
+    mc = existing;
+    startDeclarativeTools();
+  } else if (existing && typeof existing.registerTool === "function") {
+    observe(existing);
+    mc = existing;
+    if (canEnumerate(existing)) ready = mirrorNativeTools(existing);
+    else startDeclarativeTools();
   } else {
     mc = new ModelContextPolyfill();
+    startDeclarativeTools();
   }
   define(doc, mc);
   if (nav) define(nav, mc);
   return mc;
 }
+function webmcpReady() {
+  installModelContext();
+  return ready;
+}
 function nativeModelContext() {
   const { doc, nav } = holders();
   const mc = doc?.modelContext ?? nav?.modelContext;
-  if (!mc || typeof mc.registerTool !== "function" || mc instanceof ModelContextPolyfill) return void 0;
+  if (!mc || typeof mc.registerTool !== "function" || isPolyfill(mc)) return void 0;
   return mc;
 }
 function define(holder, mc) {
@@ -2806,6 +3908,8 @@ function exposeToBrowser(session, defined, toError) {
     if (a?.title) tool.title = a.title;
     if (a) tool.annotations = { ...a };
     ownTools.add(tool);
+    ownToolNames.add(def.name);
+    controller.signal.addEventListener("abort", () => ownToolNames.delete(def.name), { once: true });
     let registered;
     try {
       registered = Promise.resolve(mc.registerTool(tool, { signal: controller.signal }));
@@ -2816,116 +3920,6 @@ function exposeToBrowser(session, defined, toError) {
       if (!controller.signal.aborted) session.reportError(toError(def.name, err));
     });
   }
-}
-
-// src/webmcp/tools.ts
-var NO_INPUT = { type: "object", properties: {} };
-function webmcpHandler(reg) {
-  return async (args, ctx) => {
-    const value = await reg.execute(args, { signal: ctx.signal });
-    return asJson(value);
-  };
-}
-function asJson(value) {
-  const text = JSON.stringify(value);
-  return text === void 0 ? null : JSON.parse(text);
-}
-function convert(reg) {
-  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
-  let annotations;
-  if (reg.annotations || reg.title !== void 0) {
-    annotations = { ...reg.annotations };
-    if (reg.title !== void 0) annotations.title = reg.title;
-  }
-  const def = { name: reg.name, description: reg.description, argsSchema };
-  if (annotations) def.annotations = annotations;
-  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
-    message: p.message
-  }));
-  if (problems.length > 0) return { reg, problems };
-  def.handler = webmcpHandler(reg);
-  return { reg, def };
-}
-function refusedTools(refused) {
-  const problems = refused.flatMap(
-    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
-  );
-  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
-  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
-  return new PedelecError(
-    "INVALID_INPUT",
-    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
-    { problems, tools: refused.map((r) => r.reg.name) }
-  );
-}
-
-// src/webmcp/link.ts
-function currentWebMCPTools(defined) {
-  const taken = new Set(defined.map((t) => t?.name));
-  const offered = [];
-  const refused = [];
-  for (const reg of registrations.list()) {
-    if (taken.has(reg.name)) {
-      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
-      continue;
-    }
-    const c = convert(reg);
-    if ("problems" in c) refused.push(c);
-    else offered.push(c);
-  }
-  return { offered, refused };
-}
-function manifestOf(defs) {
-  return defs.map((d) => {
-    const { handler: _h, ...rest } = d;
-    return JSON.parse(JSON.stringify(rest));
-  });
-}
-function linkWebMCP(session, defined, sent) {
-  const handlers = /* @__PURE__ */ new Map();
-  const reported = /* @__PURE__ */ new WeakSet();
-  let lastSent = sent === null ? null : JSON.stringify(sent);
-  let scheduled = false;
-  let running = Promise.resolve();
-  let stopped = false;
-  const refresh = (report) => {
-    const { offered, refused } = currentWebMCPTools(defined);
-    handlers.clear();
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
-    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
-    for (const r of fresh) reported.add(r.reg);
-    if (fresh.length > 0) session.reportError(refusedTools(fresh));
-    return manifestOf([...defined, ...offered.map((c) => c.def)]);
-  };
-  const flush = async () => {
-    scheduled = false;
-    if (stopped) return;
-    const manifest = refresh(true);
-    const text = JSON.stringify(manifest);
-    if (text === lastSent) return;
-    lastSent = text;
-    try {
-      await session.updateTools(manifest);
-    } catch {
-      lastSent = null;
-    }
-  };
-  const schedule = () => {
-    if (scheduled || stopped) return;
-    scheduled = true;
-    queueMicrotask(() => {
-      running = running.then(flush);
-    });
-  };
-  session.setDynamicHandlers((tool) => handlers.get(tool));
-  refresh(false);
-  const off = registrations.subscribe(schedule);
-  session.onCleanup(() => {
-    stopped = true;
-    off();
-  });
-  setTimeout(schedule, 0);
 }
 
 // src/client.ts
@@ -3096,7 +4090,7 @@ var Pedelec = class {
     if (input !== void 0 && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
     }
-    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser: exposeToBrowser2 } = input ?? {};
+    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser: exposeToBrowser2, followPage } = input ?? {};
     if (provider !== void 0 && (typeof provider !== "string" || provider === "")) {
       throw invalid('createSession: provider must be a provider code such as "codex" (see listProviders())', "provider");
     }
@@ -3109,9 +4103,18 @@ var Pedelec = class {
     }
     if (webmcp !== void 0 && typeof webmcp !== "boolean") throw invalid("createSession: webmcp must be a boolean", "webmcp");
     if (exposeToBrowser2 !== void 0 && typeof exposeToBrowser2 !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
+    if (followPage !== void 0 && typeof followPage !== "boolean") throw invalid("createSession: followPage must be a boolean", "followPage");
+    if (followPage === true && autoEndOnDisconnect === false) {
+      throw invalid("createSession: followPage ends the session when the tab closes for good, which autoEndOnDisconnect: false would not; leave autoEndOnDisconnect out", "followPage");
+    }
     const manifest = checkedManifest(skills === void 0 ? { guidance: "", tools: [] } : skills);
     const defined = skills?.tools ?? [];
+    if (webmcp === true) await webmcpReady();
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
+    if (followPage === true) {
+      const resumed = await this.resumeFollowed(defined, webmcp === true);
+      if (resumed) return resumed;
+    }
     await this.ensureApproved();
     const params = { skills: web?.manifest ?? manifest };
     if (provider !== void 0) {
@@ -3136,12 +4139,40 @@ var Pedelec = class {
       if (entry.defaultModel) params.model = entry.defaultModel;
     }
     if (autoEndOnDisconnect !== void 0) params.autoEndOnDisconnect = autoEndOnDisconnect;
+    if (followPage === true) {
+      params.autoEndOnDisconnect = true;
+      params.disconnectGraceMs = FOLLOW_GRACE_MS;
+    }
     const info = await this.connection.request("create_session", params);
     this.connection.trustCore();
     const session = this.track(info, defined);
-    if (web) linkWebMCP(session, defined, web.sent);
+    attachPageTools(session, defined, web?.sent ?? manifest.tools, web !== null);
     if (exposeToBrowser2 !== false) exposeToBrowser(session, defined, browserError);
+    if (followPage === true && session.getStatus() !== "ended") follow(session, this.url, null);
     return session;
+  }
+  /**
+   * The session this tab followed from its previous page, resumed with
+   * this page's tools, or null when there is none or it ended meanwhile.
+   */
+  async resumeFollowed(defined, webmcp) {
+    const stored = followedSession(this.url);
+    if (!stored) return null;
+    const held = [...this.sessions].find((s) => s.sessionId === stored.sessionId && s.getStatus() !== "ended");
+    if (held) return held;
+    const carried = carriedCalls(stored);
+    try {
+      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route);
+      if (session.getStatus() !== "ended") {
+        follow(session, this.url, carried);
+        return session;
+      }
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code !== "SESSION_ENDED" && e.code !== "THREAD_NOT_FOUND") throw e;
+    }
+    forgetFollowed(this.url, stored.sessionId);
+    return null;
   }
   /**
    * Attaches to an existing session (after a reload, with
@@ -3151,6 +4182,10 @@ var Pedelec = class {
    * delivered again.
    */
   async resumeSession(sessionId, options) {
+    return this.resumeRouted(sessionId, options, void 0);
+  }
+  /** resumeSession, with the router follow.ts gives for the calls the previous page was running. */
+  async resumeRouted(sessionId, options, router) {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
@@ -3165,8 +4200,9 @@ var Pedelec = class {
       await this.ensureApproved();
       const info = await this.connection.request("resume_session", { sessionId });
       this.connection.trustCore();
-      const session = this.track(info, defined);
-      if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+      const session = this.track(info, defined, router);
+      const replace = options?.webmcp === true || router !== void 0;
+      if (session.getStatus() !== "ended") attachPageTools(session, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
       return session;
     })();
     this.resuming.set(sessionId, resumed);
@@ -3192,7 +4228,7 @@ var Pedelec = class {
       params = { ...input };
       if (params.skills === void 0) params.skills = { guidance: "", tools: [] };
     }
-    return this.connection.request(type, params);
+    return this.connection.send(type, params);
   }
   /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
   async approvalAnswer() {
@@ -3296,12 +4332,13 @@ var Pedelec = class {
     for (const session of [...this.sessions]) session.clientClosed();
     this.connection.close();
   }
-  track(info, tools) {
+  track(info, tools, router) {
     let session = void 0;
     const s = new PedelecSession({
       connection: this.connection,
       info,
       tools,
+      router,
       onForget: () => {
         if (session) this.sessions.delete(session);
       }
@@ -3313,8 +4350,8 @@ var Pedelec = class {
 };
 
 // src/define-tool.ts
-function defineTool(definition) {
-  return definition;
+function defineTool(definition2) {
+  return definition2;
 }
 function asksConsent(tool) {
   if (tool.needsApproval === true) return true;
@@ -3325,6 +4362,7 @@ function asksConsent(tool) {
 export {
   DEFAULT_URL,
   ERROR_CODES,
+  FOLLOW_GRACE_MS,
   MAX_ASSET_BYTES,
   ORIGINAL_PROVIDER_CODES,
   PROVIDER_TITLES,
@@ -3333,9 +4371,11 @@ export {
   PedelecSdkError,
   PedelecSession,
   ToolRefusal,
+  addTool,
   asksConsent,
   defineTool,
   installModelContext,
+  onNavigatedCall,
   refuse,
   toManifest
 };
