@@ -657,37 +657,10 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	readonly tools: readonly string[];
 	/** Pedelec Core addition: whether Core ends the session when this page disconnects. */
 	readonly autoEndOnDisconnect: boolean;
-	private readonly connection;
-	private readonly registry;
-	private readonly seq;
-	private readonly onForget;
-	private status;
-	private waitingOn;
-	private turn;
-	private preparing;
-	private prepared;
-	private readonly earlyDone;
-	private readonly otherTurns;
+	private readonly state;
+	private readonly turns;
 	private readonly calls;
-	private deadlineTimer;
-	private deadlineAt;
-	private ended;
-	/** The connection dropped and the session has not been resumed yet. */
-	private reconnecting;
-	private reconnected;
-	private markReconnected;
-	/** The origin approval a reconnect waits for (status waiting_approval with no calls). */
-	private originApproval;
-	/** Core's status as of the last resume, to know whether a turn can still end. */
-	private coreStatus;
-	private readonly unsubscribe;
-	/** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
-	private readonly cleanups;
-	private browserCalls;
-	private readonly chat;
-	private readonly statusEmitter;
-	private readonly errors;
-	private readonly endedEmitter;
+	private readonly reconnect;
 	/**
 	 * Starts one user turn. Resolves when the turn is over; rejects with the
 	 * turn's error, SESSION_BUSY when a turn is already running (one at a
@@ -770,27 +743,6 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
 	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
 	private assetSession;
-	private endedError;
-	/** The context fields every listener gets. */
-	private context;
-	private emitError;
-	private startTurn;
-	private finishTurn;
-	private finishReconnect;
-	private receive;
-	private onDelta;
-	private onDone;
-	private setStatus;
-	private markEnded;
-	private settled;
-	private dispatch;
-	/** Shows one step of a tool of the agent's own to onStatus; the status stays. */
-	private onActivity;
-	/** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
-	private sendProgress;
-	/** Arms the deadline timer for at, the earliest deadline of a running call. */
-	private watchDeadlines;
-	private submit;
 }
 export declare class Pedelec {
 	/** Pedelec Core addition: Core's WebSocket URL this client talks to. */
