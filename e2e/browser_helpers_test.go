@@ -34,7 +34,7 @@ type browser struct {
 // newBrowser starts Chromium with a fresh profile. The flags keep it off
 // the network this machine does not have (background updates, sync) and
 // let it run as root in a container.
-func newBrowser(t testing.TB) *browser {
+func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(testenv.Chromium(t)),
@@ -50,6 +50,7 @@ func newBrowser(t testing.TB) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1360, 1000),
 	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
 	b := &browser{ctx: ctx}

@@ -7,7 +7,7 @@ package e2e
 // on 127.0.0.1.
 
 import (
-	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,11 +87,14 @@ LogLevel VERBOSE
 	var logs syncBuf
 	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
+	// sshd forks a process per connection: the group goes together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 		if t.Failed() {
 			t.Logf("sshd logs:\n%s", logs.String())
@@ -117,6 +121,7 @@ func (s *sshd) forward(t *testing.T, local, remote int) *forward {
 		"-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5",
 		"-L", fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", local, remote), s.user+"@127.0.0.1")
 	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +150,10 @@ type nginx struct {
 // startNginx proxies https://<name>:<port> for each name in upstreams to
 // its http://127.0.0.1:<upstream port>, WebSockets included, with a
 // self-signed certificate for every name, the way an editor's forward
-// fronts Core with a name of its own. readTimeout is nginx's
+// fronts Core with a name of its own; a request for any other name goes to
+// fallback with its Host as sent. readTimeout is nginx's
 // proxy_read_timeout: an idle connection is closed after it.
-func startNginx(t *testing.T, upstreams map[string]int, readTimeout time.Duration) *nginx {
+func startNginx(t *testing.T, port int, upstreams map[string]int, fallback int, readTimeout time.Duration) *nginx {
 	t.Helper()
 	needTool(t, "/usr/sbin/nginx", "nginx-light")
 	dir := t.TempDir()
@@ -158,7 +164,6 @@ func startNginx(t *testing.T, upstreams map[string]int, readTimeout time.Duratio
 	certPEM, keyPEM, spki, pool := selfSigned(t, names)
 	os.WriteFile(filepath.Join(dir, "cert.pem"), certPEM, 0o600)
 	os.WriteFile(filepath.Join(dir, "key.pem"), keyPEM, 0o600)
-	port := freePort(t)
 	var servers strings.Builder
 	for name, up := range upstreams {
 		fmt.Fprintf(&servers, `
@@ -203,16 +208,20 @@ http {
     location / { proxy_pass http://127.0.0.1:%[3]d; proxy_set_header Host $host; }
   }%[4]s
 }
-`, dir, port, firstUpstream(upstreams), servers.String())
+`, dir, port, fallback, servers.String())
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(config), 0o600)
 	cmd := exec.Command("/usr/sbin/nginx", "-p", dir, "-c", filepath.Join(dir, "nginx.conf"))
 	var logs syncBuf
 	cmd.Stdout, cmd.Stderr = &logs, &logs
+	// The master and its worker in a group of their own: killing the
+	// master alone leaves the worker serving, holding the output pipe.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 		if t.Failed() {
 			errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
@@ -221,18 +230,6 @@ http {
 	})
 	awaitListening(t, port, "nginx")
 	return &nginx{port: port, spki: spki, caPool: pool}
-}
-
-// firstUpstream is where the default server (a Host none of the names
-// match) sends requests: to Core, so its Host check is what answers.
-func firstUpstream(upstreams map[string]int) int {
-	best := ""
-	for name := range upstreams {
-		if best == "" || name < best {
-			best = name
-		}
-	}
-	return upstreams[best]
 }
 
 // selfSigned makes a certificate for names and the SPKI hash Chromium's
@@ -281,4 +278,10 @@ func awaitListening(t *testing.T, port int, what string) {
 	})
 }
 
-var _ = bytes.MinRead
+// mapDialer dials one address whatever name is asked for, as Chromium's
+// --host-resolver-rules maps the test's names to loopback.
+type mapDialer struct{ to string }
+
+func (d *mapDialer) DialContext(ctx context.Context, network, _ string) (net.Conn, error) {
+	return (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, network, d.to)
+}
