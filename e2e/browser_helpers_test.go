@@ -34,7 +34,7 @@ type browser struct {
 // newBrowser starts Chromium with a fresh profile. The flags keep it off
 // the network this machine does not have (background updates, sync) and
 // let it run as root in a container.
-func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
+func newBrowser(t testing.TB) *browser {
 	t.Helper()
 	return newBrowserWith(t)
 }

@@ -145,7 +145,7 @@ func TestRemoteHTTPSForwardWithPublicURL(t *testing.T) {
 	fmt.Sscan(appPortText, &appPort)
 
 	// nginx closes a connection idle for 3 s; Core pings every second.
-	proxy := startNginx(t, proxyPort, map[string]int{"devbox.test": corePort, "app.devbox.test": appPort}, corePort, 3*time.Second)
+	proxy := startNginx(t, proxyPort, map[string]int{"devbox.test": corePort, "app.devbox.test": appPort, "other.devbox.test": corePort}, corePort, 3*time.Second)
 	core := testenv.ServeIn(t, coreAddr, t.TempDir(), []string{"--public-url", public, "--ping-interval", "1s"})
 	// The Go client reaches the names as Chromium does: mapped to
 	// loopback, trusting the proxy's certificate only.
@@ -155,8 +155,8 @@ func TestRemoteHTTPSForwardWithPublicURL(t *testing.T) {
 		DialContext:     (&mapDialer{to: dialTo}).DialContext,
 	}}
 
-	b := newBrowser(t,
-		chromedp.Flag("host-resolver-rules", "MAP devbox.test 127.0.0.1, MAP app.devbox.test 127.0.0.1"),
+	b := newBrowserWith(t,
+		chromedp.Flag("host-resolver-rules", "MAP devbox.test 127.0.0.1, MAP app.devbox.test 127.0.0.1, MAP other.devbox.test 127.0.0.1"),
 		chromedp.Flag("ignore-certificate-errors-spki-list", proxy.spki),
 	)
 
@@ -183,6 +183,17 @@ func TestRemoteHTTPSForwardWithPublicURL(t *testing.T) {
 	b.js(t, &opens, `return window.__opens`)
 	if opens != 1 {
 		t.Errorf("the page opened %d WebSockets through the proxy; Core's pings should keep one alive past its 3 s read timeout", opens)
+	}
+
+	// A second forward to Core that Core was not told of: the page's SDK
+	// says Core refuses that name and how to tell it.
+	var refused struct{ Code, Message string }
+	b.js(t, &refused, fmt.Sprintf(`
+const p = new window.sdk.Pedelec({ url: "wss://other.devbox.test:%d/ws" });
+const a = await p.checkAvailability();
+return { code: a.error?.code ?? "", message: a.error?.message ?? "" };`, proxyPort))
+	if refused.Code != "HOST_NOT_ALLOWED" || !strings.Contains(refused.Message, fmt.Sprintf("--public-url https://other.devbox.test:%d", proxyPort)) {
+		t.Errorf("Core reached by a name it was not told of: %+v", refused)
 	}
 
 	// Every other name is refused, through the proxy (its default server
