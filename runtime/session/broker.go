@@ -149,6 +149,9 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	if err != nil {
 		return nil, err
 	}
+	if testHookCallDecided != nil {
+		testHookCallDecided(s)
+	}
 
 	s.mu.Lock()
 	// An approved call leaves waiting_approval as it joins the pending calls
@@ -210,6 +213,10 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	out := <-call.outcome // settled by us above, or by a result/end that won the race
 	return out.result, out.err
 }
+
+// testHookCallDecided, when set (by tests), runs once a call's consent is
+// decided, without the session's lock.
+var testHookCallDecided func(*Session)
 
 // ToolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
 func (s *Session) ToolNotFound(tool string) error {
