@@ -145,28 +145,50 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 		w.id, w.timeoutMs = callID, timeout.Milliseconds()
 		s.mu.Unlock()
 	}
-	approvedBy, err := s.awaitConsent(ctx, def.Def(), callID, args, timeout)
-	if err != nil {
-		return nil, err
-	}
-	if testHookCallDecided != nil {
-		testHookCallDecided(s)
-	}
-
+	// Consent is decided once, under s.mu, which StartTurn takes too: the
+	// turn the call belongs to is the one found here, and no turn can
+	// start between the decision and the delivery (issue 35: a turn that
+	// started between two looks let a call reach the page unasked).
 	s.mu.Lock()
-	// An approved call leaves waiting_approval as it joins the pending calls
-	// below, in one status change.
-	s.consent.removeCall(callID)
 	now := time.Now()
 	turnID, turnStartedAt, hasTurn := s.callTurnLocked(now)
-	switch {
-	case s.ended:
+	if err := s.refuseCallLocked(hasTurn); err != nil {
 		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
-	case !hasTurn:
-		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
-	case s.calls.len() >= s.table.cfg.MaxPendingCalls:
+		callDecided(s)
+		return nil, err
+	}
+	approvedBy, waited := "", false
+	if def.Def().AsksConsent() {
+		by, wait := s.askConsentLocked(def.Def(), callID, args, timeout)
+		approvedBy = by
+		if wait != nil {
+			s.mu.Unlock()
+			callDecided(s)
+			waited = true
+			var err error
+			approvedBy, err = s.awaitConsent(ctx, wait)
+			if err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			// An approved call leaves waiting_approval as it joins the
+			// pending calls below, in one status change; it runs in the
+			// turn the user was asked in, or not at all.
+			s.consent.removeCall(callID)
+			now = time.Now()
+			stillID, _, stillHas := s.callTurnLocked(now)
+			err = s.refuseCallLocked(stillHas)
+			if err == nil && stillID != turnID {
+				err = wire.Errorf(wire.CodeNoActiveTurn, "the turn %s was called in ended while the call waited for consent; it did not run", tool)
+			}
+			if err != nil {
+				s.refreshStatusAndSaveLocked()
+				s.mu.Unlock()
+				return nil, err
+			}
+		}
+	}
+	if s.calls.len() >= s.table.cfg.MaxPendingCalls {
 		s.refreshStatusLocked() // in case an approved call just left waiting_approval
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
@@ -185,6 +207,9 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	s.refreshStatusAndSaveLocked()
 	s.emitToolCallLocked(call, false)
 	s.mu.Unlock()
+	if !waited {
+		callDecided(s)
+	}
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 	if approvedBy != "" {
 		s.table.NoteCallApproved(s.id, call.id, approvedBy)
@@ -215,8 +240,26 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 }
 
 // testHookCallDecided, when set (by tests), runs once a call's consent is
-// decided, without the session's lock.
+// decided (refused, asked, or not needed), without the session's lock.
 var testHookCallDecided func(*Session)
+
+func callDecided(s *Session) {
+	if testHookCallDecided != nil {
+		testHookCallDecided(s)
+	}
+}
+
+// refuseCallLocked is why a call cannot run now: the session ended, or,
+// hasTurn false, no turn runs (an external agent's calls need none).
+func (s *Session) refuseCallLocked(hasTurn bool) error {
+	switch {
+	case s.ended:
+		return wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
+	case !hasTurn:
+		return wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
+	}
+	return nil
+}
 
 // ToolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
 func (s *Session) ToolNotFound(tool string) error {
