@@ -353,7 +353,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 			}
 			if id := pool.pick(); id != "" {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-				core.mcp.CallTool(ctx, id, "echo", json.RawMessage(`{"x":1}`))
+				mcpCall(core.mcp, ctx, id, "echo", json.RawMessage(`{"x":1}`))
 				cancel()
 			}
 			core.mcp.Snapshot()

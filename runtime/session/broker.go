@@ -18,6 +18,7 @@ import (
 type pendingCall struct {
 	id            string
 	tool          string
+	def           *schema.CompiledTool // the definition the call started with: its result is judged by it
 	args          json.RawMessage
 	timeoutMs     int64
 	deadline      time.Time
@@ -96,30 +97,22 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 	}
 }
 
-// CallTool is the broker: it checks one call, hands it to the page, and
-// waits for the result, the tool's deadline, the session's end, or the
-// caller giving up (ctx). The agent endpoint and in-process providers both
-// come through here, so validation, timeouts and status are the same for all.
-func (s *Session) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return s.callToolWatched(ctx, tool, args, nil)
-}
-
-// callWatch lets callTool's caller follow the call: its id and timeout,
-// set under the session's mu once they are known, and the Box its
-// progress goes to.
+// callWatch lets a call's caller follow it: its id and timeout, set
+// under the session's mu once they are known, and the Box its progress
+// goes to.
 type callWatch struct {
 	box       *callprogress.Box
 	id        string
 	timeoutMs int64
 }
 
-// callToolWatched is callTool with the call's progress going to w.box
-// (w may be nil).
-func (s *Session) callToolWatched(ctx context.Context, tool string, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
-	def, ok := s.tools().Tool(tool)
-	if !ok {
-		return nil, s.ToolNotFound(tool)
-	}
+// broker checks one call of def, hands it to the page, and waits for the
+// result, the tool's deadline, the session's end, or the caller giving up
+// (ctx), with the call's progress going to w.box. Every call comes
+// through here (call.go), so validation, consent, timeouts and status are
+// the same for all, and all by def: the definition the call started with.
+func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
+	tool := def.Def().Name
 	if max := s.table.cfg.MaxArgsBytes; len(args) > max {
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
 			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
@@ -138,13 +131,10 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	}
 	timeout := def.Timeout(s.table.cfg.ToolTimeout)
 	callID := ids.New("tr_")
-	box := callprogress.New()
-	if w != nil {
-		box = w.box
-		s.mu.Lock()
-		w.id, w.timeoutMs = callID, timeout.Milliseconds()
-		s.mu.Unlock()
-	}
+	box := w.box
+	s.mu.Lock()
+	w.id, w.timeoutMs = callID, timeout.Milliseconds()
+	s.mu.Unlock()
 	// Consent is decided once, under s.mu, which StartTurn takes too: the
 	// turn the call belongs to is the one found here, and no turn can
 	// start between the decision and the delivery (issue 35: a turn that
@@ -195,7 +185,7 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 			WithDetails(map[string]any{"limit": s.table.cfg.MaxPendingCalls})
 	}
 	call := &pendingCall{
-		id: callID, tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
+		id: callID, tool: tool, def: def, args: args, timeoutMs: timeout.Milliseconds(),
 		deadline: now.Add(timeout), turnID: turnID, turnStartedAt: turnStartedAt,
 		outcome: make(chan callOutcome, 1), progress: box,
 	}
@@ -356,21 +346,4 @@ func (l *settledLog) reason(id string) string {
 		return string(how)
 	}
 	return notPendingUnknown
-}
-
-// sessionCaller is the broker as an in-process provider sees it.
-type sessionCaller struct{ s *Session }
-
-func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	untrusted := false
-	if def, ok := c.s.tools().Tool(tool); ok {
-		untrusted = def.Def().UntrustedContent()
-	}
-	result, err := c.s.CallTool(ctx, tool, args)
-	if err != nil || !untrusted {
-		return result, err
-	}
-	// The model of an in-process provider reads the result as the tool's
-	// output: the mark travels inside it, as tool-call prints it.
-	return wire.AgentResultJSON(wire.AgentResult{OK: true, UntrustedContent: true, Result: result})
 }
