@@ -83,6 +83,14 @@ func TestCallToolRefusesBadCalls(t *testing.T) {
 	if !strings.HasSuffix(we.Message, "available tools: echo, slow, none") {
 		t.Errorf("TOOL_NOT_FOUND lists the tools as %q", we.Message)
 	}
+	// One typo from a declared name: the error names it.
+	if d, _ := we.Details.(map[string]any); d["didYouMean"] != "none" || !strings.Contains(we.Message, `(did you mean "none"?)`) {
+		t.Errorf("TOOL_NOT_FOUND for a typo = %q, details %+v", we.Message, we.Details)
+	}
+	_, err = ht.call("weather", `{}`)
+	if we := wantCode(t, err, wire.CodeToolNotFound); strings.Contains(we.Message, "did you mean") {
+		t.Errorf("TOOL_NOT_FOUND suggests a name for a tool nothing like any: %q", we.Message)
+	}
 	_, err = ht.call("echo", `{"x":"seven"}`)
 	wantCode(t, err, wire.CodeToolArgsInvalid)
 	_, err = ht.call("echo", `{"x":1,"pad":"`+strings.Repeat("a", 80)+`"}`)

@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -16,24 +15,6 @@ import (
 // (approvals.Book), and every other request is
 // CREATE_SESSION_NOT_APPROVED. Revoking an origin ends its live sessions.
 
-// Methods an unapproved origin may call.
-const (
-	methodGetApprovalStatus = "get_approval_status" // {approved, origin}; never asks the user
-	methodRequestApproval   = "request_approval"    // asks the user (once per origin): {approved, requestId, url, ...}
-	methodAwaitApproval     = "await_approval"      // waits for the decision: {approved: true} or the code
-)
-
-// approvalStatus is what get_approval_status, request_approval and
-// await_approval answer.
-type approvalStatus struct {
-	Approved  bool       `json:"approved"`
-	Origin    string     `json:"origin"`
-	RequestID string     `json:"requestId,omitempty"`
-	URL       string     `json:"url,omitempty"` // the approval window to open
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
-	TimeoutMs int64      `json:"timeoutMs,omitempty"`
-}
-
 // originApproved: the connection's origin may use Core now. Asked per
 // request, so a revocation applies to open connections at once.
 func (pc *conn) originApproved() bool {
@@ -44,17 +25,17 @@ func (pc *conn) originApproved() bool {
 // request over (answered it, or will answer it from its own goroutine).
 func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bool {
 	switch req.Method {
-	case methodGetApprovalStatus:
-		pc.respond(req.ID, approvalStatus{Approved: pc.originApproved(), Origin: pc.origin}, nil)
+	case wire.MethodGetApprovalStatus:
+		pc.respond(req.ID, wire.OriginApprovalStatus{Approved: pc.originApproved(), Origin: pc.origin}, nil)
 		return true
-	case methodRequestApproval:
+	case wire.MethodRequestApproval:
 		st, t, err := pc.requestApproval(true)
 		if t != nil {
 			pc.holdApproval(t)
 		}
 		pc.respond(req.ID, st, err)
 		return true
-	case methodAwaitApproval:
+	case wire.MethodAwaitApproval:
 		go pc.awaitApproval(ctx, req, nil)
 		return true
 	}
@@ -75,28 +56,28 @@ func (pc *conn) gateRequest(ctx context.Context, req wire.Request, index int) bo
 
 // requestApproval asks the user for this connection's origin (joining the
 // origin's pending request) and logs how to answer from the terminal.
-func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, error) {
+func (pc *conn) requestApproval(logIt bool) (wire.OriginApprovalStatus, *approvals.Ticket, error) {
 	if pc.originApproved() {
-		return approvalStatus{Approved: true, Origin: pc.origin}, nil, nil
+		return wire.OriginApprovalStatus{Approved: true, Origin: pc.origin}, nil, nil
 	}
 	t, err := pc.srv.Book.RequestOrigin(pc.origin)
 	if we := wire.AsError(err); we != nil && we.Code == wire.CodeCreateSessionNotApproved {
-		return approvalStatus{}, nil, we // too many sites waiting: the Book says so
+		return wire.OriginApprovalStatus{}, nil, we // too many sites waiting: the Book says so
 	}
 	if err != nil {
-		return approvalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).
+		return wire.OriginApprovalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).
 			WithDetails(map[string]any{"origin": pc.origin})
 	}
 	r := t.Request()
 	if r.ID == "" {
-		return approvalStatus{Approved: true, Origin: pc.origin}, t, nil
+		return wire.OriginApprovalStatus{Approved: true, Origin: pc.origin}, t, nil
 	}
 	url := pc.srv.URL() + approvals.PagePath + r.ID
 	if logIt {
 		pc.srv.Log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
 			"origin", r.Origin, "request", r.ID, "url", url)
 	}
-	return approvalStatus{Origin: pc.origin, RequestID: r.ID, URL: url, ExpiresAt: &r.ExpiresAt,
+	return wire.OriginApprovalStatus{Origin: pc.origin, RequestID: r.ID, URL: url, ExpiresAt: &r.ExpiresAt,
 		TimeoutMs: pc.srv.Book.OriginTimeout().Milliseconds()}, t, nil
 }
 
@@ -156,7 +137,7 @@ func (pc *conn) awaitApproval(ctx context.Context, req wire.Request, h handler) 
 		return
 	}
 	if h == nil {
-		pc.respond(req.ID, approvalStatus{Approved: true, Origin: pc.origin}, nil)
+		pc.respond(req.ID, wire.OriginApprovalStatus{Approved: true, Origin: pc.origin}, nil)
 		return
 	}
 	result, then, err := h(ctx, pc, req.Params)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/runtime/callprogress"
 	"github.com/kaoruisaac/pedelec/runtime/ids"
+	"github.com/kaoruisaac/pedelec/runtime/suggest"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 )
@@ -258,8 +259,13 @@ func (s *Session) ToolNotFound(tool string) error {
 	if names == "" {
 		names = "none"
 	}
-	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %s", tool, names).
-		WithDetails(map[string]any{"tool": tool, "available": s.tools().Names()})
+	details := map[string]any{"tool": tool, "available": s.tools().Names()}
+	if want := suggest.Closest(tool, s.tools().Names()); want != "" {
+		// The agent's next try should be the right name, not a guess.
+		details["didYouMean"] = want
+		return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session (did you mean %q?); available tools: %s", tool, want, names).WithDetails(details)
+	}
+	return wire.Errorf(wire.CodeToolNotFound, "no tool %q in this session; available tools: %s", tool, names).WithDetails(details)
 }
 
 // settleLocked ends one pending call with out, tells the page, and updates
