@@ -1,9 +1,10 @@
 // Package mcpbridge is Pedelec's layer on the official MCP Go SDK
 // (github.com/modelcontextprotocol/go-sdk): it shows the tools of Core's
 // mcp sessions as one MCP server's tools. `pedelec mcp` (over stdio, fed
-// by the Bridge) and Core's own /mcp endpoint (Streamable HTTP, fed
-// in-process) both build their server here, so the names, schemas and
-// results an MCP client sees are the same on both. The protocol itself
+// by the Bridge), Core's own /mcp endpoint (Streamable HTTP, fed
+// in-process by runtime/mcpserver) and each session's own endpoint all
+// build their server here, so the names, schemas and results an MCP
+// client sees are the same on each. The protocol itself
 // (JSON-RPC, revisions, sessions, cancellation, list_changed, pings) is
 // the SDK's; what is here is Pedelec's: the mirror of pages' tools with
 // their stable names (names.go), results and errors in-band, progress while a
@@ -29,16 +30,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Caller runs one call in one session through Core's broker. It returns
-// the handler's JSON result, or an error (a *wire.Error keeps its code).
-// progress, never nil, takes what the call reports of its progress while
-// it runs; the Mirror passes it on to a client that asked for progress.
-// Nothing reports any yet (the page's handler has no way to, issue 26);
-// meanwhile the Mirror itself tells such a client that it is still
-// waiting (progress.go).
-//
-// A result too large to hand over inline comes back as file instead (nil
-// result): the Mirror answers with a resource link to it.
+// Caller runs one call in one session through Core's broker and returns
+// Core's answer: the handler's JSON result, or the file a result too large
+// to hand over inline was written to (the Mirror answers with a resource
+// link to it), marked untrusted when the tool's definition at the call's
+// start says so; or the error, with its code. progress, never nil, takes
+// the handler's ctx.progress reports while the call runs; the Mirror
+// passes them on to a client that asked for progress, and until the
+// first one tells such a client that the call is still running
+// (progress.go).
 type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult
 
 // Options tune a Mirror; the zero value is what Pedelec runs with.
