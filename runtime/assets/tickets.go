@@ -22,7 +22,7 @@ type ticket struct {
 }
 
 // ticketBook is the book of issued tickets and of the one upload each
-// session may run. Its mu is a leaf in Core's lock order (runtime/core.go):
+// session may run. Its mu is a leaf:
 // nothing else is taken while it is held.
 type ticketBook struct {
 	mu        sync.Mutex

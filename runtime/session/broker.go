@@ -26,7 +26,7 @@ type pendingCall struct {
 	turnID        string
 	turnStartedAt time.Time
 	outcome       chan callOutcome  // buffered: settling never blocks
-	progress      *callprogress.Box // the handler's latest ctx.progress (call_progress.go)
+	progress      *callprogress.Box // the handler's latest ctx.progress (progress.go)
 }
 
 // pendingCalls is a session's broker state, guarded by the session's mu:
