@@ -16,7 +16,7 @@ import (
 // Assets are the files Core serves besides its API: the SDK module and the
 // demo page. They come from the sdk and web packages' embedded files.
 type Assets struct {
-	SDK fs.FS // holds dist/pedelec.js and dist/pedelec.d.ts
+	SDK fs.FS // holds dist/pedelec.js, dist/pedelec.d.ts and dist/webmcp.js
 	Web fs.FS // holds index.html and the demo's files at its root
 	// Console holds the console's index.html and files (web/console).
 	Console fs.FS
@@ -26,7 +26,15 @@ type Assets struct {
 func (c *Core) Handler(assets Assets) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
+		if r.Header.Get("Origin") != "" {
+			// A page's SDK asks whether what answers at its URL is Pedelec
+			// Core (through a port forward, often it is something else): it
+			// may read the answer, which then says no more than that.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.Handle("GET /ws", c.pages)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
@@ -50,8 +58,12 @@ func (c *Core) checkHost(next http.Handler) http.Handler {
 		if !c.hostAllowed(r) {
 			c.refusals.Note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
 				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
+			// Readable by the page whose SDK asks (fetchProbe): the refusal
+			// is the next step a user behind a forward needs.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
-				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
+				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost, or to the name given with --public-url (a port forward, docs/remote.md)", r.Host).
+				WithDetails(map[string]any{"host": r.Host})})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -62,7 +74,7 @@ func (c *Core) checkHost(next http.Handler) http.Handler {
 // module straight from Core. Serving code is harmless; the WebSocket is
 // what the origin allowlist guards.
 func sdkHandler(sdk fs.FS) http.Handler {
-	files := map[string]string{"/sdk/pedelec.js": "dist/pedelec.js", "/sdk/pedelec.d.ts": "dist/pedelec.d.ts"}
+	files := map[string]string{"/sdk/pedelec.js": "dist/pedelec.js", "/sdk/pedelec.d.ts": "dist/pedelec.d.ts", "/sdk/webmcp.js": "dist/webmcp.js"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name, ok := files[r.URL.Path]
 		if !ok {
@@ -128,6 +140,7 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	defer c.removeApproverToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(c.peers.Listener(l)) }()
+	c.sessions.StartRestoredAgents()
 	select {
 	case err := <-errc:
 		return err

