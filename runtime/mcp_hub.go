@@ -112,7 +112,7 @@ func (c *Core) mcpSessionOf(s *Session, ordinal int) wire.MCPSession {
 	ms := wire.MCPSession{SessionID: s.id, Ordinal: ordinal, Origin: s.origin, Tools: []wire.MCPTool{}}
 	for _, t := range s.skills().Tools {
 		mt := wire.MCPTool{
-			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
+			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgumentsSchema(),
 			TimeoutMs: toolTimeoutMs(t.TimeoutMs, c.opts.ToolTimeout), AsksConsent: t.AsksConsent(),
 			OutputSchema: t.OutputSchema,
 		}
