@@ -560,6 +560,42 @@ function defaultUrl(moduleUrl) {
   return DEFAULT_URL;
 }
 
+// src/standard-schema.ts
+function isStandardSchema(v) {
+  if (typeof v !== "object" && typeof v !== "function" || v === null) return false;
+  const s = v["~standard"];
+  return typeof s === "object" && s !== null && s.version === 1;
+}
+function standardToJsonSchema(s, tool) {
+  const std = s["~standard"];
+  const convert2 = std.jsonSchema?.input;
+  if (typeof convert2 !== "function") {
+    throw new PedelecError(
+      "INVALID_INPUT",
+      `tool ${JSON.stringify(tool)}: its inputSchema is a Standard Schema of ${std.vendor} without a JSON Schema export ("~standard".jsonSchema); convert it with the library's own JSON Schema export and pass the result as inputSchema`,
+      { tool, vendor: std.vendor }
+    );
+  }
+  let schema;
+  try {
+    schema = convert2({ target: "draft-2020-12" });
+  } catch (err) {
+    throw new PedelecError(
+      "INVALID_INPUT",
+      `tool ${JSON.stringify(tool)}: ${std.vendor} cannot write its inputSchema as JSON Schema (${err instanceof Error ? err.message : String(err)}); change the schema to one JSON Schema can express`,
+      { tool, vendor: std.vendor }
+    );
+  }
+  return withoutStandard(JSON.parse(JSON.stringify(schema)));
+}
+function withoutStandard(v) {
+  if (Array.isArray(v)) return v.map(withoutStandard);
+  if (typeof v !== "object" || v === null) return v;
+  const out = {};
+  for (const [k, val] of Object.entries(v)) if (k !== "~standard") out[k] = withoutStandard(val);
+  return out;
+}
+
 // src/json-safety.ts
 var IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 function childPath(path, key2) {
@@ -825,8 +861,8 @@ var UNSUPPORTED = {
 };
 var TOOL_FIELD_HINTS = {
   parameters: "argsSchema",
-  inputSchema: "argsSchema",
-  input_schema: "argsSchema",
+  input_schema: "inputSchema",
+  inputschema: "inputSchema",
   schema: "argsSchema",
   args: "argsSchema",
   args_schema: "argsSchema",
@@ -850,7 +886,7 @@ var TOOL_FIELD_HINTS = {
   resultSchema: "outputSchema",
   returns: "outputSchema"
 };
-var TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema";
+var TOOL_FIELDS = "name, description, argsSchema (or inputSchema), timeoutMs, annotations, needsApproval and outputSchema";
 var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
 var ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
 function annotationHint(k) {
@@ -913,7 +949,8 @@ var Checker = class {
       this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe2(v)}`);
       return;
     }
-    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false;
+    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false, sawStandard = false;
+    const standard = has(v, "inputSchema");
     for (const k of Object.keys(v)) {
       const val = v[k];
       const fp = key(p, k);
@@ -940,8 +977,13 @@ var Checker = class {
           sawArgs = true;
           this.argsSchema(val, fp);
           break;
+        case "inputSchema":
+          sawStandard = true;
+          this.standardSchema(val, fp, "inputSchema", "arguments are always a JSON object");
+          break;
         case "outputSchema":
-          this.outputSchema(val, fp);
+          if (standard) this.standardSchema(val, fp, "outputSchema", "a declared result is a JSON object, as MCP's structuredContent is");
+          else this.outputSchema(val, fp);
           break;
         case "input":
           sawInput = true;
@@ -959,7 +1001,10 @@ var Checker = class {
     }
     if (!sawName) this.add(key(p, "name"), 'name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)');
     if (!sawDescription) this.add(key(p, "description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool");
-    if (!sawArgs && !sawInput) {
+    if (sawArgs && sawStandard) {
+      this.add(key(p, "inputSchema"), "a tool gives argsSchema or inputSchema, not both; keep inputSchema for standard JSON Schema, argsSchema for Pedelec's subset");
+    }
+    if (!sawArgs && !sawInput && !sawStandard) {
       this.add(key(p, "argsSchema"), 'argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}');
     }
   }
@@ -1032,6 +1077,18 @@ var Checker = class {
       this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
     }
     this.node(v, p, 0, "object");
+  }
+  // Standard JSON Schema: its root is an object schema. Core checks the
+  // rest (every keyword, $refs, formats, what its validator can compile);
+  // the page cannot without a JSON Schema library of its own.
+  standardSchema(v, p, field, why) {
+    if (!isObject(v)) {
+      this.add(p, `${field} must be a JSON Schema object such as {"type": "object", "properties": {...}}; got ${describe2(v)}`);
+      return;
+    }
+    const t = get(v, "type");
+    if (!has(v, "type")) this.add(key(p, "type"), `the ${field} root must have "type": "object" (${why}); add it`);
+    else if (t !== "object") this.add(key(p, "type"), `the ${field} root must have "type": "object" (${why}); got ${describe2(t)}`);
   }
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
   outputSchema(v, p) {
@@ -1222,8 +1279,10 @@ function stripHandlers(skills) {
     ...skills,
     tools: tools.map((tool) => {
       if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return tool;
-      if (typeof tool.handler !== "function") return tool;
-      const { handler: _handler, ...def } = tool;
+      const t = tool;
+      const withSchema = isStandardSchema(t.inputSchema) ? { ...t, inputSchema: standardToJsonSchema(t.inputSchema, String(t.name)) } : t;
+      if (typeof withSchema.handler !== "function") return withSchema;
+      const { handler: _handler, ...def } = withSchema;
       return def;
     })
   };
@@ -2607,7 +2666,7 @@ function exposeToBrowser(session, defined, toError) {
     const tool = {
       name: def.name,
       description: def.description,
-      inputSchema: def.argsSchema,
+      inputSchema: "inputSchema" in def && def.inputSchema ? def.inputSchema : def.argsSchema,
       execute: (input, options) => session.runForBrowser(def.name, input, options?.signal ?? controller.signal)
     };
     const a = def.annotations;
@@ -2639,16 +2698,16 @@ function asJson(value) {
   return text === void 0 ? null : JSON.parse(text);
 }
 function convert(reg) {
-  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
+  const inputSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
   let annotations;
   if (reg.annotations || reg.title !== void 0) {
     annotations = { ...reg.annotations };
     if (reg.title !== void 0) annotations.title = reg.title;
   }
-  const def = { name: reg.name, description: reg.description, argsSchema };
+  const def = { name: reg.name, description: reg.description, inputSchema };
   if (annotations) def.annotations = annotations;
   const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    path: p.path.replace(/^tools\[0\]\.inputSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
     message: p.message
   }));
   if (problems.length > 0) return { reg, problems };
@@ -3110,6 +3169,9 @@ var Pedelec = class {
 
 // src/define-tool.ts
 function defineTool(definition) {
+  if (isStandardSchema(definition.inputSchema)) {
+    return { ...definition, inputSchema: standardToJsonSchema(definition.inputSchema, definition.name) };
+  }
   return definition;
 }
 function asksConsent(tool) {
@@ -3132,6 +3194,7 @@ export {
   asksConsent,
   defineTool,
   installModelContext,
+  isStandardSchema,
   refuse,
   toManifest
 };
