@@ -91,7 +91,7 @@ func (vd *verdict) walk(e *jsonschema.ValidationError) {
 		props, _ := n.get("properties")
 		for _, name := range k.Missing {
 			prop, _ := props.get(name)
-			exp := describe(prop, 0)
+			exp := vd.describe(prop)
 			vd.add(p.key(name), exp, "nothing (the property is missing)", "is required; add "+quoteJSON(name)+" with "+exp)
 		}
 	case *kind.DependentRequired:
@@ -215,6 +215,34 @@ func (vd *verdict) alternatives(e *jsonschema.ValidationError, p path, inst *val
 	}
 	exp := how + " of: " + strings.Join(expected, "; ")
 	vd.add(p, exp, typed(inst), "must match "+how+" of the "+keyword+" forms; it matches none ("+strings.Join(reasons, "; ")+")")
+}
+
+// describe words what a schema node accepts, as the subset's describe
+// does, following the schema's own $refs and naming formats, constants and
+// alternatives, which the subset has not.
+func (vd *verdict) describe(n *value) string {
+	for range 8 {
+		r, ok := n.get("$ref")
+		if !ok || r.kind != kindString || !strings.HasPrefix(r.s, "#") {
+			break
+		}
+		n = valueAt(vd.schema, fragmentTokens(r.s))
+	}
+	if f, ok := n.get("format"); ok && f.kind == kindString {
+		return "a string in the format " + f.s
+	}
+	if c, ok := n.get("const"); ok {
+		return "exactly " + show(c)
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if _, ok := n.get(k); ok {
+			return "a value matching its " + k + " forms"
+		}
+	}
+	if d := describe(n, 0); d != "any JSON value" {
+		return d
+	}
+	return "a value"
 }
 
 // dependent reports properties a present property requires.
