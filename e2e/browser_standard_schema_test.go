@@ -113,7 +113,7 @@ return { saw, calls };
 	var spec struct {
 		OK     bool
 		Result struct {
-			InputSchema map[string]any `json:"inputSchema"`
+			InputSchema map[string]any  `json:"inputSchema"`
 			ArgsSchema  json.RawMessage `json:"argsSchema"`
 		}
 	}
