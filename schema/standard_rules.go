@@ -92,7 +92,7 @@ func (w *standardWalk) node(v *value, p loc, base string, depth int, collect boo
 	_, hasRef := v.get("$ref")
 	for _, m := range v.obj {
 		kp := p.child(m.key)
-		if !collect && !w.keyword(m, kp, base, hasRef) {
+		if !collect && !w.keyword(v, m, kp, base, hasRef) {
 			continue
 		}
 		switch shapeOf(m.key) {
@@ -121,7 +121,7 @@ func (w *standardWalk) node(v *value, p loc, base string, depth int, collect boo
 
 // keyword checks one member of a subschema; false when it was refused and
 // its value is not to be walked.
-func (w *standardWalk) keyword(m member, kp loc, base string, hasRef bool) bool {
+func (w *standardWalk) keyword(n *value, m member, kp loc, base string, hasRef bool) bool {
 	c, d := w.c, w.d
 	switch {
 	case !d.keyword(m.key):
@@ -145,14 +145,17 @@ func (w *standardWalk) keyword(m member, kp loc, base string, hasRef bool) bool 
 			c.add(kp, `%s %s refers outside this schema, and Core never fetches schemas; copy the definition into "$defs" and refer to it as "#/$defs/Name"`, m.key, quoteShort(m.val.s))
 			return false
 		}
+	// A format or encoding Core does not know is checked by a pattern
+	// beside it, or not at all: Zod writes a pattern with each of its own
+	// formats (cuid, nanoid, base64url...), which is the check Zod runs.
 	case "format":
-		if m.val.kind == kindString && !knownFormat(m.val.s) {
-			c.add(kp, "format %s is not one Core checks, so it would be ignored; use one of %s, or a \"pattern\"", quoteShort(m.val.s), knownFormats)
+		if _, checked := n.get("pattern"); m.val.kind == kindString && !knownFormat(m.val.s) && !checked {
+			c.add(kp, "format %s is not one Core checks, so it would be ignored; use one of %s, or add a \"pattern\" that checks it", quoteShort(m.val.s), knownFormats)
 			return false
 		}
 	case "contentEncoding":
-		if m.val.kind == kindString && !knownEncoding(m.val.s) {
-			c.add(kp, `contentEncoding %s is not one Core decodes, so it would be ignored; use "base64", or remove it`, quoteShort(m.val.s))
+		if _, checked := n.get("pattern"); m.val.kind == kindString && !knownEncoding(m.val.s) && !checked {
+			c.add(kp, `contentEncoding %s is not one Core decodes, so it would be ignored; use "base64", add a "pattern" that checks it, or remove it`, quoteShort(m.val.s))
 			return false
 		}
 	case "contentMediaType":

@@ -8,7 +8,7 @@ import (
 
 // standardTool registers one tool whose inputSchema is schema, failing on
 // any definition problem.
-func standardTool(t *testing.T, schema string) *CompiledTool {
+func standardTool(t testing.TB, schema string) *CompiledTool {
 	t.Helper()
 	skills, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "t", "description": "A tool.", "inputSchema": json.RawMessage(schema)}}})
 	s, problems := ValidateSkills(skills)
@@ -89,6 +89,7 @@ func TestStandardDefinitionRefusals(t *testing.T) {
 		{`{"type":"object","properties":{"x":{"$ref":"other.json#/a"}}}`, "tools[0].inputSchema.properties.x.$ref", "refers outside this schema"},
 		{`{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`, "tools[0].inputSchema.properties.x.$ref", "not found"},
 		{`{"type":"object","properties":{"x":{"type":"string","format":"cuid"}}}`, "tools[0].inputSchema.properties.x.format", `format "cuid" is not one Core checks`},
+		{`{"type":"object","properties":{"x":{"type":"string","format":"jwt"}}}`, "tools[0].inputSchema.properties.x.format", `add a "pattern" that checks it`},
 		{`{"type":"object","properties":{"x":{"type":"integer","minimum":"3"}}}`, "tools[0].inputSchema.properties.x.minimum", "got string, want number"},
 		{`{"type":"object","properties":{"x":{"type":"string","pattern":"(["}}}`, "tools[0].inputSchema.properties.x.pattern", "is not a regular expression Core can run"},
 		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"x":{"$ref":"#/definitions/a","minimum":3}},"definitions":{"a":{"type":"integer"}}}`, "tools[0].inputSchema.properties.x.minimum", "draft-07 ignores every keyword beside"},
@@ -102,6 +103,17 @@ func TestStandardDefinitionRefusals(t *testing.T) {
 		if len(problems) != 1 || problems[0].Path != tc.path || !strings.Contains(problems[0].Message, tc.message) {
 			t.Errorf("schema %s: got %+v, want one problem at %s saying %q", tc.schema, problems, tc.path, tc.message)
 		}
+	}
+}
+
+// Zod writes a pattern with each format of its own; the pattern checks it.
+func TestStandardUnknownFormatBesidePattern(t *testing.T) {
+	tool := standardTool(t, `{"type":"object","properties":{"id":{"type":"string","format":"cuid","pattern":"^[cC][^\\s-]{8,}$"},"b":{"type":"string","contentEncoding":"base64url","pattern":"^[A-Za-z0-9_-]*$"}}}`)
+	if v := tool.ValidateArgs([]byte(`{"id":"cjld2cjxh0000qzrmn831i7rn","b":"ab_-"}`)); len(v) != 0 {
+		t.Errorf("valid: %+v", v)
+	}
+	if v := tool.ValidateArgs([]byte(`{"id":"x","b":"a+b"}`)); len(v) != 2 {
+		t.Errorf("both patterns broken: %+v", v)
 	}
 }
 
