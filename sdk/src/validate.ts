@@ -9,6 +9,7 @@
 // Core's alone to report: a page's JSON.stringify never produces either.
 
 import { checkJson } from "./json-safety.js";
+import { checkStandardSchema } from "./standard-rules.js";
 import type { JsonValue } from "./types.js";
 
 export type Problem = { path: string; message: string };
@@ -348,17 +349,10 @@ class Checker {
     this.node(v, p, 0, "object");
   }
 
-  // Standard JSON Schema: its root is an object schema. Core checks the
-  // rest (every keyword, $refs, formats, what its validator can compile);
-  // the page cannot without a JSON Schema library of its own.
+  // Standard JSON Schema (standard-rules.ts): what the page can check
+  // without a validator; what only the validator finds is Core's.
   standardSchema(v: JsonValue, p: string, field: string, why: string) {
-    if (!isObject(v)) {
-      this.add(p, `${field} must be a JSON Schema object such as {"type": "object", "properties": {...}}; got ${describe(v)}`);
-      return;
-    }
-    const t = get(v, "type");
-    if (!has(v, "type")) this.add(key(p, "type"), `the ${field} root must have "type": "object" (${why}); add it`);
-    else if (t !== "object") this.add(key(p, "type"), `the ${field} root must have "type": "object" (${why}); got ${describe(t)}`);
+    checkStandardSchema({ add: (path, message) => this.add(path, message), key, index, describe, quoteShort }, v, p, field, why);
   }
 
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
