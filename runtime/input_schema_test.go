@@ -22,14 +22,14 @@ func TestInputSchemaToolsOverMCPAndLimits(t *testing.T) {
 	p.Handle("invite", func(json.RawMessage) any { calls++; return map[string]any{"ok": true} })
 	schema := `{"type":"object","properties":{"email":{"type":"string","format":"email"}},"required":["email"],"additionalProperties":false}`
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(`{"guidance":"g","tools":[{"name":"invite","description":"Invite.","inputSchema":` + schema + `}]}`)})
-	if got := h.core.MCPSnapshot().Sessions[0].Tools[0].ArgsSchema; string(got) != schema {
+	if got := h.core.mcp.Snapshot().Sessions[0].Tools[0].ArgsSchema; string(got) != schema {
 		t.Errorf("the snapshot's schema = %s, want the inputSchema %s", got, schema)
 	}
-	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "invite", json.RawMessage(`{"email":"nope","extra":1}`), nil)
+	out := h.core.mcp.Answer(context.Background(), info.SessionID, "invite", json.RawMessage(`{"email":"nope","extra":1}`), nil)
 	if out.OK || out.Error == nil || out.Error.Code != wire.CodeToolArgsInvalid || calls != 0 {
 		t.Errorf("a call that breaks the inputSchema: %+v (the page ran %d)", out, calls)
 	}
-	if out = h.core.AnswerMCPTool(context.Background(), info.SessionID, "invite", json.RawMessage(`{"email":"ann@example.com"}`), nil); !out.OK || calls != 1 {
+	if out = h.core.mcp.Answer(context.Background(), info.SessionID, "invite", json.RawMessage(`{"email":"ann@example.com"}`), nil); !out.OK || calls != 1 {
 		t.Errorf("a valid call: %+v (the page ran %d)", out, calls)
 	}
 

@@ -66,7 +66,7 @@ func TestUpdateToolsMidSession(t *testing.T) {
 		t.Errorf("prompt after no change = %q", ht.turn.Prompt)
 	}
 	ht.finish <- nil
-	if got := s.info().Tools; !slices.Equal(got, []string{"echo", "web_read"}) {
+	if got := s.Info().Tools; !slices.Equal(got, []string{"echo", "web_read"}) {
 		t.Errorf("session info tools = %v", got)
 	}
 }
@@ -92,12 +92,12 @@ func TestUpdateToolsRefusesBadLists(t *testing.T) {
 			t.Errorf("update_tools(%v) = %+v, want %s with %q", tc.params, werr, tc.code, tc.inMsg)
 		}
 	}
-	if got := s.info().Tools; !slices.Equal(got, []string{"echo", "slow", "none"}) {
+	if got := s.Info().Tools; !slices.Equal(got, []string{"echo", "slow", "none"}) {
 		t.Errorf("a refused update changed the tools: %v", got)
 	}
 	// An empty list is a valid list.
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[]`)})
-	if got := s.info().Tools; len(got) != 0 {
+	if got := s.Info().Tools; len(got) != 0 {
 		t.Errorf("tools after [] = %v", got)
 	}
 }
@@ -124,7 +124,7 @@ func TestUpdatedToolsSurviveARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := s.skills().Guidance; g != "Test tools." {
+	if g := s.Skills().Guidance; g != "Test tools." {
 		t.Errorf("guidance after the restart = %q", g)
 	}
 }
@@ -164,12 +164,12 @@ func TestUpdatedToolsReachTheConsole(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.page()
 	info, s := h.session(p, true)
-	before := (sessionConsole{s}).Key()
+	before := s.Console().Key()
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[` + webTool + `]`)})
-	if (sessionConsole{s}).Key() == before {
+	if s.Console().Key() == before {
 		t.Error("the console's key did not change with the tools")
 	}
-	if got := s.consoleView().Tools; !slices.Equal(got, []string{"web_read"}) {
+	if got := s.ConsoleView().Tools; !slices.Equal(got, []string{"web_read"}) {
 		t.Errorf("console tools = %v", got)
 	}
 }
