@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -75,9 +76,24 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 	return s.sch, s.err
 }
 
+// maxStandardWork bounds one check by the standard validator: the values
+// checked times the schema's nodes. The library evaluates every value
+// against every form and collects every error, with no way to stop at
+// MaxViolations: an array of 5,000 numbers against items of 200 anyOf forms
+// took 3.7 s and 394 MB, and a frame holds 200 times as many. 4 million
+// lets a 1 MiB array of strings through a small schema, and keeps the worst
+// case to seconds (docs/schema.md).
+const maxStandardWork = 4_000_000
+
 // validateStandard checks inst against sch, compiled from schema, and
 // returns every violation, sorted by path.
 func validateStandard(sch *jsonschema.Schema, schema, inst *value) []Violation {
+	values, nodes := countValues(inst), countValues(schema)
+	if values*nodes > maxStandardWork {
+		got := fmt.Sprintf("%d values against a schema of %d nodes", values, nodes)
+		return []Violation{{Path: RootPath, Expected: fmt.Sprintf("a value small enough to check (values × schema nodes at most %d)", maxStandardWork), Got: got,
+			Message: fmt.Sprintf("is too large to check against this schema (%s, over %d); send less in one call", got, maxStandardWork)}}
+	}
 	err := sch.Validate(inst.toAny())
 	if err == nil {
 		return nil
@@ -119,4 +135,16 @@ func (c *CompiledTool) validateStandardResult(inst *value) []Violation {
 			Message: "the tool's outputSchema cannot be compiled (" + err.Error() + "); the page must declare a valid schema"}}
 	}
 	return validateStandard(sch, c.stdOut.tree(), inst)
+}
+
+// countValues counts the JSON values in v, v included.
+func countValues(v *value) int {
+	n := 1
+	for _, e := range v.arr {
+		n += countValues(e)
+	}
+	for _, m := range v.obj {
+		n += countValues(m.val)
+	}
+	return n
 }

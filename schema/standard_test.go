@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -137,5 +138,26 @@ func TestStandardBesideArgsSchemaAndOutput(t *testing.T) {
 	sub := `{"tools":[{"name":"t","description":"A tool.","outputSchema":{"type":"object","additionalProperties":false},"argsSchema":{"type":"object"}}]}`
 	if _, p := ValidateSkills([]byte(sub)); len(p) != 1 || !strings.Contains(p[0].Message, "not supported by Pedelec's schema subset") {
 		t.Errorf("subset outputSchema: %+v", p)
+	}
+}
+
+// The standard validator collects every error of every value against every
+// form, and cannot stop at MaxViolations: a check is bounded by the values
+// times the schema's nodes instead, so an argument cannot hold Core for
+// minutes.
+func TestStandardCheckIsBounded(t *testing.T) {
+	var forms []string
+	for i := 0; i < 200; i++ {
+		forms = append(forms, fmt.Sprintf(`{"type":"object","properties":{"k%d":{"type":"string"}},"required":["k%d"]}`, i, i))
+	}
+	tool := standardTool(t, `{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[`+strings.Join(forms, ",")+`]}}}}`)
+	v := tool.ValidateArgs([]byte(`{"a":[` + strings.TrimSuffix(strings.Repeat("0,", 50000), ",") + `]}`))
+	if len(v) != 1 || v[0].Path != RootPath || !strings.Contains(v[0].Message, "too large to check") {
+		t.Errorf("a bomb: %+v", v)
+	}
+	// A megabyte of strings against a small schema is checked.
+	flat := standardTool(t, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","maxLength":3}}}}`)
+	if v := flat.ValidateArgs([]byte(`{"a":[` + strings.TrimSuffix(strings.Repeat(`"ab",`, 200000), ",") + `]}`)); len(v) != 0 {
+		t.Errorf("a large valid array: %d violations, first %+v", len(v), v[0])
 	}
 }
