@@ -140,14 +140,28 @@ function toolErrorResult(code, message, details) {
 
 // src/client/connection.ts
 var fetchProbe = async (base) => {
-  if (typeof fetch !== "function") return false;
+  if (typeof fetch !== "function") return "nothing";
   try {
-    await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store" });
-    return true;
+    const res = await fetch(`${base}/healthz`, { mode: "cors", cache: "no-store", credentials: "omit" });
+    const body = await res.json().catch(() => null);
+    if (isObject(body) && body.service === "pedelec") return "core";
+    if (isObject(body) && isObject(body.error) && body.error.code === "HOST_NOT_ALLOWED") return "host_refused";
+    return "not_core";
   } catch {
-    return false;
+    try {
+      await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store", credentials: "omit" });
+      return "not_core";
+    } catch {
+      return "nothing";
+    }
   }
 };
+function isObject(v) {
+  return typeof v === "object" && v !== null;
+}
+function sighting(v) {
+  return v === true ? "core" : v === false ? "nothing" : v;
+}
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
@@ -181,9 +195,9 @@ var Connection = class {
   async ready() {
     await this.open();
   }
-  /** Whether plain HTTP reaches Core at its address (whatever it thinks of this page's origin). */
-  reachable() {
-    return this.probe(httpBase(this.url)).catch(() => false);
+  /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
+  look() {
+    return this.probe(httpBase(this.url)).then(sighting, () => "nothing");
   }
   /**
    * Sends one request and resolves with its result, or rejects with its
@@ -323,10 +337,7 @@ var Connection = class {
         if (!opened) {
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
-          void this.probe(httpBase(this.url)).then(
-            (up) => reject(up ? refusedError(this.url) : err),
-            () => reject(err)
-          );
+          void this.look().then((seen) => reject(seenError(this.url, seen, err)));
           return;
         }
         if (this.socket === socket) {
@@ -453,6 +464,30 @@ function httpBase(wsUrl) {
 }
 function pageOrigin() {
   return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+}
+function seenError(url, seen, err) {
+  const base = httpBase(url);
+  switch (seen) {
+    case "core":
+      return refusedError(url);
+    case "host_refused":
+      return new PedelecError(
+        "HOST_NOT_ALLOWED",
+        `Pedelec Core answers at ${base} but refuses that name: it accepts only loopback names unless it is told the address you reach it at. Behind a port forward with a name of its own, start it with pedelec serve --public-url ${base} (docs/remote.md).`,
+        { url, found: "core_refused_host" }
+      );
+    case "not_core":
+      return new PedelecError(
+        "CORE_UNREACHABLE",
+        `Something answers at ${base}, but it is not Pedelec Core: check the port (pedelec serve prints its address) and the url you gave new Pedelec({ url }). A forwarded port may point at another service.`,
+        { url, found: "not_pedelec" }
+      );
+  }
+  return new PedelecError(
+    "CORE_UNREACHABLE",
+    `Nothing answers at ${base}: is \`pedelec serve\` running? If it runs on another machine (a dev box, a container, Codespaces), forward its port and pass the address your browser reaches as new Pedelec({ url }) (docs/remote.md).`,
+    { ...isObject(err.details) ? err.details : {}, url, found: "nothing" }
+  );
 }
 function refusedError(url) {
   const origin = pageOrigin();
@@ -937,7 +972,7 @@ var KNOWN_FORMATS = [
   "regex",
   "semver"
 ];
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 function dialectOf(s) {
   const u = s.replace(/#$/, "").replace(/^https?:\/\//, "");
@@ -955,7 +990,7 @@ function resolve(base, ref) {
   }
 }
 function checkStandardSchema(w, v, p, field, why) {
-  if (!isObject(v)) {
+  if (!isObject2(v)) {
     w.add(p, `${field} must be a JSON Schema object such as {"type": "object", "properties": {...}}; got ${w.describe(v)}`);
     return;
   }
@@ -977,7 +1012,7 @@ function checkStandardSchema(w, v, p, field, why) {
 }
 function walk(w, d, ids, v, p, base, depth, collect) {
   if (typeof v === "boolean") return;
-  if (!isObject(v)) {
+  if (!isObject2(v)) {
     if (!collect) w.add(p, `a schema must be an object or true or false; got ${w.describe(v)}`);
     return;
   }
@@ -1003,7 +1038,7 @@ function walk(w, d, ids, v, p, base, depth, collect) {
       else walk(w, d, ids, val, kp, base, depth + 1, collect);
     } else if (SUBSCHEMA_ARRAY.has(k)) {
       if (Array.isArray(val)) val.forEach((e, i) => walk(w, d, ids, e, w.index(kp, i), base, depth + 1, collect));
-    } else if (SUBSCHEMA_MAP.has(k) && isObject(val)) {
+    } else if (SUBSCHEMA_MAP.has(k) && isObject2(val)) {
       for (const name of Object.keys(val)) {
         const e = val[name];
         if (k === "dependencies" && Array.isArray(e)) continue;
@@ -1060,7 +1095,7 @@ var ROOT_PATH = "(root)";
 var TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
 var MAX_SAFE_INTEGER = 2 ** 53 - 1;
 var MAX_SCHEMA_DEPTH = 32;
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isObject3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 var key = (p, k) => IDENTIFIER.test(k) ? p === "" ? k : `${p}.${k}` : `${p}[${quoteJSON(k)}]`;
 var index = (p, i) => `${p}[${i}]`;
@@ -1200,7 +1235,7 @@ var Checker = class {
     this.problems.push({ path: show(p), message });
   }
   skills(v) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add("", `skills must be an object {"guidance": "...", "tools": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -1227,7 +1262,7 @@ var Checker = class {
     v.forEach((e, i) => this.tool(e, index(p, i), i, firstUse));
   }
   tool(v, p, i, firstUse) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe2(v)}`);
       return;
     }
@@ -1312,7 +1347,7 @@ var Checker = class {
     }
   }
   annotations(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `annotations must be an object such as {"destructiveHint": true}; got ${describe2(v)}`);
       return;
     }
@@ -1348,7 +1383,7 @@ var Checker = class {
     }
   }
   argsSchema(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `argsSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -1367,7 +1402,7 @@ var Checker = class {
   }
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
   outputSchema(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -1380,7 +1415,7 @@ var Checker = class {
     this.node(v, p, 0, "object");
   }
   node(v, p, depth, assume) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       if (typeof v === "boolean") this.add(p, 'boolean schemas are not supported; write an object schema such as {"type": "string"}');
       else this.add(p, `a schema must be an object such as {"type": "string"}; got ${describe2(v)}`);
       return;
@@ -1466,7 +1501,7 @@ var Checker = class {
         }
         return this.node(v, p, depth + 1, "");
       case "properties":
-        if (!isObject2(v)) {
+        if (!isObject3(v)) {
           this.add(p, `properties must be an object mapping each property name to its schema; got ${describe2(v)}`);
           return;
         }
@@ -1497,7 +1532,7 @@ var Checker = class {
     const props = get(n, "properties");
     v.forEach((e, i) => {
       if (typeof e !== "string") this.add(index(p, i), `required must list property names as strings; got ${describe2(e)}`);
-      else if (!isObject2(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
+      else if (!isObject3(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
       else if (!has2(props, e)) this.add(index(p, i), `required names ${quoteShort(e)}, which is not in properties; declare it in "properties" or remove it from required`);
     });
   }
@@ -1525,7 +1560,7 @@ function matchesType(typ, v) {
     case "array":
       return Array.isArray(v);
     case "object":
-      return isObject2(v);
+      return isObject3(v);
   }
   return false;
 }
@@ -4168,7 +4203,7 @@ var Pedelec = class {
       return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      if (e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
       if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
       throw e;
     }
@@ -4193,7 +4228,7 @@ var Pedelec = class {
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
-      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || await this.connection.reachable();
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED" || await this.connection.look() === "core";
       return result;
     }
     if (!result.approval.approved) {
