@@ -67,7 +67,7 @@ func (m *Server) sessionOf(s *session.Session, ordinal int) wire.MCPSession {
 	ms := wire.MCPSession{SessionID: s.ID(), Ordinal: ordinal, Origin: s.Origin(), Tools: []wire.MCPTool{}}
 	for _, t := range s.Skills().Tools {
 		mt := wire.MCPTool{
-			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
+			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgumentsSchema(),
 			TimeoutMs: toolTimeoutMs(t.TimeoutMs, m.Sessions.Config().ToolTimeout), AsksConsent: t.AsksConsent(),
 			OutputSchema: t.OutputSchema,
 		}
