@@ -36,13 +36,18 @@ window.WebSocket = class extends Native { constructor(...a) { super(...a); windo
 window.__pending = [];
 window.__value = 0;
 const { Pedelec, defineTool } = window.sdk;
+const big = defineTool({
+  name: "big_result", description: "Answer n KiB of text.",
+  argsSchema: { type: "object", properties: { kib: { type: "integer" } }, required: ["kib"] },
+  handler: (args) => ({ text: "x".repeat(args.kib * 1024) }),
+});
 const bump = defineTool({
   name: "update_counter", description: "Add delta to the counter.",
   argsSchema: { type: "object", properties: { delta: { type: "integer" } }, required: ["delta"] },
   handler: (args) => ({ value: (window.__value += args.delta) }),
 });
 window.__p = new Pedelec({ url: %q, onApprovalPending: (x) => window.__pending.push(x.url) });
-window.__p.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [bump] } })
+window.__p.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [bump, big] } })
   .then((s) => { window.__s = s; window.__rec = window.h.record(s); }, (e) => { window.__err = e.code + ": " + e.message; });
 return null;`
 
@@ -183,6 +188,14 @@ func TestRemoteHTTPSForwardWithPublicURL(t *testing.T) {
 	b.js(t, &opens, `return window.__opens`)
 	if opens != 1 {
 		t.Errorf("the page opened %d WebSockets through the proxy; Core's pings should keep one alive past its 3 s read timeout", opens)
+	}
+
+	// A 1 MiB answer crosses the proxy as one WebSocket frame, unchanged:
+	// the agent gets it (as a result file, being over the inline limit).
+	var bigText string
+	b.js(t, &bigText, `return (await window.__s.sendTurn('call big_result {"kib": 1024}')).text`)
+	if lines := agentLines(t, bigText); len(lines) != 1 || !lines[0].OK {
+		t.Fatalf("a 1 MiB result through the proxy: %.300s", bigText)
 	}
 
 	// A second forward to Core that Core was not told of: the page's SDK

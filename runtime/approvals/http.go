@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/web"
 )
@@ -125,7 +126,7 @@ func (a *API) servePage(w http.ResponseWriter, r *http.Request) {
 			args = buf.String()
 		}
 	}
-	nonce := newID("n")
+	nonce := ids.New("n")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+
 		"'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
