@@ -1,0 +1,319 @@
+package e2e
+
+// Trust in the browser: what the user approves is what they meant, and
+// nothing on Core's origin runs what an agent wrote. Each test plays the
+// attack a hostile page, agent or tool result made in real Chromium, and
+// checks that it no longer works (docs/security.md lists them).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// approvalsState is `pedelec approvals --format json`.
+func approvalsState(t *testing.T, core *testenv.Server) wire.ApprovalsState {
+	t.Helper()
+	out, err := pedelecCLI(t, core, nil, "approvals", "--format", "json")
+	var st wire.ApprovalsState
+	if err != nil || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("approvals: %v %s", err, out)
+	}
+	return st
+}
+
+// popupOf waits for the page target that action opens and returns a
+// context on it.
+func popupOf(t *testing.T, b *browser, action chromedp.Action[chromedp.Void]) context.Context {
+	t.Helper()
+	wctx, cancelWait := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancelWait()
+	newTarget := chromedp.WaitNewTarget(wctx, func(info *target.Info) bool { return info.Type == "page" })
+	if err := b.do(10*time.Second, action); err != nil {
+		t.Fatalf("the action that opens a window: %v", err)
+	}
+	var id target.ID
+	select {
+	case id = <-newTarget:
+	case <-wctx.Done():
+		t.Fatal("no window opened")
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(id))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// inTarget runs a snippet in the page of ctx, as browser.js does.
+func inTarget(t *testing.T, ctx context.Context, out any, body string) {
+	t.Helper()
+	b := &browser{ctx: ctx}
+	b.js(t, out, body)
+}
+
+// Finding 1: an unapproved page learned its approval URL without a click,
+// then on the user's next click opened it with #approve as a 160x110
+// popup: the fragment focused Approve, the window showed no origin, and
+// the second click of a double-click (or Enter) approved the site.
+func TestBrowserTrustApprovalWindowTinyPopup(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	p := waitPending(t, b)
+	b.js(t, nil, `
+const btn = document.createElement("button");
+btn.id = "bait"; btn.textContent = "Double-click to play";
+btn.addEventListener("click", () => { window.open(`+jsString(p.URL)+` + "#approve", "tiny", "popup,width=160,height=110,left=400,top=300"); });
+document.body.prepend(btn);`)
+	pctx := popupOf(t, b, chromedp.Click("#bait", chromedp.NodeVisible))
+	// Headless Chromium gives a popup its default size whatever the page
+	// asked; a desktop browser gives it the 160x110 asked for.
+	if err := chromedp.Do(pctx, chromedp.EmulateViewport(160, 110), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+	// What a double-click's second click and an Enter would hit: the
+	// focused element and the Approve button wherever it is.
+	var at struct {
+		Active string  `json:"active"`
+		X      float64 `json:"x"`
+		Y      float64 `json:"y"`
+		W, H   float64
+	}
+	inTarget(t, pctx, &at, `
+const a = document.querySelector('[data-decision="approve"]') || document.getElementById("approve");
+const r = a.getBoundingClientRect();
+return { active: document.activeElement?.tagName + "#" + (document.activeElement?.id ?? ""), x: r.x + r.width / 2, y: r.y + r.height / 2, W: innerWidth, H: innerHeight };`)
+	t.Logf("the tiny window: %+v", at)
+	// A decision closes the window, so these may fail once one was taken.
+	_ = chromedp.Do(pctx, chromedp.KeyEvent("\r"), chromedp.KeyEvent(" "), chromedp.MouseClickXY(at.X, at.Y))
+	// The user goes on clicking there later too: the window stays too small.
+	time.Sleep(1500 * time.Millisecond)
+	_ = chromedp.Do(pctx, chromedp.MouseClickXY(at.X, at.Y), chromedp.KeyEvent("\r"))
+	time.Sleep(300 * time.Millisecond)
+	if st := approvalsState(t, core); len(st.Origins) != 0 {
+		t.Fatalf("the tiny popup approved %v", st.Origins)
+	}
+	if strings.HasPrefix(at.Active, "BUTTON") {
+		t.Errorf("the fragment focused %s", at.Active)
+	}
+	var small bool
+	inTarget(t, pctx, &small, `return !document.getElementById("too-small").hidden`)
+	if !small {
+		t.Error("the tiny window does not say it is too small to decide in")
+	}
+}
+
+// Finding 1, the delay: a window of the right size takes no decision
+// until it has been visible and focused for a moment, however fast the
+// input comes, and its buttons name what they decide.
+func TestBrowserTrustApprovalWindowWaitsForFocus(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	p := waitPending(t, b)
+
+	user := newBrowser(t)
+	if err := user.do(10*time.Second, chromedp.EmulateViewport(520, 560)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(user.ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := user.do(30*time.Second, chromedp.Navigate(p.URL), chromedp.WaitReady(`[data-decision="approve"]`)); err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ X, Y float64 }
+	user.js(t, &r, `const e = document.querySelector('[data-decision="approve"]').getBoundingClientRect(); return { X: e.x + e.width / 2, Y: e.y + e.height / 2 };`)
+	if err := user.do(10*time.Second, chromedp.MouseClickXY(r.X, r.Y)); err != nil {
+		t.Fatal(err)
+	}
+	user.waitJS(t, 10*time.Second, `document.body.dataset.armed === "true"`, "the window to take input")
+	var log struct {
+		Wait    float64 `json:"waitMs"`
+		Ignored int     `json:"ignored"`
+		Label   string  `json:"label"`
+		Decided string  `json:"decided"`
+	}
+	user.js(t, &log, `return { waitMs: Number(document.body.dataset.armedAfterMs), ignored: Number(document.body.dataset.ignored ?? 0),
+  label: document.querySelector('[data-decision="approve"]').textContent, decided: document.body.dataset.decided ?? "" };`)
+	t.Logf("before the delay: %+v", log)
+	if log.Decided != "" || log.Ignored < 1 {
+		t.Fatalf("an input before the window took input was not ignored: %+v", log)
+	}
+	if log.Wait < 1000 {
+		t.Errorf("the window took input after %.0f ms, want at least 1000", log.Wait)
+	}
+	if !strings.Contains(log.Label, app.URL) {
+		t.Errorf("the Approve button says %q, not which origin it approves", log.Label)
+	}
+	user.screenshot(t, "trust-approve-origin-520")
+	if err := user.do(10*time.Second, chromedp.MouseClickXY(r.X, r.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if res := pageResult(t, b); res["ok"] == "" {
+		t.Fatalf("createSession after a deliberate Approve: %v", res)
+	}
+}
+
+// agentFiles is what a hostile agent writes into the shared assets/: an
+// SVG and an HTML page whose script reports the origin it ran on.
+const agentFiles = "write assets/evil.svg <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"40\"><rect width=\"40\" height=\"40\" fill=\"red\"/><script>document.title = \"ran:\" + self.origin</script></svg>\n" +
+	"write assets/evil.html <script>document.title = \"ran:\" + self.origin</script><p>hi</p>\n" +
+	"say wrote them"
+
+// Finding 2: the demo showed an agent's SVG through a blob: URL of Core's
+// origin; opened in a tab of its own, its script ran as Core.
+func TestBrowserTrustAgentFilesNeverRunOnCoreOrigin(t *testing.T) {
+	d := openDemo(t, "?provider=script")
+	d.typeAndSend(agentFiles)
+	d.reply(1)
+	d.click("#asset-refresh")
+	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/evil.svg']") && !!document.querySelector("#asset-list li[data-path='/evil.html']")`, "the agent's files")
+	var urls []string
+	for _, name := range []string{"/evil.svg", "/evil.html"} {
+		d.click(`#asset-list li[data-path='` + name + `'] button`)
+		d.b.waitJS(t, 15*time.Second, `document.querySelector("#asset-view .asset-title")?.textContent.startsWith(`+jsString(strings.TrimPrefix(name, "/"))+`)`, "the file on show")
+		var u string
+		d.b.js(t, &u, `const e = document.querySelector("#asset-view img, #asset-view a, #asset-view iframe, #asset-view object"); return e ? (e.src || e.href || e.data) : "";`)
+		t.Logf("%s is shown from %q", name, u)
+		if u == "" {
+			var text bool
+			d.b.js(t, &text, `return !!document.getElementById("asset-text")`)
+			if !text {
+				t.Errorf("%s is shown neither as text nor from a URL", name)
+			}
+			continue // shown as text: nothing of it runs
+		}
+		if strings.HasPrefix(u, "blob:") || strings.HasPrefix(u, "data:") {
+			t.Errorf("%s is shown from %q: a URL of Core's origin that runs the file's script", name, u)
+		}
+		urls = append(urls, u)
+	}
+	// The user opens each in a tab of its own.
+	for _, u := range urls {
+		if u == "" {
+			continue
+		}
+		tab := newTab(t, d.b)
+		_ = tab.do(15*time.Second, chromedp.Navigate(u))
+		time.Sleep(500 * time.Millisecond)
+		var got struct{ Title, Href string }
+		_ = tab.tryJS(&got, `return { Title: document.title, Href: location.href };`)
+		t.Logf("opened %s: %+v", u, got)
+		if strings.Contains(got.Title, "ran:"+d.core.URL) {
+			t.Errorf("the agent's file ran on Core's origin: %+v", got)
+		}
+	}
+}
+
+// Finding 2 and 3: every page Core serves keeps out of frames and runs
+// only Core's own files; the demo sent neither.
+func TestBrowserTrustPagesHeaders(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	for _, path := range []string{"/", "/index.html", "/app.js", "/console/", "/console/approve/ap_none"} {
+		resp, err := http.Get(core.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		h := resp.Header
+		csp := h.Get("Content-Security-Policy")
+		for _, want := range []string{"default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'"} {
+			if !strings.Contains(csp, want) {
+				t.Errorf("%s: CSP %q lacks %s", path, csp, want)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") {
+			t.Errorf("%s: CSP %q allows inline script", path, csp)
+		}
+		for k, v := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+			"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Resource-Policy": "same-origin", "Referrer-Policy": "no-referrer"} {
+			if h.Get(k) != v {
+				t.Errorf("%s: %s is %q, want %q", path, k, h.Get(k), v)
+			}
+		}
+	}
+}
+
+// Finding 3: any site framed the demo, which started a session on load as
+// Core's own origin; 34 frames filled Core's sessions. Framed it now
+// shows nothing and starts nothing; at the top level it starts a session
+// only when the user asks, with ?provider= only preselecting.
+func TestBrowserTrustDemoFramedAndOnLoad(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!doctype html><title>hostile</title>")
+		for i := 0; i < 4; i++ {
+			fmt.Fprintf(w, `<iframe src="%s/?provider=script" width="300" height="200"></iframe>`, core.URL)
+		}
+	}))
+	t.Cleanup(hostile.Close)
+	b := newBrowser(t)
+	if err := b.do(30*time.Second, chromedp.Navigate(hostile.URL)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // long enough for a framed demo to have started its session
+	if n := sessionCount(t, core); n != 0 {
+		t.Errorf("4 frames of the demo on a hostile site made %d sessions", n)
+	}
+	res, err := chromedp.Call(b.ctx, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.FrameTree.ChildFrames {
+		t.Logf("frame: url %s unreachable %q", c.Frame.URL, c.Frame.UnreachableURL)
+		if c.Frame.UnreachableURL == "" && strings.HasPrefix(c.Frame.URL, core.URL) {
+			t.Errorf("the demo loaded in a frame of a hostile site: %s", c.Frame.URL)
+		}
+	}
+
+	// At the top level: nothing starts on load; the picker holds the
+	// provider asked for; the user's click starts the session.
+	top := newBrowser(t)
+	if err := top.do(30*time.Second, chromedp.Navigate(core.URL+"/?provider=script")); err != nil {
+		t.Fatal(err)
+	}
+	top.waitJS(t, 15*time.Second, `document.getElementById("provider").value === "script"`, "the picker")
+	time.Sleep(1500 * time.Millisecond)
+	if n := sessionCount(t, core); n != 0 {
+		t.Errorf("opening the demo made %d sessions before the user asked", n)
+	}
+	if err := top.do(10*time.Second, chromedp.Click("#restart", chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	top.waitJS(t, 15*time.Second, `window.pedelecDemo?.session?.provider === "script"`, "the session the user started")
+}
+
+// sessionCount is /healthz's count of Core's live sessions.
+func sessionCount(t *testing.T, core *testenv.Server) int {
+	t.Helper()
+	resp, err := http.Get(core.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct{ Sessions int }
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	return h.Sessions
+}
