@@ -169,7 +169,7 @@ return { Text: a.textContent, Buttons: [...a.querySelectorAll("button")].map((b)
 		pctx, cancel := context.WithTimeout(popupCtx, 30*time.Second)
 		defer cancel()
 		// It is the real approval window (the user could decide there)...
-		if err := chromedp.Do(pctx, chromedp.WaitVisible("#approve")); err != nil {
+		if err := chromedp.Do(pctx, chromedp.WaitVisible(`[data-decision="approve"]`)); err != nil {
 			t.Fatalf("the approval window: %v", err)
 		}
 		if tool, err := chromedp.Run(pctx, chromedp.Text("#tool")); err != nil || strings.TrimSpace(tool) != "pay" {
@@ -185,7 +185,7 @@ if (!w) return out;
 out.closed = String(w.closed);
 try { out.document = w.document ? "readable" : String(w.document); } catch (e) { out.document = "threw " + e.name; }
 try { out.href = String(w.location.href); } catch (e) { out.href = "threw " + e.name; }
-try { w.document.getElementById("approve").click(); out.click = "clicked"; } catch (e) { out.click = "threw " + e.name; }
+try { w.document.querySelector("[data-decision=approve]").click(); out.click = "clicked"; } catch (e) { out.click = "threw " + e.name; }
 try { w.postMessage({ id, decision: "approve" }, "*"); out.postMessage = "sent"; } catch (e) { out.postMessage = "threw " + e.name; }
 return out;`)
 		t.Logf("the page's handle on the approval window: %v", handle)

@@ -133,9 +133,7 @@ func TestBrowserTrustApprovalWindowWaitsForFocus(t *testing.T) {
 	if err := user.do(10*time.Second, chromedp.EmulateViewport(520, 560)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Call(user.ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
+	userFocus(t, user.ctx)
 	if err := user.do(30*time.Second, chromedp.Navigate(p.URL), chromedp.WaitReady(`[data-decision="approve"]`)); err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +314,35 @@ func sessionCount(t *testing.T, core *testenv.Server) int {
 		t.Fatal(err)
 	}
 	return h.Sessions
+}
+
+// userFocus makes the page of ctx focused as the window a user looks at
+// and clicks in is (headless Chromium has no window focus of its own).
+func userFocus(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// decideIn clicks a decision button in the page of ctx (the approval
+// window, or one entry of the console's pending list: scope) with a real
+// mouse click, once it takes input (web/console/deliberate.js).
+func decideIn(t *testing.T, ctx context.Context, scope, decision string) {
+	t.Helper()
+	userFocus(t, ctx)
+	b := &browser{ctx: ctx}
+	root := "document"
+	if scope != "" {
+		root = "document.querySelector(" + jsString(scope) + ")"
+	}
+	b.waitJS(t, 20*time.Second, `(() => { const r = `+root+`; const btn = r && r.querySelector('[data-decision="`+decision+`"]'); return !!btn && btn.getAttribute("aria-disabled") === "false"; })()`,
+		"the "+decision+" button to take input")
+	sel := `[data-decision="` + decision + `"]`
+	if scope != "" {
+		sel = scope + " " + sel
+	}
+	if err := b.do(10*time.Second, chromedp.Click(sel, chromedp.NodeVisible)); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
 }
