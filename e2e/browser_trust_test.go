@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -344,5 +345,120 @@ func decideIn(t *testing.T, ctx context.Context, scope, decision string) {
 	}
 	if err := b.do(10*time.Second, chromedp.Click(sel, chromedp.NodeVisible)); err != nil {
 		t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+// hostileSite serves, on any host name, a top page framing n subdomains
+// of evil.localhost and the framed page, which imports the SDK from core
+// and asks to be approved, posting what it heard to its parent.
+func hostileSite(t *testing.T, core *testenv.Server, n int) *httptest.Server {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		port := srv.Listener.Addr().(*net.TCPAddr).Port
+		if r.URL.Path == "/frame" {
+			fmt.Fprintf(w, `<!doctype html><script type="module">
+const { Pedelec } = await import(%q);
+window.__pending = []; window.__res = null;
+const p = new Pedelec({ onApprovalPending: (x) => window.__pending.push({ url: x.url, origin: x.origin, code: x.error?.code ?? "" }) });
+p.createSession({ provider: "script", skills: { guidance: "g", tools: [] } }).then(
+  (s) => { window.__res = { ok: s.sessionId }; parent.postMessage({ ok: s.sessionId }, "*"); },
+  (e) => { window.__res = { code: e.code, message: e.message, details: JSON.stringify(e.details ?? {}) }; parent.postMessage(window.__res, "*"); });
+</script>`, core.URL+"/sdk/pedelec.js")
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>hostile</title><script>window.heard = []; addEventListener("message", (e) => window.heard.push(e.data));</script>`)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, `<iframe src="http://s%d.evil.localhost:%d/frame" width="40" height="40"></iframe>`, i, port)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Finding 6: 34 subdomain iframes of one site took all 32 pending places;
+// a new site then heard "32 other sites are already waiting".
+func TestBrowserTrustPendingBoundPerSite(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	evil := hostileSite(t, core, 12)
+	port := evil.Listener.Addr().(*net.TCPAddr).Port
+	b := newBrowser(t)
+	if err := b.do(30*time.Second, chromedp.Navigate(fmt.Sprintf("http://evil.localhost:%d/", port))); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Await(t, 30*time.Second, "every frame to be pending or refused", func() bool {
+		var heard int
+		_ = b.tryJS(&heard, `return window.heard.length`)
+		return heard+len(approvalsState(t, core).Pending) >= 12
+	})
+	var heard []map[string]string
+	b.js(t, &heard, `return window.heard`)
+	pending := approvalsState(t, core).Pending
+	t.Logf("%d of the site's frames wait, %d were refused: %v", len(pending), len(heard), heard)
+	if len(pending) > 4 {
+		t.Errorf("one site holds %d pending places", len(pending))
+	}
+	for _, h := range heard {
+		if h["code"] != string(wire.CodeCreateSessionNotApproved) || strings.ContainsAny(strings.NewReplacer(fmt.Sprint(port), "", "evil.localhost", "").Replace(h["message"]+h["details"]), "0123456789") {
+			t.Errorf("a refused frame heard %v", h)
+		}
+	}
+	// Another site still gets to ask.
+	good := newBrowser(t)
+	if err := good.do(30*time.Second, chromedp.Navigate(fmt.Sprintf("http://good.localhost:%d/frame", port))); err != nil {
+		t.Fatal(err)
+	}
+	if p := waitPending(t, good); !strings.Contains(p.URL, "/console/approve/ap_") {
+		t.Errorf("a new site's request: %+v", p)
+	}
+}
+
+// Finding 8 (and the rest of 1): a rejected site could ask again at once
+// and so put its approval window up on every click; one click opens one
+// window at most.
+func TestBrowserTrustRejectedSiteWaits(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	waitPending(t, b)
+	if out, err := pedelecCLI(t, core, nil, "deny", app.URL, "--reason", "not this site"); err != nil {
+		t.Fatalf("deny: %v %s", err, out)
+	}
+	if r := pageResult(t, b); r["code"] != string(wire.CodeApprovalRejected) {
+		t.Fatalf("after the rejection: %v", r)
+	}
+	// The page asks again from a click, twice in one gesture, and opens a
+	// window of its own too.
+	b.js(t, nil, `
+window.__res = null; window.__pending = []; window.__opened = [];
+const p = new window.sdk.Pedelec({ onApprovalPending: (x) => window.__pending.push({ url: x.url, origin: x.origin, code: x.error?.code ?? "" }) });
+const btn = document.createElement("button");
+btn.id = "again"; btn.textContent = "Try again";
+btn.addEventListener("click", () => {
+  p.createSession({ provider: "script", skills: { guidance: "g", tools: [] } }).then((s) => { window.__res = { ok: s.sessionId }; }, (e) => { window.__res = { code: e.code, message: e.message, details: JSON.stringify(e.details ?? {}) }; });
+  p.createSession({ provider: "script", skills: { guidance: "g", tools: [] } }).catch(() => {});
+  window.__opened.push(String(!!window.open("about:blank", "one")), String(!!window.open("about:blank", "two")));
+});
+document.body.prepend(btn);`)
+	if err := b.do(10*time.Second, chromedp.Click("#again", chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	r := pageResult(t, b)
+	t.Logf("asking again: %v", r)
+	if r["code"] != string(wire.CodeApprovalRejected) || !strings.Contains(r["details"], "retryAfterMs") {
+		t.Errorf("a site rejected a moment ago asked again: %v", r)
+	}
+	if st := approvalsState(t, core); len(st.Pending) != 0 {
+		t.Errorf("the rejected site waits again: %v", st.Pending)
+	}
+	var opened []string
+	b.js(t, &opened, `return window.__opened`)
+	var pend []pendingSeen
+	b.js(t, &pend, `return window.__pending`)
+	if len(pend) != 0 || len(opened) != 2 || opened[1] != "false" {
+		t.Errorf("one click opened windows %v and approval windows %v; want one at most", opened, pend)
 	}
 }
