@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -377,6 +378,9 @@ p.createSession({ provider: "script", skills: { guidance: "g", tools: [] } }).th
 	return srv
 }
 
+// frameOrigin is a hostile frame's origin, the one number a refusal names.
+var frameOrigin = regexp.MustCompile(`http://s\d+\.evil\.localhost:\d+`)
+
 // Finding 6: 34 subdomain iframes of one site took all 32 pending places;
 // a new site then heard "32 other sites are already waiting".
 func TestBrowserTrustPendingBoundPerSite(t *testing.T) {
@@ -400,7 +404,7 @@ func TestBrowserTrustPendingBoundPerSite(t *testing.T) {
 		t.Errorf("one site holds %d pending places", len(pending))
 	}
 	for _, h := range heard {
-		if h["code"] != string(wire.CodeCreateSessionNotApproved) || strings.ContainsAny(strings.NewReplacer(fmt.Sprint(port), "", "evil.localhost", "").Replace(h["message"]+h["details"]), "0123456789") {
+		if h["code"] != string(wire.CodeCreateSessionNotApproved) || strings.ContainsAny(frameOrigin.ReplaceAllString(h["message"]+h["details"], ""), "0123456789") {
 			t.Errorf("a refused frame heard %v", h)
 		}
 	}

@@ -57,7 +57,8 @@ func (g grantStore) DeleteGrant(origin string) error { return g.db.DeleteGrant(o
 // openBook makes the Book on the state database recover opened.
 func (c *Core) openBook(db *persist.DB) error {
 	book, err := approvals.New(approvals.Options{Store: grantStore{db}, OriginTimeout: c.opts.OriginApprovalTimeout,
-		OnRevoke: c.endOriginSessions})
+		RejectCooldown: c.opts.OriginRejectCooldown,
+		OnRevoke:       c.endOriginSessions})
 	if err != nil {
 		return err
 	}
@@ -151,8 +152,8 @@ func (pc *conn) requestApproval(logIt bool) (approvalStatus, *approvals.Ticket, 
 		return approvalStatus{Approved: true, Origin: pc.origin}, nil, nil
 	}
 	t, err := pc.core.book.RequestOrigin(pc.origin)
-	if we := wire.AsError(err); we != nil && we.Code == wire.CodeCreateSessionNotApproved {
-		return approvalStatus{}, nil, we // too many sites waiting: the Book says so
+	if we := wire.AsError(err); we != nil && (we.Code == wire.CodeCreateSessionNotApproved || we.Code == wire.CodeApprovalRejected) {
+		return approvalStatus{}, nil, we // too many waiting, or rejected a moment ago: the Book says so
 	}
 	if err != nil {
 		return approvalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).
