@@ -466,3 +466,210 @@ document.body.prepend(btn);`)
 		t.Errorf("one click opened windows %v and approval windows %v; want one at most", opened, pend)
 	}
 }
+
+// whatRunsPage defines a consequential tool and a session.
+const whatRunsPage = `
+const { Pedelec, defineTool } = window.sdk;
+window.got = [];
+const pay = defineTool({
+  name: "pay", description: "Pays someone.", timeoutMs: 60000,
+  annotations: { consequentialHint: true },
+  argsSchema: { type: "object", properties: { to: { type: "string" }, memo: { type: "string" }, amount: { type: "number" }, ref: { type: "string" } } },
+  handler: async (args) => { window.got.push(args); return { paid: true }; },
+});
+window.session = await new Pedelec().createSession({ provider: "script", skills: { guidance: "Pays.", tools: [pay] } });`
+
+// attackArgs: a look-alike payee (Cyrillic а), a memo whose tail 3,000
+// spaces push out of view, a number past 2^53, a right-to-left override.
+const attackArgs = "`call pay {\"to\": \"\\u0430lice\", \"memo\": \"rent" + "` + \" \".repeat(3000) + `" + "; and also mallory@evil.test\", \"amount\": 12345678901234567993, \"ref\": \"\\u202E10000\"}`"
+
+// argsShown is what a rendered arguments view shows.
+type argsShown struct {
+	Overflow bool     `json:"overflow"`
+	Text     string   `json:"text"`
+	Esc      []string `json:"esc"`
+	Mixed    []string `json:"mixed"`
+	Num      string   `json:"num"`
+	Want     string   `json:"want"`
+	Notes    string   `json:"notes"`
+}
+
+const readArgsView = `
+const pre = document.querySelector(SCOPE + " .args-view");
+if (!pre) return null;
+return { overflow: pre.scrollWidth > pre.clientWidth + 1, text: pre.textContent,
+  esc: [...pre.querySelectorAll(".esc")].map((e) => e.textContent), mixed: [...pre.querySelectorAll("mark.mixed-script")].map((e) => e.textContent),
+  num: pre.querySelector(".num")?.textContent ?? "", want: String(12345678901234567993),
+  notes: document.querySelector(SCOPE + " .args-notes")?.textContent ?? "" };`
+
+func checkArgsShown(t *testing.T, where string, got argsShown) {
+	t.Helper()
+	t.Logf("%s shows %d chars, esc %v, mixed %v, num %s, notes %q", where, len(got.Text), got.Esc, got.Mixed, got.Num, got.Notes)
+	if got.Overflow {
+		t.Errorf("%s: the arguments run out of their box to the side", where)
+	}
+	if !strings.Contains(got.Text, "mallory@evil.test") || strings.Contains(got.Text, strings.Repeat(" ", 100)) {
+		t.Errorf("%s: the memo's tail is not shown plainly (or the spaces are): %.200q", where, got.Text)
+	}
+	if !slicesContain(got.Esc, `\u202E`) {
+		t.Errorf("%s: the right-to-left override is not shown as an escape: %v", where, got.Esc)
+	}
+	if !slicesContain(got.Mixed, "\u0430lice") {
+		t.Errorf("%s: the look-alike payee is not flagged: %v", where, got.Mixed)
+	}
+	if got.Num != got.Want {
+		t.Errorf("%s: the amount shows %s, the handler gets %s", where, got.Num, got.Want)
+	}
+}
+
+func slicesContain(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Finding 4: the approval window showed the agent's raw JSON: spaces hid
+// the memo's tail, an override reversed digits, a duplicate key showed the
+// first value while the handler got the last, a large number other digits
+// than the handler got, a look-alike letter went unflagged; the console
+// showed yet another rendering.
+func TestBrowserTrustApprovalShowsWhatRuns(t *testing.T) {
+	env := newSDKEnv(t)
+	app := env.b
+	app.js(t, nil, whatRunsPage)
+
+	// A duplicated key is refused before anyone is asked.
+	var text string
+	app.js(t, &text, `return await Promise.race([window.session.sendTurn('call pay {"memo": "shown", "memo": "run"}').then((r) => r.text),
+  new Promise((r) => setTimeout(() => r("(no answer: the call waits for consent)"), 8000))]);`)
+	if !strings.Contains(text, "TOOL_ARGS_INVALID") {
+		t.Errorf("a duplicated key reached consent: the agent saw %q", text)
+	}
+	if st := approvalsState(t, env.core); len(st.Pending) != 0 {
+		t.Fatalf("a duplicated key is waiting for consent: %v", st.Pending)
+	}
+
+	app.js(t, nil, `window.turn = window.session.sendTurn(`+attackArgs+`); return null;`)
+	var id string
+	testenv.Await(t, 20*time.Second, "the call's consent request", func() bool {
+		if p := approvalsState(t, env.core).Pending; len(p) == 1 {
+			id = p[0].ID
+		}
+		return id != ""
+	})
+	user := newBrowser(t)
+	userFocus(t, user.ctx)
+	for _, w := range []int{1280, 1024, 390} {
+		if err := user.do(10*time.Second, chromedp.EmulateViewport(int64(w), 900)); err != nil {
+			t.Fatal(err)
+		}
+		if err := user.do(30*time.Second, chromedp.Navigate(env.core.URL+"/console/approve/"+id), chromedp.WaitReady("body")); err != nil {
+			t.Fatal(err)
+		}
+		var got argsShown
+		user.js(t, &got, strings.ReplaceAll(readArgsView, "SCOPE", `"#args"`))
+		checkArgsShown(t, fmt.Sprintf("the approval window at %d px", w), got)
+		user.screenshot(t, fmt.Sprintf("trust-approve-call-%d", w))
+	}
+	con := newBrowser(t)
+	userFocus(t, con.ctx)
+	for _, w := range []int{1280, 1024, 390} {
+		if err := con.do(10*time.Second, chromedp.EmulateViewport(int64(w), 900)); err != nil {
+			t.Fatal(err)
+		}
+		if err := con.do(30*time.Second, chromedp.Navigate(env.core.URL+"/console/")); err != nil {
+			t.Fatal(err)
+		}
+		con.waitJS(t, 10*time.Second, `!!document.querySelector("#approvals-body [data-approval-id]")`, "the pending call in the console")
+		var got argsShown
+		con.js(t, &got, strings.ReplaceAll(readArgsView, "SCOPE", `"#approvals-body [data-approval-id]"`))
+		checkArgsShown(t, fmt.Sprintf("the console at %d px", w), got)
+		con.screenshot(t, fmt.Sprintf("trust-console-call-%d", w))
+	}
+	// What the window showed is what the handler got.
+	decideIn(t, user.ctx, "", "approve")
+	app.js(t, &text, `return (await window.turn).text;`)
+	var handed []map[string]any
+	app.js(t, &handed, `return window.got.map((a) => ({ ...a, amount: String(a.amount) }));`)
+	if len(handed) != 1 || handed[0]["amount"] != "12345678901234567000" {
+		t.Errorf("the handler got %v", handed)
+	}
+}
+
+// consoleTwoCalls: two sessions, each with one consequential tool; the
+// harmless one's consent expires after a few seconds (the page chose its
+// timeout), the other waits.
+const consoleTwoCalls = `
+const { Pedelec, defineTool } = window.sdk;
+window.ran = [];
+const mk = (name, timeoutMs) => defineTool({ name, description: name, timeoutMs, annotations: { consequentialHint: true },
+  argsSchema: { type: "object", properties: {} }, handler: async () => { window.ran.push(name); return { ok: true }; } });
+const p = new Pedelec();
+const a = await p.createSession({ provider: "script", skills: { guidance: "g", tools: [mk("check_weather", 6000)] } });
+const b = await p.createSession({ provider: "script", skills: { guidance: "g", tools: [mk("transfer_funds", 120000)] } });
+window.turnA = a.sendTurn("call check_weather {}");
+await window.h.waitFor(async () => true, "", 10);
+await new Promise((r) => setTimeout(r, 300));
+window.turnB = b.sendTurn("call transfer_funds {}");
+return null;`
+
+// Finding 5: the console rebuilt its pending list on every change, so when
+// the harmless call expired, the next entry's Approve moved to exactly
+// where the user was about to click: a click aimed at check_weather
+// approved transfer_funds.
+func TestBrowserTrustConsoleListStaysPut(t *testing.T) {
+	env := newSDKEnv(t)
+	env.b.js(t, nil, consoleTwoCalls)
+	con := newTab(t, env.b)
+	userFocus(t, con.ctx)
+	if err := con.do(10*time.Second, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	if err := con.do(30*time.Second, chromedp.Navigate(env.core.URL+"/console/")); err != nil {
+		t.Fatal(err)
+	}
+	con.waitJS(t, 20*time.Second, `document.querySelectorAll("#approvals-body [data-approval-id]").length === 2`, "both calls in the console")
+	var at struct{ X, Y float64 }
+	con.js(t, &at, `
+const first = document.querySelector("#approvals-body [data-approval-id]");
+if (!first.textContent.includes("check_weather")) throw new Error("check_weather is not first: " + first.textContent);
+const btn = first.querySelector('[data-decision="approve"]') ?? first.querySelector("button.primary");
+const r = btn.getBoundingClientRect();
+return { X: r.x + r.width / 2, Y: r.y + r.height / 2 };`)
+	// The user's pointer rests on check_weather's Approve...
+	if err := con.do(5*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, at.X, at.Y)); err != nil {
+		t.Fatal(err)
+	}
+	// ...while check_weather's consent expires.
+	testenv.Await(t, 30*time.Second, "check_weather's consent to expire", func() bool {
+		p := approvalsState(t, env.core).Pending
+		return len(p) == 1 && p[0].Tool == "transfer_funds"
+	})
+	con.waitJS(t, 10*time.Second, `!document.querySelector("#approvals-body").textContent.includes("check_weather") || !!document.querySelector("#approvals-body [data-gone]")`, "the console to hear of it")
+	var under string
+	con.js(t, &under, fmt.Sprintf(`const e = document.elementFromPoint(%f, %f); return e?.closest("[data-approval-id]")?.textContent ?? "(none)";`, at.X, at.Y))
+	t.Logf("under the pointer now: %.120q", under)
+	con.screenshot(t, "trust-console-frozen-1280")
+	// The user clicks where they aimed.
+	if err := con.do(5*time.Second, chromedp.MouseClickXY(at.X, at.Y)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	p := approvalsState(t, env.core).Pending
+	if len(p) != 1 || p[0].Tool != "transfer_funds" {
+		t.Fatalf("a click aimed at check_weather decided transfer_funds: pending %v", p)
+	}
+	var ran []string
+	env.b.js(t, &ran, `return window.ran`)
+	if len(ran) != 0 {
+		t.Fatalf("handlers ran: %v", ran)
+	}
+	// Once the pointer leaves, the list catches up.
+	if err := con.do(5*time.Second, chromedp.MouseEvent(chromedp.MouseMoved, 5, 5)); err != nil {
+		t.Fatal(err)
+	}
+	con.waitJS(t, 10*time.Second, `document.querySelectorAll("#approvals-body [data-approval-id]").length === 1`, "the list to catch up")
+}
