@@ -338,6 +338,8 @@ func decideIn(t *testing.T, ctx context.Context, scope, decision string) {
 	if scope != "" {
 		root = "document.querySelector(" + jsString(scope) + ")"
 	}
+	// A user scrolls what they decide into view first.
+	b.js(t, nil, `const r = `+root+`; (r === document ? document.querySelector("[data-decision]") : r)?.scrollIntoView({ block: "center" });`)
 	b.waitJS(t, 20*time.Second, `(() => { const r = `+root+`; const btn = r && r.querySelector('[data-decision="`+decision+`"]'); return !!btn && btn.getAttribute("aria-disabled") === "false"; })()`,
 		"the "+decision+" button to take input")
 	sel := `[data-decision="` + decision + `"]`

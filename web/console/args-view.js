@@ -65,14 +65,14 @@ export function text(parent, s, notes) {
     if (m.at > last) parts.push(quoted.slice(last, m.at));
     if (m.kind === "spaces") {
       parts.push(el("span", "esc esc-spaces", `⟨${m.len} spaces⟩`));
-      notes.add(`a run of ${m.len} spaces (shown as ⟨${m.len} spaces⟩)`);
+      notes.add(`a run of ${m.len} spaces, shown as ⟨${m.len} spaces⟩`);
     } else {
       const cp = m.ch.codePointAt(0);
       const name = NAMES[cp] ?? "invisible character";
       const e = el("span", "esc", `\\u${cp > 0xffff ? `{${hex(cp)}}` : hex(cp)}`);
       e.title = `U+${hex(cp)} ${name}`;
       parts.push(e);
-      notes.add(`U+${hex(cp)} ${name} (shown as ${e.textContent})`);
+      notes.add(`U+${hex(cp)} ${name}, shown as ${e.textContent}`);
     }
     last = m.at + m.len;
   }

@@ -71,9 +71,9 @@ for (const ev of ["focus", "blur", "resize", "scroll", "visibilitychange"]) {
 function check(g) {
   const now = performance.now();
   const seen = g.mustSee().filter(Boolean);
-  // Where the decision sits: if it moves, the user may be about to click
+  // Where the buttons sit: if one moves, the user may be about to click
   // something that was elsewhere a moment ago, so the delay starts again.
-  const place = seen.map((el) => {
+  const place = [...g.root.querySelectorAll("[data-decision]")].map((el) => {
     const r = el.getBoundingClientRect();
     return `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)}`;
   }).join(" ");
