@@ -675,3 +675,42 @@ return { X: r.x + r.width / 2, Y: r.y + r.height / 2 };`)
 	}
 	con.waitJS(t, 10*time.Second, `document.querySelectorAll("#approvals-body [data-approval-id]").length === 1`, "the list to catch up")
 }
+
+// Finding 7: an unapproved socket could send 4 MiB frames though all it
+// may do is ask about approval; 48 of them took Core to a 430 MB peak.
+func TestBrowserTrustUnapprovedFrameLimit(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	send := func(padBytes int) map[string]any {
+		var got map[string]any
+		b.js(t, &got, fmt.Sprintf(`
+const ws = new WebSocket(%q);
+await new Promise((r, j) => { ws.onopen = r; ws.onerror = () => j(new Error("no socket")); });
+const out = { answered: false, closeCode: 0 };
+const done = new Promise((r) => {
+  ws.onmessage = (e) => { if (JSON.parse(e.data).id === 7) { out.answered = true; r(); } };
+  ws.onclose = (e) => { out.closeCode = e.code; r(); };
+});
+ws.send(JSON.stringify({ id: 7, method: "get_approval_status", params: { pad: "x".repeat(%d) } }));
+await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+ws.close();
+return out;`, strings.Replace(core.URL, "http://", "ws://", 1)+"/ws", padBytes))
+		return got
+	}
+	if got := send(1 << 10); got["answered"] != true {
+		t.Fatalf("a small ask from an unapproved page: %v", got)
+	}
+	big := send(64 << 10)
+	t.Logf("a 64 KiB frame from an unapproved page: %v", big)
+	if big["answered"] == true || big["closeCode"] != float64(1009) {
+		t.Errorf("an unapproved page's 64 KiB frame was read: %v", big)
+	}
+	if out, err := pedelecCLI(t, core, nil, "approve", app.URL); err != nil {
+		t.Fatalf("approve: %v %s", err, out)
+	}
+	if got := send(64 << 10); got["answered"] != true {
+		t.Errorf("an approved page's 64 KiB frame: %v", got)
+	}
+}
