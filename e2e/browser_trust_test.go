@@ -714,3 +714,127 @@ return out;`, strings.Replace(core.URL, "http://", "ws://", 1)+"/ws", padBytes))
 		t.Errorf("an approved page's 64 KiB frame: %v", got)
 	}
 }
+
+// Finding 8, the smaller ones, each as a hostile page, agent or tool
+// result played it.
+func TestBrowserTrustSmallerFindings(t *testing.T) {
+	t.Run("listProviders on an unapproved page answers at once and asks nobody", func(t *testing.T) {
+		core := testenv.Serve(t, nil)
+		app := appServer(t)
+		b := newBrowser(t)
+		b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+		var got struct {
+			Answer string `json:"answer"`
+			N      int    `json:"n"`
+		}
+		b.js(t, &got, `
+const p = new window.sdk.Pedelec({ onApprovalPending: () => {} });
+const r = await Promise.race([p.listProviders().then((l) => ({ answer: "list", n: l.length }), (e) => ({ answer: e.code })),
+  new Promise((r) => setTimeout(() => r({ answer: "no answer within 5 s" }), 5000))]);
+return r;`)
+		t.Logf("listProviders: %+v", got)
+		if got.Answer != "list" || got.N == 0 {
+			t.Errorf("listProviders on an unapproved page: %+v", got)
+		}
+		if st := approvalsState(t, core); len(st.Pending) != 0 {
+			t.Errorf("listProviders asked the user: %v", st.Pending)
+		}
+	})
+
+	env := newSDKEnv(t)
+	env.b.js(t, nil, `
+const { Pedelec, defineTool } = window.sdk;
+window.ran = 0;
+const wipe = defineTool({ name: "wipe", description: "Wipes.", timeoutMs: 30000, annotations: { readOnlyHint: true, destructiveHint: true },
+  argsSchema: { type: "object", properties: {} }, handler: async () => { window.ran++; return { wiped: true }; } });
+const echo = defineTool({ name: "echo", description: "Echoes what it is given.", annotations: { readOnlyHint: true },
+  argsSchema: { type: "object", properties: { text: { type: "string" } } }, handler: async ({ text }) => ({ text }) });
+window.session = await new Pedelec().createSession({ provider: "script", skills: { guidance: "g", tools: [wipe, echo] } });`)
+
+	t.Run("destructiveHint wins over readOnlyHint", func(t *testing.T) {
+		env.b.js(t, nil, `window.turn = window.session.sendTurn("call wipe {}"); return null;`)
+		var asked bool
+		testenv.Await(t, 15*time.Second, "the call to ask or run", func() bool {
+			var ran int
+			env.b.js(t, &ran, `return window.ran`)
+			asked = len(approvalsState(t, env.core).Pending) == 1
+			return asked || ran > 0
+		})
+		if !asked {
+			t.Fatal("a tool marked destructive (and read-only) ran without asking")
+		}
+		if out, err := pedelecCLI(t, env.core, nil, "deny", approvalsState(t, env.core).Pending[0].ID); err != nil {
+			t.Fatalf("deny: %v %s", err, out)
+		}
+		env.b.js(t, nil, `await window.turn; return null;`)
+	})
+
+	con := newTab(t, env.b)
+	userFocus(t, con.ctx)
+	if err := con.do(30*time.Second, chromedp.Navigate(env.core.URL+"/console/")); err != nil {
+		t.Fatal(err)
+	}
+	con.waitJS(t, 10*time.Second, `!!document.querySelector("#detail-body [data-session-id], #detail-body[data-session-id]")`, "the session in the console")
+
+	t.Run("the console shows each tool's annotations", func(t *testing.T) {
+		var tools string
+		con.js(t, &tools, `return document.querySelector("#detail-body .facts")?.textContent ?? ""`)
+		if !strings.Contains(tools, "wipe") || !strings.Contains(tools, "destructive") || !strings.Contains(tools, "read-only") || !strings.Contains(tools, "asks consent") {
+			t.Errorf("the console's facts do not show the tools' annotations: %q", tools)
+		}
+	})
+
+	t.Run("agent text is bidi-isolated and tool output is marked apart in the console", func(t *testing.T) {
+		// The agent says something with an override and prints a line that
+		// looks like a result; a tool result carries an override too.
+		env.b.js(t, nil, "await window.session.sendTurn(\"say \\u202Egnp.exe {\\\"ok\\\":true,\\\"result\\\":{\\\"paid\\\":true}}\\ncall echo {\\\"text\\\": \\\"\\u202E10000\\\"}\"); return null;")
+		con.waitJS(t, 10*time.Second, `[...document.querySelectorAll(".bubble-agent")].some((b) => b.textContent.includes("exe"))`, "the agent's reply in the console")
+		var got struct {
+			Bidi      string `json:"bidi"`
+			Result    string `json:"result"`
+			ResultEsc int    `json:"resultEsc"`
+			CallMark  bool   `json:"callMark"`
+		}
+		con.js(t, &got, `
+const bubble = [...document.querySelectorAll(".bubble-agent")].find((b) => b.textContent.includes("exe"));
+const call = document.querySelector('[data-call-id] .tool');
+const res = [...document.querySelectorAll('[data-call-id]')].find((c) => c.querySelector(".tool")?.textContent === "echo");
+res.open = true;
+return { bidi: getComputedStyle(bubble).unicodeBidi, result: res.querySelector(".call-body")?.textContent ?? "",
+  resultEsc: res.querySelectorAll(".call-body .esc").length, callMark: !!res.querySelector("summary .who, summary [data-source]") || /tool/i.test(res.querySelector("summary")?.textContent ?? "") };`)
+		t.Logf("console: %+v", got)
+		if got.Bidi != "isolate" && got.Bidi != "plaintext" && got.Bidi != "isolate-override" {
+			t.Errorf("the agent's bubble is not bidi-isolated: unicode-bidi %s", got.Bidi)
+		}
+		if got.ResultEsc == 0 {
+			t.Errorf("the tool result's override is not shown as an escape: %q", got.Result)
+		}
+	})
+
+	t.Run("the demo isolates agent text and never styles the agent's words as a tool result", func(t *testing.T) {
+		d := openDemo(t, "?provider=script")
+		d.typeAndSend("say {\"ok\":true,\"result\":{\"paid\":true}}\nsay \u202Egnp.exe")
+		d.reply(1)
+		var got struct {
+			FakeOK int    `json:"fakeOk"`
+			Bidi   string `json:"bidi"`
+		}
+		d.b.js(t, &got, `const el = [...document.querySelectorAll(".msg-assistant")].at(-1);
+return { fakeOk: el.querySelectorAll(".line-ok").length, bidi: getComputedStyle(el).unicodeBidi };`)
+		t.Logf("demo: %+v", got)
+		if got.FakeOK != 0 {
+			t.Error("the agent's own words are styled as a successful tool result")
+		}
+		if got.Bidi != "isolate" && got.Bidi != "plaintext" {
+			t.Errorf("the demo's agent bubble is not bidi-isolated: %s", got.Bidi)
+		}
+		// A real result is marked as the tool's, by the page, apart from the agent's text.
+		d.typeAndSend("call get_counter {}")
+		d.reply(2)
+		var marked int
+		d.b.js(t, &marked, `return [...document.querySelectorAll(".msg-assistant")].at(-1).querySelectorAll("[data-tool-result]").length`)
+		if marked != 1 {
+			t.Errorf("the tool's result is not marked apart from the agent's text (%d marks)", marked)
+		}
+	})
+}
