@@ -110,7 +110,7 @@ d.querySelector("[data-call-id]").open = true;
 return {
   User: d.querySelector(".bubble-user").textContent,
   Agent: d.querySelector(".bubble-agent").textContent,
-  Result: d.querySelector("pre.result").textContent,
+  Result: d.querySelector(".result .args-view").textContent,
   Meta: d.querySelector("[data-call-id] .meta").textContent,
   Command: d.querySelector("pre.command").textContent,
   Origin: document.querySelector("[data-session-id] .origin").textContent,

@@ -801,7 +801,7 @@ const call = document.querySelector('[data-call-id] .tool');
 const res = [...document.querySelectorAll('[data-call-id]')].find((c) => c.querySelector(".tool")?.textContent === "echo");
 res.open = true;
 return { bidi: getComputedStyle(bubble).unicodeBidi, result: res.querySelector(".call-body")?.textContent ?? "",
-  resultEsc: res.querySelectorAll(".call-body .esc").length, callMark: !!res.querySelector("summary .who, summary [data-source]") || /tool/i.test(res.querySelector("summary")?.textContent ?? "") };`)
+  resultEsc: res.querySelectorAll('.call-body [data-part="result"] .esc').length, callMark: !!res.querySelector("summary .who, summary [data-source]") || /tool/i.test(res.querySelector("summary")?.textContent ?? "") };`)
 		t.Logf("console: %+v", got)
 		if got.Bidi != "isolate" && got.Bidi != "plaintext" && got.Bidi != "isolate-override" {
 			t.Errorf("the agent's bubble is not bidi-isolated: unicode-bidi %s", got.Bidi)
@@ -820,7 +820,7 @@ return { bidi: getComputedStyle(bubble).unicodeBidi, result: res.querySelector("
 			Bidi   string `json:"bidi"`
 		}
 		d.b.js(t, &got, `const el = [...document.querySelectorAll(".msg-assistant")].at(-1);
-return { fakeOk: el.querySelectorAll(".line-ok").length, bidi: getComputedStyle(el).unicodeBidi };`)
+return { fakeOk: el.querySelectorAll(".line-ok, .tool-ok, [data-tool-result]").length, bidi: getComputedStyle(el).unicodeBidi };`)
 		t.Logf("demo: %+v", got)
 		if got.FakeOK != 0 {
 			t.Error("the agent's own words are styled as a successful tool result")

@@ -168,7 +168,7 @@ function renderDetail() {
     fact("created", time(s.createdAt)),
     fact("page", s.attached ? "connected" : "not connected"),
     s.endReason && fact("ended", s.endReason),
-    fact("tools", s.tools.join(", ") || "none"),
+    fact("tools", s.tools.map((name) => (s.toolHints?.[name]?.length ? `${name} (${s.toolHints[name].join(", ")})` : name)).join(", ") || "none"),
   );
   const parts = [head, facts];
   // A call waiting for consent has not reached the page, so it has no
@@ -237,7 +237,9 @@ function renderCall(c) {
   } else if (c.resultTruncated) {
     body.append(el("h4", { text: "result" }), el("p", { class: "muted", text: "The result was too long to keep here." }));
   } else if (c.result !== undefined) {
-    body.append(el("h4", { text: "result" }), el("pre", { class: "result", text: pretty(c.result) }));
+    // What the page's tool returned, in the same rendering as arguments:
+    // marked apart from the agent's text, with nothing hidden or reordered.
+    body.append(el("h4", { text: "result (from the page's tool)" }), el("div", { class: "result", "data-part": "result" }, argsView(c.result).box));
   } else if (c.status === "pending") {
     body.append(el("p", { class: "muted", text: "Waiting for the page's handler…" }));
   }

@@ -4,7 +4,7 @@
 // get (value, ctx), listProviders() gives {name, code, available, error}).
 import { Pedelec } from "/sdk/pedelec.js";
 import { mountAssets, refreshAssets } from "./assets.js";
-import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, turnFailed, turnHasText, userMessage } from "./chat.js";
+import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, toolResult, turnFailed, turnHasText, userMessage } from "./chat.js";
 import { renderMarkdown } from "./markdown.js";
 import { agentExamples, agentIntro, mcpIntro, scriptCommands, scriptExamples, scriptHint, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
@@ -29,9 +29,12 @@ const loggedTools = tools.map((tool) => ({
     try {
       const result = await tool.handler(args, ctx);
       done(result);
+      toolResult(ctx?.turnId, tool.name, result);
       return result;
     } catch (err) {
-      done({ error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } });
+      const failure = { error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } };
+      done(failure);
+      toolResult(ctx?.turnId, tool.name, failure);
       throw err;
     } finally {
       queueMicrotask(refreshStatus);
