@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
@@ -36,6 +37,7 @@ provider processes killed.`,
 			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
 			&cli.DurationFlag{Name: "origin-approval-timeout", Value: approvals.DefaultOriginTimeout, Usage: "how long an unapproved site's createSession waits for your decision", EnvVars: []string{"PEDELEC_ORIGIN_APPROVAL_TIMEOUT"}},
+			&cli.DurationFlag{Name: "origin-reject-cooldown", Value: approvals.DefaultRejectCooldown, Usage: "how long a site you rejected may not ask again (0s: at once)", EnvVars: []string{"PEDELEC_ORIGIN_REJECT_COOLDOWN"}},
 			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
 			&cli.IntFlag{Name: "event-log-size", Value: pruntime.DefaultEventLogSize, Usage: "events kept per session for a page that resumes after losing its connection", EnvVars: []string{"PEDELEC_EVENT_LOG_SIZE"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
@@ -95,6 +97,7 @@ func runServe(c *cli.Context) error {
 		TurnTimeout:           c.Duration("turn-timeout"),
 		ResumeWindow:          c.Duration("resume-window"),
 		OriginApprovalTimeout: c.Duration("origin-approval-timeout"),
+		OriginRejectCooldown:  rejectCooldown(c.Duration("origin-reject-cooldown")),
 		EventLogSize:          c.Int("event-log-size"),
 		MaxPendingCalls:       c.Int("max-pending-calls"),
 		MaxMessageBytes:       c.Int64("max-message-bytes"),
@@ -173,4 +176,13 @@ func exposure(addr net.Addr) string {
 		return "every network interface of this machine"
 	}
 	return "the network of " + tcp.IP.String()
+}
+
+// rejectCooldown maps the flag's 0s ("at once") to the Book's negative
+// (its zero means the default).
+func rejectCooldown(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

@@ -86,7 +86,7 @@ func TestBrowserOriginApprovalPopupFromClick(t *testing.T) {
 	defer cancelPopup()
 	pctx, cancel := context.WithTimeout(popupCtx, 30*time.Second)
 	defer cancel()
-	if err := chromedp.Do(pctx, chromedp.WaitVisible("#approve")); err != nil {
+	if err := chromedp.Do(pctx, chromedp.WaitVisible(`[data-decision="approve"]`)); err != nil {
 		t.Fatalf("the approval window: %v", err)
 	}
 	shown, err := chromedp.Run(pctx, chromedp.Text("#origin"))
@@ -125,9 +125,7 @@ func TestBrowserOriginApprovalPopupFromClick(t *testing.T) {
 	}
 
 	// The user approves in the window.
-	if err := chromedp.Do(pctx, chromedp.Click("#approve", chromedp.NodeVisible)); err != nil {
-		t.Fatalf("click Approve: %v", err)
-	}
+	decideIn(t, pctx, "", "approve")
 	if r := pageResult(t, b); r["ok"] == "" {
 		t.Fatalf("createSession after Approve in the window: %v", r)
 	}

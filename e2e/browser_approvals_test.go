@@ -84,7 +84,7 @@ func TestBrowserOriginApprovalWindow(t *testing.T) {
 	if shown != app.URL {
 		t.Fatalf("the approval window shows %q", shown)
 	}
-	user.js(t, nil, `document.getElementById("approve").click(); return null`)
+	decideIn(t, user.ctx, "", "approve")
 	if r := pageResult(t, b); r["ok"] == "" {
 		t.Fatalf("createSession after approval: %v", r)
 	}

@@ -92,7 +92,9 @@ func TestBrowserDemoLayout(t *testing.T) {
 		d.b.js(t, &got, `
 const all = document.querySelectorAll(".msg-assistant");
 const el = all[all.length - 1];
-const err = el.querySelector(".line-error"), ok = el.querySelector(".line-ok");
+// The agent's error line is marked; the success is the page's own mark of
+// what its tool returned (the agent's words are never styled as one).
+const err = el.querySelector(".line-error"), ok = el.querySelector("[data-tool-result].tool-ok");
 return {
   Code: el.querySelector("code")?.textContent ?? "",
   Strong: el.querySelector("strong")?.textContent ?? "",
@@ -101,7 +103,7 @@ return {
   ErrColor: err ? getComputedStyle(err).color : "",
   OkColor: ok ? getComputedStyle(ok).color : "",
   ErrorLine: el.querySelectorAll(".line-error").length,
-  Ok: el.querySelectorAll(".line-ok").length,
+  Ok: el.querySelectorAll("[data-tool-result].tool-ok").length,
 };`)
 		d.b.screenshot(t, "demo-layout-markdown")
 		if got.Code != "update_counter" || got.Strong != "care" || got.Raw {

@@ -36,6 +36,9 @@ func (d *demo) load(query string) {
 	if err := d.b.do(30*time.Second, chromedp.Navigate(d.core.URL+"/"+query)); err != nil {
 		d.t.Fatal(err)
 	}
+	// The demo starts a session only when the user asks: press Start session.
+	d.b.waitJS(d.t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo's provider picker")
+	d.click("#restart")
 	d.b.waitJS(d.t, 15*time.Second, `window.pedelecDemo?.session && document.getElementById("status").dataset.status === "idle"`, "the demo's session")
 }
 

@@ -62,6 +62,9 @@ type Options struct {
 	// createSession/resumeSession waits for the user (default
 	// approvals.DefaultOriginTimeout).
 	OriginApprovalTimeout time.Duration
+	// OriginRejectCooldown is how long a site the user rejected may not
+	// ask again (default approvals.DefaultRejectCooldown; negative: at once).
+	OriginRejectCooldown time.Duration
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string

@@ -53,11 +53,14 @@ type ConsoleSession struct {
 	Seq       int64  `json:"seq"`
 	Attached  bool   `json:"attached"` // a page is connected
 	// External: the agent is an MCP client outside Core (provider "mcp").
-	External  bool          `json:"external,omitempty"`
-	EndReason EndReason     `json:"endReason,omitempty"`
-	Tools     []string      `json:"tools"`
-	Turns     []ConsoleTurn `json:"turns"`
-	Calls     []ConsoleCall `json:"calls"` // oldest first
+	External  bool      `json:"external,omitempty"`
+	EndReason EndReason `json:"endReason,omitempty"`
+	Tools     []string  `json:"tools"`
+	// ToolHints: each tool's annotations that are true ("read-only",
+	// "destructive", ...) and "asks consent" when its calls wait for the user.
+	ToolHints map[string][]string `json:"toolHints,omitempty"`
+	Turns     []ConsoleTurn       `json:"turns"`
+	Calls     []ConsoleCall       `json:"calls"` // oldest first
 	// Truncated: the session's bounded event log no longer holds its
 	// oldest events, so older turns and calls are missing here.
 	Truncated bool `json:"truncated,omitempty"`

@@ -365,7 +365,7 @@ export type GenericToolHandler<TName extends string = string> = (tool: TName, ar
  * What a tool's calls do: MCP's tool annotations and WebMCP's. Core passes
  * them to the agent (its prompt, tool-spec) and to MCP clients (tools/list).
  * destructiveHint or consequentialHint true makes Core ask the user before
- * each call; readOnlyHint true never asks (unless needsApproval is true).
+ * each call, even with readOnlyHint true (destructive wins); readOnlyHint alone never asks.
  */
 export type ToolAnnotations = {
 	/** A human-readable name for the tool. */

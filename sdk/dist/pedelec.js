@@ -1299,6 +1299,10 @@ function providerInfo(p) {
     error: p.available ? null : p.reason || "not available"
   };
 }
+function unapprovedProviders(origin) {
+  const reason = `this site${origin ? ` (${origin})` : ""} is not approved to use Pedelec Core yet: createSession() asks the user, and once approved listProviders() says which providers run here`;
+  return { providers: Object.keys(PROVIDER_TITLES).map((name) => ({ name, available: false, reason })), defaultProvider: "" };
+}
 function settingsFrom(list, all) {
   const keep = (code) => all || isOriginalProvider(code);
   const defaultModels = {};
@@ -3019,7 +3023,7 @@ var Pedelec = class {
    * path, reason, default model and description, and the default provider.
    */
   async listProviderDetails() {
-    await this.ensureApproved();
+    if ((await this.approvalAnswer()).approved !== true) return unapprovedProviders(pageOrigin2());
     const result = await this.connection.request("list_providers", {});
     if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
       throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
@@ -3298,7 +3302,7 @@ function defineTool(definition) {
 function asksConsent(tool) {
   if (tool.needsApproval === true) return true;
   const a = tool.annotations;
-  if (!a || a.readOnlyHint === true) return false;
+  if (!a) return false;
   return a.destructiveHint === true || a.consequentialHint === true;
 }
 export {

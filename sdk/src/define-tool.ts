@@ -19,6 +19,7 @@ export function defineTool<TArgs = unknown, TResult = unknown, const TName exten
 export function asksConsent(tool: Pick<ToolDefinition, "annotations" | "needsApproval">): boolean {
   if (tool.needsApproval === true) return true;
   const a = tool.annotations;
-  if (!a || a.readOnlyHint === true) return false;
+  // readOnlyHint spares a tool only when it claims nothing else: destructive wins.
+  if (!a) return false;
   return a.destructiveHint === true || a.consequentialHint === true;
 }

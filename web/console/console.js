@@ -5,6 +5,9 @@
 
 const FEED = "/console/api/feed";
 const APPROVALS = "/console/api/"; // wire.ApprovalsPath
+import { argsView } from "./args-view.js";
+import { ARM_DELAY_MS, guard } from "./deliberate.js";
+
 const TOKEN = document.querySelector('meta[name="pedelec-approver-token"]')?.content ?? "";
 
 const state = {
@@ -165,7 +168,7 @@ function renderDetail() {
     fact("created", time(s.createdAt)),
     fact("page", s.attached ? "connected" : "not connected"),
     s.endReason && fact("ended", s.endReason),
-    fact("tools", s.tools.join(", ") || "none"),
+    fact("tools", s.tools.map((name) => (s.toolHints?.[name]?.length ? `${name} (${s.toolHints[name].join(", ")})` : name)).join(", ") || "none"),
   );
   const parts = [head, facts];
   // A call waiting for consent has not reached the page, so it has no
@@ -228,13 +231,15 @@ function renderCall(c) {
     ),
   );
   details.addEventListener("toggle", () => (details.open ? state.open.add(c.id) : state.open.delete(c.id)));
-  const body = el("div", { class: "call-body" }, el("h4", { text: "arguments" }), el("pre", { class: "args", text: pretty(c.args) }));
+  const body = el("div", { class: "call-body" }, el("h4", { text: "arguments" }), argsView(c.args).box);
   if (c.error) {
     body.append(el("h4", { text: "error" }), el("pre", { class: "error", text: `${c.error.code}: ${c.error.message}${c.error.details ? "\n" + pretty(c.error.details) : ""}` }));
   } else if (c.resultTruncated) {
     body.append(el("h4", { text: "result" }), el("p", { class: "muted", text: "The result was too long to keep here." }));
   } else if (c.result !== undefined) {
-    body.append(el("h4", { text: "result" }), el("pre", { class: "result", text: pretty(c.result) }));
+    // What the page's tool returned, in the same rendering as arguments:
+    // marked apart from the agent's text, with nothing hidden or reordered.
+    body.append(el("h4", { text: "result (from the page's tool)" }), el("div", { class: "result", "data-part": "result" }, argsView(c.result).box));
   } else if (c.status === "pending") {
     body.append(el("p", { class: "muted", text: "Waiting for the page's handler…" }));
   }
@@ -275,31 +280,107 @@ function unavailable(where) {
   where.replaceChildren(el("p", { class: "notice", "data-approvals": "unavailable", text: "Approvals are not available in this Core: every origin it allows (its own and --allow-origin) is approved, and no call asks for consent." }));
 }
 
+// The pending list holds still under the user's pointer (and while one of
+// its buttons has focus): an entry that ends stays in its place, marked and
+// inert, and a new one joins at the end, so no change ever moves a button
+// to where the user is about to click. Once the pointer leaves, the list
+// catches up. Every entry's buttons take input only after the entry has
+// sat unmoved in full view for a moment (deliberate.js).
+const list = { nodes: new Map(), frozen: false, held: 0 };
+
+function mountApprovals() {
+  const box = $("approvals-body");
+  const hold = (on) => {
+    list.frozen = on;
+    if (!on) renderApprovals();
+  };
+  box.addEventListener("pointerenter", () => hold(true));
+  box.addEventListener("pointerleave", () => hold(box.contains(document.activeElement)));
+  box.addEventListener("focusout", (e) => {
+    if (!box.contains(e.relatedTarget) && !box.matches(":hover")) hold(false);
+  });
+}
+
+function approvalEntry(p) {
+  const what =
+    p.kind === "origin"
+      ? el("div", {}, el("b", { class: "bidi", text: p.origin }), " wants to start agent sessions.")
+      : el("div", {}, el("b", { class: "mono bidi", text: p.tool }), " from ", el("span", { class: "bidi", text: p.origin }), " asks to run with:", argsView(p.args).box);
+  const name = p.kind === "origin" ? p.origin : p.tool;
+  const actions = el(
+    "div",
+    { class: "actions" },
+    el("button", { class: "primary", "data-decision": "approve", onclick: () => decide(p.id, "approve") }, p.kind === "origin" ? `Allow ${name}` : `Approve ${name}`),
+    el("button", { class: "danger", "data-decision": "deny", onclick: () => decide(p.id, "deny") }, p.kind === "origin" ? `Reject ${name}` : `Deny ${name}`),
+    p.kind === "call" && el("button", { "data-decision": "allow_session", onclick: () => decide(p.id, "allow_session") }, `Allow ${name} for this session`),
+  );
+  const node = el("div", { class: "approval", "data-approval-id": p.id, "data-kind": p.kind }, what,
+    el("span", { class: "hint", text: `expires ${time(p.expiresAt && Date.parse(p.expiresAt))}` }), actions, el("p", { class: "wait hint", "aria-live": "polite" }));
+  node.guard = guard(node, { onChange: (g) => (node.querySelector(".wait").textContent = g.armed || node.dataset.gone ? "" : waitText(g.why)) });
+  return node;
+}
+
+function waitText(why) {
+  if (why === "unfocused" || why === "hidden") return "Click into this window first: it decides only while it has focus.";
+  if (why === "out-of-view") return "Scroll so this whole request is in view to decide it.";
+  return `Its buttons take input ${ARM_DELAY_MS / 1000} s after it is shown, unmoved.`;
+}
+
 function renderApprovals() {
   const box = $("approvals-body");
   box.className = "";
-  if (!state.approvals) return unavailable(box);
+  if (!state.approvals) {
+    for (const n of list.nodes.values()) n.guard.dispose();
+    list.nodes.clear();
+    return unavailable(box);
+  }
   const pending = state.approvals.pending ?? [];
-  if (!pending.length) {
+  const ids = new Set(pending.map((p) => p.id));
+  if (list.frozen) {
+    // Hold every entry where it is; mark the ended ones; add new ones last.
+    let held = 0;
+    for (const [id, node] of list.nodes) {
+      if (!ids.has(id) && !node.dataset.gone) {
+        node.dataset.gone = "true";
+        node.guard.dispose();
+        for (const b of node.querySelectorAll("button")) b.disabled = true;
+        node.querySelector(".wait").textContent = "No longer pending (decided, expired or withdrawn).";
+      }
+      if (node.dataset.gone) held++;
+    }
+    for (const p of pending) {
+      if (list.nodes.has(p.id)) continue;
+      const node = approvalEntry(p);
+      list.nodes.set(p.id, node);
+      box.append(node);
+      held++;
+    }
+    list.held = held;
+    $("approvals-held").hidden = held === 0;
+    $("approvals-held").textContent = "The list holds still while your pointer is on it; it updates when the pointer leaves.";
+    return;
+  }
+  for (const [id, node] of list.nodes) {
+    if (!ids.has(id) || node.dataset.gone) {
+      node.guard.dispose();
+      list.nodes.delete(id);
+    }
+  }
+  const nodes = pending.map((p) => {
+    let node = list.nodes.get(p.id);
+    if (!node) {
+      node = approvalEntry(p);
+      list.nodes.set(p.id, node);
+    }
+    return node;
+  });
+  $("approvals-held").hidden = true;
+  if (!nodes.length) {
     box.replaceChildren(el("p", { class: "muted", text: "Nothing waits for you." }));
     return;
   }
-  box.replaceChildren(
-    ...pending.map((p) => {
-      const what =
-        p.kind === "origin"
-          ? el("div", {}, el("b", { text: p.origin }), " wants to start agent sessions.")
-          : el("div", {}, el("b", { class: "mono", text: p.tool }), ` from ${p.origin} asks to run`, el("pre", { text: pretty(p.args) }));
-      const actions = el(
-        "div",
-        { class: "actions" },
-        el("button", { class: "primary", onclick: () => decide(p.id, "approve") }, "Approve"),
-        el("button", { class: "danger", onclick: () => decide(p.id, "deny") }, "Deny"),
-        p.kind === "call" && el("button", { onclick: () => decide(p.id, "allow_session") }, "Allow for this session"),
-      );
-      return el("div", { class: "approval", "data-approval-id": p.id }, what, el("span", { class: "hint", text: `expires ${time(p.expiresAt && Date.parse(p.expiresAt))}` }), actions);
-    }),
-  );
+  // Moving an entry that is already in place would restart its delay.
+  if (nodes.length !== box.children.length || nodes.some((n, i) => box.children[i] !== n)) box.replaceChildren(...nodes);
 }
 
 function renderOrigins() {
@@ -353,4 +434,5 @@ const revoke = (origin) => {
   if (confirm(`Revoke ${origin}? Its live sessions end.`)) post("revoke", { origin });
 };
 
+mountApprovals();
 connect();

@@ -4,7 +4,7 @@
 // get (value, ctx), listProviders() gives {name, code, available, error}).
 import { Pedelec } from "/sdk/pedelec.js";
 import { mountAssets, refreshAssets } from "./assets.js";
-import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, turnFailed, turnHasText, userMessage } from "./chat.js";
+import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, toolResult, turnFailed, turnHasText, userMessage } from "./chat.js";
 import { renderMarkdown } from "./markdown.js";
 import { agentExamples, agentIntro, mcpIntro, scriptCommands, scriptExamples, scriptHint, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
@@ -29,9 +29,12 @@ const loggedTools = tools.map((tool) => ({
     try {
       const result = await tool.handler(args, ctx);
       done(result);
+      toolResult(ctx?.turnId, tool.name, result);
       return result;
     } catch (err) {
-      done({ error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } });
+      const failure = { error: { code: "TOOL_HANDLER_ERROR", message: String(err?.message ?? err) } };
+      done(failure);
+      toolResult(ctx?.turnId, tool.name, failure);
       throw err;
     } finally {
       queueMicrotask(refreshStatus);
@@ -64,10 +67,12 @@ const takesMessages = (provider) => provider !== "mcp";
 
 function setBusy(value) {
   busy = value;
-  const open = Boolean(session) && takesMessages(session.provider);
+  // With no session yet, Send starts one (the user's own act).
+  const open = !session || takesMessages(session.provider);
   $("send").disabled = value || starting || !open;
-  $("message").disabled = Boolean(session) && !open;
+  $("message").disabled = !open;
   $("restart").disabled = starting;
+  $("restart").textContent = session ? "New session" : "Start session";
 }
 
 const placeholders = {
@@ -218,13 +223,15 @@ function providerChanged() {
   const pending = Boolean(session) && session.provider !== chosen;
   $("restart").classList.toggle("pending", pending);
   if (pending) systemNote(`Press "New session" to switch to ${$("provider").selectedOptions[0]?.textContent ?? chosen}.`);
-  else if (!session && !starting) void startSession();
+  else if (!session) renderExamples(chosen);
 }
 
 async function send(text) {
   if (!text.trim()) return;
   // Another provider chosen: the message goes to a session with it.
-  if (session && session.provider !== $("provider").value && !busy) await startSession();
+  // No session yet, or another provider chosen: the message goes to a
+  // new session with the chosen one (this Send is the user's act).
+  if ((!session || session.provider !== $("provider").value) && !busy) await startSession();
   if (!session || busy || !takesMessages(session.provider)) return;
   const hint = session.provider === "script" && scriptNeedsHint(text);
   userMessage(text);
@@ -271,9 +278,24 @@ window.pedelecDemo = {
   send,
 };
 
-mountApp();
-mountChat();
-mountChatScroll();
-mountAssets(() => session);
-setBusy(false);
-if (await loadProviders()) await startSession();
+// The demo acts for the user only as the page they opened: framed by
+// another site (Core also forbids framing it: frame-ancestors 'none') it
+// does nothing at all. At the top level it starts a session only when the
+// user asks (Start session, or Send): opening the page, or a link with
+// ?provider=, only preselects the provider.
+if (window.top !== window.self) {
+  document.body.replaceChildren(Object.assign(document.createElement("p"), { textContent: "The Pedelec demo works only as a page of its own: open it in its own tab." }));
+} else {
+  mountApp();
+  mountChat();
+  mountChatScroll();
+  mountAssets(() => session);
+  setBusy(false);
+  const choice = await loadProviders();
+  if (choice) {
+    renderExamples(choice);
+    renderStatus("idle");
+    systemNote(`Press "Start session" (or send a message) to start a session with ${$("provider").selectedOptions[0]?.textContent ?? choice}.`);
+  }
+  document.body.dataset.demo = "ready";
+}

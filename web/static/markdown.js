@@ -1,8 +1,11 @@
 // A small Markdown renderer for the agent's replies: fenced code blocks,
 // `inline code` and **bold**, built as DOM nodes (never innerHTML), so a
-// reply can never inject markup. Everything else stays plain text. Lines
-// that are a tool-call result ({"ok":false,...}) are marked, so an error
-// the agent received does not look like a success.
+// reply can never inject markup. Everything else stays plain text. A line
+// of the agent's that looks like a tool-call result ({"ok":...}) is shown
+// as the JSON it is, never styled as a success: the agent wrote it, and
+// only the page knows what its tools returned (chat.js marks those). An
+// error the agent says it received is marked, so it does not read as an
+// answer.
 
 /** Renders text into el, replacing its children. */
 export function renderMarkdown(el, text) {
@@ -32,7 +35,7 @@ function renderLine(line) {
   const trimmed = line.trim();
   if (trimmed.startsWith('{"ok":')) {
     // A result line is JSON: shown exactly, never reinterpreted as Markdown.
-    span.className = trimmed.startsWith('{"ok":false') ? "line-error" : "line-ok";
+    span.className = trimmed.startsWith('{"ok":false') ? "line-error" : "line-json";
     span.textContent = line;
     return span;
   }
