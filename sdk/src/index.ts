@@ -29,6 +29,7 @@ export type {
   PedelecAvailability,
   PedelecEventContext,
   PedelecOptions,
+  PedelecDetailedStatus,
   PedelecSessionStatus,
   PedelecSettings,
   ProviderCode,

@@ -57,7 +57,7 @@ function renderStatus(status, waitingOn = []) {
 }
 
 function refreshStatus() {
-  if (session) renderStatus(session.getStatus(), session.getWaitingOn());
+  if (session) renderStatus(session.getDetailedStatus(), session.getWaitingOn());
 }
 
 // An mcp session takes no messages from the page: its agent is the user's
@@ -182,7 +182,7 @@ async function startSessionNow() {
     const s = await pedelec.createSession({ ...input, skills: { guidance, tools: loggedTools } });
     session = s;
     s.onChat((delta, ctx) => assistantDelta(ctx.turnId, delta));
-    s.onStatus((status) => renderStatus(status, s.getWaitingOn()));
+    s.onStatus((_status, ctx) => renderStatus(ctx.detailedStatus ?? s.getDetailedStatus(), s.getWaitingOn()));
     s.onError((error, ctx) => {
       toast(`${error.code}: ${error.message}`);
       systemNote(`${error.code}: ${error.message}`, "error");
@@ -196,7 +196,7 @@ async function startSessionNow() {
       }
     });
     $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
-    renderStatus(s.getStatus());
+    renderStatus(s.getDetailedStatus());
     setBusy(false);
     void refreshAssets();
     systemNote(`Session started with ${s.provider}. ${sessionAdvice(s.provider)}`);
