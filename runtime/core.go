@@ -190,6 +190,7 @@ type Core struct {
 	// and the approvals it shows: nil until runtime/approvals' book is set
 	// here.
 	console          console.Signal
+	history          *console.History // ended sessions the console lists, across restarts (recover.go opens it)
 	approver         string
 	consoleApprovals func() wire.ApprovalsState
 	book             *approvals.Book  // origin grants and requests waiting for the user (approvals.go)
@@ -235,6 +236,7 @@ func (c *Core) newSessions(w *persist.Writer) {
 		MaxInlineResultBytes: o.MaxInlineResultBytes, Limits: o.Limits,
 		Providers: o.Providers, Logger: c.log, Host: sessionHost{c},
 		Persist: w, Book: c.book, Console: &c.console, Refusals: c.refusals,
+		Retired: func(v wire.ConsoleSession) { c.history.Add(v); c.console.Bump() },
 	})
 }
 
