@@ -27,7 +27,8 @@ export const scriptExamples = [
   { label: "Read the selection", text: "call get_selected_text {}" },
   { label: "Replace the selection", text: 'call replace_selection {"text": "HELLO"}' },
   { label: "Ask me first (modal)", text: 'call confirm_action {"title": "Is this a good time?", "message": "The agent only asks: nothing on the page changes either way.", "confirmLabel": "Yes"}' },
-  { label: "Reset the counter (asks you)", text: "call reset_counter {}" },
+  { label: "Reset the counter (the page asks you)", text: "call reset_counter {}" },
+  { label: "Clear the todos (Core asks you)", text: "call clear_todos {}" },
   { label: "Show a tool's schema", text: "spec update_counter" },
   { label: "Bad arguments", text: 'call update_counter {"delta": "two"}' },
   { label: "Page info", text: "call get_current_page {}" },
@@ -40,4 +41,5 @@ export const agentExamples = [
   { label: "Editor", text: "Make the text I selected in the editor more formal." },
   { label: "Confirm", text: "Ask me for confirmation, then subtract 20 from the counter if I agree." },
   { label: "Reset", text: "Reset the counter." },
+  { label: "Clear (Core asks you)", text: "Clear my todo list." },
 ];
