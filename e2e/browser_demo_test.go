@@ -33,6 +33,9 @@ func openDemo(t *testing.T, query string) *demo {
 
 func (d *demo) load(query string) {
 	d.t.Helper()
+	// A fresh visit: the demo keeps its state and session across a reload
+	// of the same tab (sessionStorage), which these tests do not want.
+	_ = d.b.tryJS(nil, `try { sessionStorage.clear() } catch {}`)
 	if err := d.b.do(30*time.Second, chromedp.Navigate(d.core.URL+"/"+query)); err != nil {
 		d.t.Fatal(err)
 	}

@@ -17,6 +17,15 @@ import (
 func (c *Core) mountConsole(mux *http.ServeMux, files fs.FS) {
 	srv := &console.Server{Host: consoleHost{c}, Guard: c.guard, Files: files, Token: c.approver, Stop: c.ctx}
 	srv.Mount(mux)
+	// What Core's own pages (the demo) tell a user to run to connect an MCP
+	// client: Core knows its own state directory. Only Core's pages read it.
+	mux.Handle("GET "+wire.ConsoleConnectPath, c.guard.Read(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		cmd := c.opts.MCPCommand
+		if cmd == "" {
+			cmd = "pedelec mcp"
+		}
+		wire.WriteJSON(w, http.StatusOK, wire.ConsoleConnect{CoreURL: c.coreURL, MCPCommand: cmd})
+	})))
 }
 
 // consoleHost is Core as the console sees it.

@@ -68,6 +68,10 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
+	// MCPCommand is the `pedelec mcp` command line that reaches this Core
+	// (with --state-dir when it is not the default), which Core's own
+	// pages show; empty: "pedelec mcp".
+	MCPCommand string
 	// AllowOtherUsers turns the peer check off (runtime/peercred): programs of any
 	// local user may connect. Off by default.
 	AllowOtherUsers bool

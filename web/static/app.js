@@ -16,6 +16,18 @@ let session = null;
 let busy = false;
 let starting = false; // a session is being created: New session waits for it
 let defaultModels = {}; // Core's default model per provider (getSettings)
+let mcpCommand = "pedelec mcp"; // what reaches this Core from an MCP client (Core says: loadConnect)
+
+// Core tells its own pages the `pedelec mcp` line that finds it (with
+// --state-dir when its state directory is not the default).
+async function loadConnect() {
+  try {
+    const r = await fetch("/console/api/connect");
+    if (r.ok) mcpCommand = (await r.json()).mcpCommand || mcpCommand;
+  } catch {
+    // an older Core: the default command
+  }
+}
 
 // Every tool is logged in the activity panel; the handler itself is the
 // definition's own, so what runs is exactly what tools.js declares.
@@ -105,6 +117,7 @@ function restoreChat() {
   // What was kept is this page's own rendering of the chat (text set as
   // textContent, escaped when serialized); the CSP runs no inline script.
   if (kept) $("messages").innerHTML = kept;
+  addEventListener("pagehide", keepChat); // the last change before a reload
   let timer = 0;
   new MutationObserver(() => {
     clearTimeout(timer);
@@ -137,7 +150,7 @@ function renderExamples(provider) {
   const mcp = !takesMessages(provider);
   $("message").placeholder = placeholders[provider] ?? "Message the agent… (Enter to send, Shift+Enter for a new line)";
   $("examples").querySelector("summary").textContent = mcp ? "How to connect an MCP client" : "What to type";
-  renderMarkdown($("examples-intro"), script ? scriptIntro : mcp ? mcpIntro : agentIntro);
+  renderMarkdown($("examples-intro"), script ? scriptIntro : mcp ? mcpIntro(mcpCommand) : agentIntro);
   $("example-list").replaceChildren(
     ...(script ? scriptExamples : mcp ? [] : agentExamples).map((ex) => {
       const b = document.createElement("button");
@@ -191,7 +204,10 @@ async function loadProviders() {
       li.dataset.provider = p.code;
       const name = document.createElement("b");
       name.textContent = p.name;
-      li.append(name, `: ${p.error ?? "not available"}`);
+      // Core's reasons carry `commands` in Markdown: rendered, not shown raw.
+      const why = document.createElement("span");
+      renderMarkdown(why, p.error ?? "not available");
+      li.append(name, ": ", why);
       return li;
     }),
   );
@@ -377,7 +393,7 @@ if (window.top !== window.self) {
   mountChatScroll();
   mountAssets(() => session);
   setBusy(false);
-  const choice = await loadProviders();
+  const [choice] = await Promise.all([loadProviders(), loadConnect()]);
   if (choice && (await resumeKept())) {
     // the session before the reload is back
   } else if (choice) {

@@ -9,8 +9,8 @@ export const agentIntro = "Ask in plain words. Click an example to put it in the
 
 // The mcp provider starts no agent here: the user's own MCP client is the
 // agent, and the page cannot send it messages (SEND_TEXT_NOT_SUPPORTED).
-export const mcpIntro =
-  "With **MCP client** this page sends no messages: your own MCP client (Claude Code, Codex, Cursor, VS Code, the MCP Inspector) is the agent and calls this page's tools. Connect it once, with `pedelec serve` running: `claude mcp add pedelec -- pedelec mcp` (or the `pedelec mcp` command in any client's MCP config; docs/mcp.md has each one), then ask in your client, for example \"add a todo to buy milk\". The Tool activity below shows its calls.";
+export const mcpIntro = (command = "pedelec mcp") =>
+  `With **MCP client** this page sends no messages: your own MCP client (Claude Code, Codex, Cursor, VS Code, the MCP Inspector) is the agent and calls this page's tools. Connect it once, with this Core running: \`claude mcp add pedelec -- ${command}\` (or \`${command}\` as the command in any client's MCP config; the MCP docs have each one), then ask in your client, for example "add a todo to buy milk". The Tool activity below shows its calls.`;
 
 // What the script provider accepts, for the message box and for a message
 // that holds no command (it would only be echoed back).

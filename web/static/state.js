@@ -153,6 +153,8 @@ function renderSelection() {
 }
 
 function flash(el) {
+  // On a phone the cards are a strip: the one that changed comes into view.
+  if (matchMedia("(max-width: 860px)").matches) el.parentElement?.scrollTo({ left: el.offsetLeft - el.parentElement.offsetLeft, behavior: "smooth" });
   el.classList.remove("flash");
   void el.offsetWidth; // restart the animation
   el.classList.add("flash");
