@@ -18,15 +18,16 @@ import (
 )
 
 // The approvals commands (issue 22): the user's decisions from a terminal.
-// They find Core like `pedelec mcp` (--core-url, --state-dir) and
+// They find Core like `pedelec mcp` (--state-dir, whose record of Core's
+// address --core-url overrides: core_locate.go) and
 // authenticate with the approver token `pedelec serve` writes there. Core
 // refuses decisions from processes an agent runs; these commands refuse
 // first, with a clearer message, when their own environment is an agent's.
 
 func approvalsFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
-		&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its approver token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+		coreURLFlag(),
+		stateDirFlag("its approver token"),
 	}
 }
 
@@ -126,10 +127,14 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 			}
 		}
 	}
+	at, err := findCore(c)
+	if err != nil {
+		return err
+	}
 	tokenPath := filepath.Join(c.String("state-dir"), wire.ApproverTokenFile)
 	token, err := os.ReadFile(tokenPath)
 	if err != nil {
-		fmt.Fprintln(c.App.ErrWriter, "pedelec: "+fmt.Sprintf("no approver token at %s: is `pedelec serve` running with --state-dir %s? (%v)", tokenPath, c.String("state-dir"), err))
+		fmt.Fprintln(c.App.ErrWriter, "pedelec: "+at.notRunning(c.String("state-dir"), tokenPath, err))
 		return &unreachableError{msg: "no approver token"}
 	}
 	var rd io.Reader
@@ -137,7 +142,7 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 		data, _ := json.Marshal(body)
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(c.Context, method, strings.TrimRight(c.String("core-url"), "/")+wire.ApprovalsPath+name, rd)
+	req, err := http.NewRequestWithContext(c.Context, method, strings.TrimRight(at.url, "/")+wire.ApprovalsPath+name, rd)
 	if err != nil {
 		return usageErrorf("--core-url: %v", err)
 	}
@@ -145,7 +150,7 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "pedelec: Pedelec Core at %s did not answer: %v\n", c.String("core-url"), err)
+		fmt.Fprintln(c.App.ErrWriter, "pedelec: "+at.notAnswering(c.String("state-dir"), err))
 		return &unreachableError{msg: "Core did not answer"}
 	}
 	defer resp.Body.Close()

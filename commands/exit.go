@@ -14,7 +14,13 @@ import (
 // Here each kind of failure is mapped to its status.
 
 // usageError marks a bad command line or unreadable input (exit 2).
-type usageError struct{ msg string }
+// printed is set when the command has already said so: tool-call and
+// tool-spec answer with one JSON object on stdout, and repeating its
+// sentence on stderr made every such error show twice on a terminal.
+type usageError struct {
+	msg     string
+	printed bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -67,9 +73,7 @@ func markUsage(c *cli.Context, err error, _ bool) error {
 // markAgentUsage is markUsage for tool-call and tool-spec, whose stdout is
 // always one JSON object, a bad flag's included.
 func markAgentUsage(c *cli.Context, err error, sub bool) error {
-	ue := markUsage(c, err, sub)
-	printAgentUsage(c.App.Writer, ue.Error(), nil)
-	return ue
+	return printAgentUsage(c.App.Writer, markUsage(c, err, sub).Error(), nil)
 }
 
 // onUsageErrorEverywhere gives every command markUsage unless it has its
@@ -105,7 +109,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &pe):
 		return wire.ExitPending
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "pedelec: "+ue.msg)
+		if !ue.printed {
+			fmt.Fprintln(stderr, "pedelec: "+ue.msg)
+		}
 		return wire.ExitUsage
 	case errors.As(err, &ec):
 		// Our commands never return cli.Exit; the one urfave/cli returns

@@ -38,11 +38,17 @@ func TestUsageErrorsAreToldApartByType(t *testing.T) {
 	for _, args := range [][]string{
 		{"pedelec", "tool-call", "--no-such-flag", "t", "{}"},
 		{"pedelec", "tool-spec", "--thread-id"},
+		{"pedelec", "tool-call"},
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(args, strings.NewReader(""), &out, &errOut)
 		if code != wire.ExitUsage || agentCode(t, out.String()) != wire.CodeInvalidInput {
 			t.Errorf("%q: exit %d, stdout %q", args, code, out.String())
+		}
+		// The JSON on stdout is the answer; on a terminal a second copy on
+		// stderr showed every error twice.
+		if errOut.Len() != 0 {
+			t.Errorf("%q: stderr %q repeats the JSON answer", args, errOut.String())
 		}
 	}
 }
@@ -141,4 +147,26 @@ func agentCode(t *testing.T, stdout string) wire.Code {
 		return ""
 	}
 	return res.Error.Code
+}
+
+// Every refusal tool-call makes before reaching Core is one JSON answer on
+// stdout with its own code, and nothing on stderr.
+func TestToolCallRefusalsPrintOnce(t *testing.T) {
+	t.Setenv(wire.EnvCoreURL, "")
+	t.Setenv(wire.EnvSecret, "")
+	t.Setenv(wire.EnvThreadID, "")
+	for _, tc := range []struct {
+		args []string
+		code wire.Code
+	}{
+		{[]string{"pedelec", "tool-call", "t", "{"}, wire.CodeToolArgsInvalid},
+		{[]string{"pedelec", "tool-call", "t", "{}"}, wire.CodeNotInSession},
+		{[]string{"pedelec", "tool-spec", "t"}, wire.CodeNotInSession},
+	} {
+		var out, errOut bytes.Buffer
+		code := Main(tc.args, strings.NewReader(""), &out, &errOut)
+		if code != wire.ExitUsage || agentCode(t, out.String()) != tc.code || errOut.Len() != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2, %s once on stdout", tc.args, code, out.String(), errOut.String(), tc.code)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode"
@@ -161,5 +162,24 @@ func TestMistypedCommandSuggests(t *testing.T) {
 	code := Main([]string{"pedelec", "validate-tool", "tools.json"}, strings.NewReader(""), &out, &errOut)
 	if code != wire.ExitUsage || !strings.Contains(errOut.String(), `Did you mean "validate-tools"?`) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// A build from a checkout says which commit it is, not a bare "dev".
+func TestVersionFromBuildInfo(t *testing.T) {
+	for _, tc := range []struct {
+		info debug.BuildInfo
+		want string
+	}{
+		{debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "59ba9eb0123456789abcdef"}, {Key: "vcs.modified", Value: "false"}}}, "dev (commit 59ba9eb01234)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "59ba9eb"}, {Key: "vcs.modified", Value: "true"}}}, "dev (commit 59ba9eb, with uncommitted changes)"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+	} {
+		if got := fromBuildInfo(&tc.info); got != tc.want {
+			t.Errorf("fromBuildInfo(%+v) = %q, want %q", tc.info.Main, got, tc.want)
+		}
 	}
 }

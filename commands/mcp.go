@@ -2,11 +2,15 @@ package commands
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,8 +21,9 @@ func mcpCommand() *cli.Command {
 		Description: `An MCP server on stdin/stdout, started by an MCP client (Claude Code, Codex,
 Cursor, VS Code, the MCP Inspector) from its config. Its tools are the tools of
 every page that created a session with provider "mcp" in the running Core
-('pedelec serve'); with several such pages, each page's tools are prefixed
-"page<N>__". Calls go through Core exactly like 'pedelec tool-call'.
+('pedelec serve'); a tool whose name another open page's tool already has
+is prefixed "page<N>__", and a name once listed stays while its page is
+open. Calls go through Core exactly like 'pedelec tool-call'.
 
 It authenticates with the token 'pedelec serve' writes to <state-dir>/core-token.
 If Core is not running, the tool list is empty and stderr says how to start it;
@@ -31,8 +36,8 @@ environment) it serves that one session instead: its tools under their own
 names, each call exactly as 'pedelec tool-call' makes it. It exits when the
 session ends.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "core-url", Value: "http://127.0.0.1:7077", Usage: "the running Core's address ('pedelec serve --addr')", EnvVars: []string{wire.EnvCoreURL}},
-			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "the state directory of 'pedelec serve', where it writes its token", EnvVars: []string{"PEDELEC_STATE_DIR"}},
+			coreURLFlag(),
+			stateDirFlag("its token and address"),
 			&cli.StringFlag{Name: "thread-id", Usage: "serve this one session's tools (Core gives its agent the id in " + wire.EnvThreadID + ")", EnvVars: []string{wire.EnvThreadID}},
 			&cli.StringFlag{Name: "agent-secret", Usage: "the session's secret; prefer the environment, which other users cannot read", EnvVars: []string{wire.EnvSecret}},
 		},
@@ -50,13 +55,17 @@ func runMCP(c *cli.Context) error {
 		return usageErrorf("serving one session needs both its id (--thread-id or %s) and its secret (%s); without either, pedelec mcp serves every page whose provider is \"mcp\"",
 			wire.EnvThreadID, wire.EnvSecret)
 	}
-	bridge := mcpbridge.NewBridge(c.String("core-url"), c.String("state-dir"), logger)
+	at, err := findCore(c)
+	if err != nil {
+		return err
+	}
+	bridge := mcpbridge.NewBridge(at.url, c.String("state-dir"), logger)
 	opts := mcpbridge.Options{Logger: logger}
 	if thread != "" {
-		bridge = mcpbridge.NewSessionBridge(c.String("core-url"), thread, secret, logger)
+		bridge = mcpbridge.NewSessionBridge(at.url, thread, secret, logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
-	mirror := mcpbridge.NewMirror(Version, bridge.Call, opts)
+	mirror := mcpbridge.NewMirror(versionString(), bridge.Call, opts)
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	var gone atomic.Pointer[wire.Error]
@@ -65,6 +74,10 @@ func runMCP(c *cli.Context) error {
 		// serve nothing, and an agent that lost track of it would leak it.
 		gone.Store(werr)
 		cancel()
+	}
+	if isTerminal(c.App.Reader) {
+		// Started by hand, it would wait on the terminal with no word.
+		fmt.Fprintln(c.App.ErrWriter, mcpByHandHint)
 	}
 	ready := make(chan struct{})
 	go bridge.Follow(ctx, mirror, ready)
@@ -80,4 +93,21 @@ func runMCP(c *cli.Context) error {
 		return failed("session " + thread + " is gone: " + string(werr.Code))
 	}
 	return nil
+}
+
+// mcpByHandHint is what `pedelec mcp` says when a person runs it in a
+// terminal: it is a server an MCP client starts, and it now waits for that
+// client's JSON-RPC on stdin.
+const mcpByHandHint = `pedelec mcp: this is an MCP server on stdin/stdout, for an MCP client to start from its config
+(for example: claude mcp add pedelec -- pedelec mcp; see docs/mcp.md). It now waits for the
+client's JSON-RPC messages on stdin. To try it by hand, use the MCP Inspector:
+  npx @modelcontextprotocol/inspector pedelec mcp
+Press Ctrl-D to stop.`
+
+// isTerminal reports whether r is a terminal, as stdin is when a person
+// starts the command rather than a client (asked of the terminal driver:
+// /dev/null is a character device too).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }

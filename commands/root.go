@@ -15,9 +15,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Version is stamped at build time: -ldflags "-X github.com/kaoruisaac/pedelec/commands.Version=v1.2.3".
-var Version = "dev"
-
 // AgentAlias is the name Core links the binary under on a provider's PATH,
 // so the seeds' `pedelec-cli --thread-id <id> tool-call ...` works verbatim.
 const AgentAlias = prompt.CLI
@@ -27,7 +24,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:    "pedelec",
 		Usage:   "Let a local AI agent call the tools a web page declares",
-		Version: Version,
+		Version: versionString(),
 		// Any non-zero time: left zero, urfave/cli stats os.Args[0] in every
 		// process (an agent's every tool call) to fill a field nothing prints.
 		Compiled:             time.Unix(1, 0),

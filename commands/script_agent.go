@@ -108,7 +108,7 @@ func runScriptLine(work *os.Root, line string) string {
 		return rest
 	case "call":
 		tool, args, _ := strings.Cut(rest, " ")
-		args = strings.TrimSpace(args)
+		args = shellUnquote(strings.TrimSpace(args))
 		if args == "" {
 			args = "{}"
 		}
@@ -147,4 +147,14 @@ func runAgentCommandStdin(stdin string, args ...string) string {
 		out = "pedelec " + args[0] + ": " + err.Error()
 	}
 	return out
+}
+
+// shellUnquote takes off one pair of single quotes around the arguments, as
+// a shell would: the CLI's docs write `tool-call t '{"delta": 2}'`, and a
+// user who types the same line here meant the JSON inside.
+func shellUnquote(args string) string {
+	if len(args) >= 2 && args[0] == '\'' && args[len(args)-1] == '\'' {
+		return args[1 : len(args)-1]
+	}
+	return args
 }

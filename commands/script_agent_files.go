@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +49,10 @@ func runFileVerb(work *os.Root, verb, rest string) string {
 	case "ls":
 		var names []string
 		if names, err = listNames(work, first); err == nil {
+			if len(names) == 0 {
+				// An empty answer was a blank line in the chat.
+				return "ls: " + cmp.Or(first, ".") + " is empty"
+			}
 			return strings.Join(names, " ")
 		}
 	}

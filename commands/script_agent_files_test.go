@@ -147,6 +147,8 @@ func TestScriptFileVerbsInsideWorkDir(t *testing.T) {
 		{"ls assets", "dir empty"},
 		{"rm assets/dir", "rm ok: assets/dir"},
 		{"ls assets", "empty"},
+		{"rm assets/empty", "rm ok: assets/empty"},
+		{"ls assets", "ls: assets is empty"}, // not a blank line in the chat
 	} {
 		if got := s.run(step.line); got != step.want {
 			t.Fatalf("%q: %q, want %q", step.line, got, step.want)
@@ -172,5 +174,21 @@ func TestScriptThreadStaysInWorkDir(t *testing.T) {
 	other.add(s.work, "two")
 	if got := strings.Join(other.messages(s.work), "|"); got != "one|two" {
 		t.Errorf("messages: %q", got)
+	}
+}
+
+// The CLI's docs quote arguments for a shell; the same line typed to the
+// script agent means the JSON inside the quotes.
+func TestScriptCallTakesShellQuotes(t *testing.T) {
+	for in, want := range map[string]string{
+		`'{"delta": 2}'`:  `{"delta": 2}`,
+		`{"delta": 2}`:    `{"delta": 2}`,
+		`'`:               `'`,
+		`''`:              ``,
+		`'{"a": "it's"}'`: `{"a": "it's"}`,
+	} {
+		if got := shellUnquote(in); got != want {
+			t.Errorf("shellUnquote(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
+	"github.com/kaoruisaac/pedelec/runtime/locate"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/sdk"
 	"github.com/kaoruisaac/pedelec/web"
@@ -108,11 +109,16 @@ func runServe(c *cli.Context) error {
 		AssetTicketTTL:        c.Duration("asset-ticket-ttl"),
 		Providers:             providers,
 		Logger:                logger,
-		Version:               Version,
+		Version:               versionString(),
 	})
 	if err != nil {
 		l.Close()
 		return err
+	}
+	// The companion commands (approvals, approve, mcp …) read the address
+	// from the state directory: a Core on another --addr is found there.
+	if err := locate.Write(c.String("state-dir"), url); err != nil {
+		logger.Warn("could not record Core's address in the state directory; companion commands need --core-url", "err", err)
 	}
 	announceListening(logger, c.App.ErrWriter, l.Addr(), url)
 	if ok, note := core.PeerCheckNote(); ok {

@@ -99,7 +99,7 @@ func runToolCall(c *cli.Context) error {
 	if err := checkJSONArgs(raw); err != nil {
 		werr := wire.AsError(err)
 		agentclient.Print(out, wire.AgentResult{Error: werr})
-		return &usageError{msg: werr.Message}
+		return &usageError{msg: werr.Message, printed: true}
 	}
 	threadID, client, err := agentSetup(c)
 	if err != nil {
@@ -242,7 +242,7 @@ func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
 	if threadID == "" || err != nil {
 		werr := notInSession(threadID == "", err)
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})
-		return "", nil, &usageError{msg: werr.Message}
+		return "", nil, &usageError{msg: werr.Message, printed: true}
 	}
 	return threadID, client, nil
 }
@@ -279,5 +279,5 @@ func printAgentUsage(out io.Writer, msg string, details any) error {
 		werr.Details = details
 	}
 	agentclient.Print(out, wire.AgentResult{Error: werr})
-	return &usageError{msg: msg}
+	return &usageError{msg: msg, printed: true}
 }

@@ -6,9 +6,11 @@ package e2e
 // names every document in docs/.
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 func readme(t *testing.T) string {
@@ -71,19 +74,35 @@ func TestDocsReadmeCounterPage(t *testing.T) {
 		if err := b.do(30*time.Second, chromedp.Navigate(app.URL+"/counter.html")); err != nil {
 			t.Fatal(err)
 		}
-		b.waitJS(t, 15*time.Second, `document.getElementById("status").textContent.startsWith("Connected")`, "the page's session")
+		b.waitJS(t, 15*time.Second, `document.getElementById("status").textContent.startsWith("Press Send")`, "the page ready")
 		if err := b.do(10*time.Second, chromedp.Click("button", chromedp.NodeVisible)); err != nil {
 			t.Fatal(err)
 		}
 		b.waitJS(t, 15*time.Second, `document.getElementById("value").textContent === "2"`, "the counter to show 2")
+		// The second Send uses the same session.
+		if err := b.do(10*time.Second, chromedp.Click("button", chromedp.NodeVisible)); err != nil {
+			t.Fatal(err)
+		}
+		b.waitJS(t, 15*time.Second, `document.getElementById("value").textContent === "4"`, "the counter to show 4")
 		b.screenshot(t, "readme-counter")
 	})
 
 	t.Run("not allowed, the page says why", func(t *testing.T) {
 		addr := testenv.FreeAddr(t)
 		app := serveCounterPage(t, "http://"+addr)
-		testenv.ServeIn(t, addr, t.TempDir(), []string{"--origin-approval-timeout", "3s"})
+		core := testenv.ServeIn(t, addr, t.TempDir(), []string{"--origin-approval-timeout", "3s"})
 		if err := b.do(30*time.Second, chromedp.Navigate(app.URL+"/counter.html")); err != nil {
+			t.Fatal(err)
+		}
+		// Loading asks nothing: real browsers block a window opened
+		// without a click, so the session starts on the first Send.
+		b.waitJS(t, 15*time.Second, `document.getElementById("status").textContent.startsWith("Press Send")`, "the page ready")
+		out, err := pedelecCLI(t, core, nil, "approvals", "--format", "json")
+		var st wire.ApprovalsState
+		if err != nil || json.Unmarshal([]byte(out), &st) != nil || len(st.Pending) != 0 {
+			t.Fatalf("before any click the page asked for approval: %v %s", err, out)
+		}
+		if err := b.do(10*time.Second, chromedp.Click("button", chromedp.NodeVisible)); err != nil {
 			t.Fatal(err)
 		}
 		b.waitJS(t, 10*time.Second, `/[Aa]pprove this page/.test(document.getElementById("status").textContent)`, "the page to ask for approval")
@@ -117,3 +136,37 @@ func TestDocsReadmeListsEveryDoc(t *testing.T) {
 		}
 	}
 }
+
+// The README's first snippet compiles under strict TypeScript against the
+// SDK's published types, as an app's editor and build would check it
+// (`args` was `unknown`, `counter` and `render` undeclared).
+func TestDocsReadmeSnippetTypechecks(t *testing.T) {
+	testenv.SkipShort(t, "the SDK's TypeScript compiler")
+	root := testenv.RepoRoot()
+	tsc := filepath.Join(root, "sdk", "node_modules", ".bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		t.Fatalf("the SDK's TypeScript compiler is not installed (npm ci --prefix sdk): %v", err)
+	}
+	md := readme(t)
+	at := strings.Index(md, "## Using it from your app")
+	if at < 0 {
+		t.Fatal("the README has no \"Using it from your app\"")
+	}
+	blocks := codeBlocks(md[at:])
+	if len(blocks) == 0 || blocks[0].lang != "ts" {
+		t.Fatalf("the README's first snippet is not TypeScript: %+v", blocks)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "snippet.ts"), []byte(blocks[0].text+"\nexport {};\n"), 0o644)
+	config := `{"compilerOptions": {"target": "ES2022", "module": "ESNext", "moduleResolution": "Bundler",
+  "lib": ["ES2022", "DOM", "DOM.Iterable"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false,
+  "paths": {"http://127.0.0.1:7077/sdk/pedelec.js": [` + strconvQuote(filepath.Join(root, "sdk", "dist", "pedelec.d.ts")) + `]}},
+  "files": ["snippet.ts"]}`
+	os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(config), 0o644)
+	cmd := exec.Command(tsc, "--noEmit", "-p", filepath.Join(dir, "tsconfig.json"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the README's snippet does not compile under strict TypeScript: %v\n%s\n---\n%s", err, out, blocks[0].text)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -47,8 +47,17 @@ func newMCPClientOptions(c *mcpClient) *mcp.ClientOptions {
 // startPedelecMCP runs `pedelec mcp` as an MCP client starts it.
 func startPedelecMCP(t *testing.T, coreURL, stateDir string) *mcpClient {
 	t.Helper()
+	return startPedelecMCPWith(t, []string{"--core-url", coreURL, "--state-dir", stateDir})
+}
+
+// startPedelecMCPWith is startPedelecMCP with mcp's flags as given.
+func startPedelecMCPWith(t *testing.T, flags []string, env ...string) *mcpClient {
+	t.Helper()
 	c := &mcpClient{stderr: &lockedWriter{w: &strings.Builder{}}}
-	cmd := exec.Command(testenv.Binary(t), "mcp", "--core-url", coreURL, "--state-dir", stateDir)
+	cmd := exec.Command(testenv.Binary(t), append([]string{"mcp"}, flags...)...)
+	if env != nil {
+		cmd.Env = env
+	}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e", Version: "1"}, newMCPClientOptions(c))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -237,25 +246,30 @@ func TestMCPStdioFollowsCoreAndPages(t *testing.T) {
 		t.Fatalf("send_text = %v, want SEND_TEXT_NOT_SUPPORTED", werr)
 	}
 
-	// A second page: every tool gets its page's prefix.
+	// A second page: the first page's tools keep the names the client has;
+	// the second page's, whose names are taken, get its page's prefix.
 	p2 := wspage.Dial(t, srv.WSURL, "")
 	counterPage(p2)
 	before = c.listChanges()
 	s2 := mcpSession(t, p2)
 	testenv.Await(t, 10*time.Second, "list_changed for the second page", func() bool { return c.listChanges() > before })
 	names := c.toolNames(t)
-	if len(names) != 6 || names[0] != "page1__get_current_page" || names[5] != "page2__update_counter" {
+	if got := strings.Join(names, ","); got != "get_current_page,page2__get_current_page,page2__slow_tool,page2__update_counter,slow_tool,update_counter" {
 		t.Fatalf("tools with two pages = %v", names)
+	}
+	if res := c.call(t, ctx, "update_counter", `{"delta": 1}`); res.IsError {
+		t.Fatalf("the first page's update_counter after a second page opened = %q", resultText(res))
 	}
 	if res := c.call(t, ctx, "page2__update_counter", `{"delta": 5}`); resultText(res) != `{"value":5}` {
 		t.Fatalf("page2 call = %q", resultText(res))
 	}
 
-	// The first page goes away: names are the second page's own again.
+	// The first page goes away: the second page's tools keep the names the
+	// client was given for them.
 	before = c.listChanges()
 	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s1.SessionID})
 	testenv.Await(t, 10*time.Second, "list_changed after a page left", func() bool { return c.listChanges() > before })
-	if got := strings.Join(c.toolNames(t), ","); got != "get_current_page,slow_tool,update_counter" {
+	if got := strings.Join(c.toolNames(t), ","); got != "page2__get_current_page,page2__slow_tool,page2__update_counter" {
 		t.Fatalf("tools after the first page left = %s", got)
 	}
 	_ = s2

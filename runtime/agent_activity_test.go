@@ -27,17 +27,15 @@ func TestAgentActivityReachesThePageAndTheConsole(t *testing.T) {
 		t.Errorf("first activity = %+v", first)
 	}
 	testenvAwait(t, "both calls in the console", func() bool {
-		v := s.consoleView()
+		v := s.ConsoleView()
 		return len(v.Turns) == 1 && len(v.Turns[0].Activity) == 2 && v.Turns[0].Activity[1].Status == wire.ActivityRejected &&
 			v.Turns[0].Activity[0].Status == "completed"
 	})
-	a := s.consoleView().Turns[0].Activity
+	a := s.ConsoleView().Turns[0].Activity
 	if a[0].Title != "ls" || a[0].Kind != "read" || a[1].Title != "rm -rf /" || a[1].Reason != "not a page tool" {
 		t.Errorf("console activity = %+v", a)
 	}
-	s.mu.Lock()
-	status := s.status
-	s.mu.Unlock()
+	status := s.Status()
 	if status != wire.StatusRunning {
 		t.Errorf("status = %s: activity does not change it", status)
 	}

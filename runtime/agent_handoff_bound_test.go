@@ -34,9 +34,7 @@ func TestUnclaimedHandedOverResultsAreBounded(t *testing.T) {
 	// The last result settles on its own goroutine: give it a moment.
 	kept := 0
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		s.mu.Lock()
-		kept = len(s.handoffs.byHandle)
-		s.mu.Unlock()
+		kept = s.HandoffsKept()
 		if kept <= 4 || time.Now().After(deadline) {
 			break
 		}

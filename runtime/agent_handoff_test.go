@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // agentOf is the client the session's own agent has (its secret).
-func (h *harness) agentOf(s *Session) *agentclient.Client {
-	return &agentclient.Client{BaseURL: h.srv.URL, Secret: s.secret}
+func (h *harness) agentOf(s *session.Session) *agentclient.Client {
+	return &agentclient.Client{BaseURL: h.srv.URL, Secret: s.Secret()}
 }
 
 func pendingOf(t *testing.T, res wire.AgentResult) wire.PendingDetails {
@@ -83,13 +84,13 @@ func TestAgentCallHandedOverWaitedOnce(t *testing.T) {
 	}
 	// The console shows the pending call's latest report.
 	shown := false
-	for _, c := range s.consoleView().Calls {
+	for _, c := range s.ConsoleView().Calls {
 		if c.ID == call.ToolRequestID {
 			shown = c.Status == "pending" && c.Progress != nil && c.Progress.Total == 100 && c.Progress.Message == "step"
 		}
 	}
 	if !shown {
-		t.Fatalf("the console does not show the call's progress: %+v", s.consoleView().Calls)
+		t.Fatalf("the console does not show the call's progress: %+v", s.ConsoleView().Calls)
 	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call.ToolRequestID, Result: json.RawMessage(`{"done":true}`)})
 	got := <-waited
@@ -141,7 +142,7 @@ func TestAgentCallHandleBoundToSessionAndTurn(t *testing.T) {
 	if res.OK || res.Error.Code != wire.CodeToolCallNotWaitable {
 		t.Fatalf("after the turn: %+v", res.Error)
 	}
-	if reason := res.Error.Details.(map[string]any)["reason"]; reason != notWaitableTurnEnded {
+	if reason := res.Error.Details.(map[string]any)["reason"]; reason != "turn_ended" {
 		t.Fatalf("reason %v", reason)
 	}
 }
@@ -158,7 +159,7 @@ func TestToolProgressRejectsBadReports(t *testing.T) {
 		{wire.ToolProgressParams{SessionID: info.SessionID}, "toolRequestId is required"},
 		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Progress: -1}, "params.progress"},
 		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Total: -2}, "params.total"},
-		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Message: strings.Repeat("m", maxProgressMessage+1)}, "params.message"},
+		{wire.ToolProgressParams{SessionID: info.SessionID, ToolRequestID: "tr_x", Message: strings.Repeat("m", 1000+1)}, "params.message"},
 	} {
 		_, err := p.Call(wire.MethodToolProgress, bad.params)
 		if err == nil || err.Code != wire.CodeInvalidInput || !strings.Contains(err.Message, bad.want) {

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -12,7 +13,7 @@ import (
 // clients, which are agents, and an agent must not approve its own calls.
 
 // newApproverToken makes this run's approver token.
-func newApproverToken() string { return newID("pa_") }
+func newApproverToken() string { return ids.New("pa_") }
 
 // writeApproverToken writes the token file for `pedelec approve` and friends.
 func (c *Core) writeApproverToken() error {

@@ -25,7 +25,7 @@ func TestResultInvalidIsBounded(t *testing.T) {
  {"name":"bomb","description":"A result that breaks its schema everywhere.","argsSchema":{"type":"object","properties":{},"required":[]},
   "outputSchema":{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}}]}`
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(skills)})
-	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "bomb", nil, nil)
+	out := h.core.mcp.Answer(context.Background(), info.SessionID, "bomb", nil, nil)
 	if out.OK || out.Error == nil || out.Error.Code != wire.CodeToolResultInvalid {
 		t.Fatalf("want TOOL_RESULT_INVALID, got %+v", out.Error)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkCallJSON(b *testing.B) {
 			b.ResetTimer()
 			defer reportCPU(b)()
 			for i := 0; i < b.N; i++ {
-				if _, err := s.callTool(context.Background(), c.tool, c.args); err != nil {
+				if _, err := s.CallTool(context.Background(), c.tool, c.args); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -47,7 +48,7 @@ func BenchmarkCallJSON(b *testing.B) {
 // running, and answers each of its tool calls with result. It finds the
 // call's id by searching the frame rather than decoding it, and sends a
 // submit frame put together from bytes.
-func leanPage(b *testing.B, result []byte) *Session {
+func leanPage(b *testing.B, result []byte) *session.Session {
 	core, srv := newTestCore(b, holdProvider{})
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
-	"github.com/kaoruisaac/pedelec/runtime/callprogress"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -28,28 +27,28 @@ func BenchmarkToolProgress(b *testing.B) {
 		b.Fatal(werr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &callWatch{box: callprogress.New()}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.callToolWatched(ctx, "upload", json.RawMessage(`{}`), w)
+		s.CallToolReporting(ctx, "upload", json.RawMessage(`{}`), func(wire.Progress) {}) // an agent waiting with progress
 	}()
-	go callprogress.Pump(ctx, w.box, callprogress.Every, func(wire.Progress) {}) // an agent waiting with progress
 	defer func() { cancel(); <-done }()
-	var id string
-	for deadline := time.Now().Add(10 * time.Second); id == "" || !s.hasPendingCall(id); time.Sleep(time.Millisecond) {
+	ev := p.AwaitEvent(10*time.Second, wire.EventToolCall, nil)
+	var call wire.ToolCallData
+	if err := json.Unmarshal(ev.Data.(json.RawMessage), &call); err != nil {
+		b.Fatal(err)
+	}
+	id := call.ToolRequestID
+	for deadline := time.Now().Add(10 * time.Second); !s.Pending(id); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatal("the call did not start")
 		}
-		s.mu.Lock()
-		id = w.id
-		s.mu.Unlock()
 	}
 
 	b.Run("store", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if err := s.reportProgress(id, wire.Progress{Progress: float64(i), Total: float64(b.N), Message: "uploading"}); err != nil {
+			if err := s.ReportProgress(id, wire.Progress{Progress: float64(i), Total: float64(b.N), Message: "uploading"}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -63,12 +62,4 @@ func BenchmarkToolProgress(b *testing.B) {
 			}
 		}
 	})
-}
-
-// hasPendingCall says whether id is pending (the call reached the page).
-func (s *Session) hasPendingCall(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.calls.get(id)
-	return ok
 }

@@ -3,15 +3,17 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"github.com/kaoruisaac/pedelec/e2e/cardtools"
 	goruntime "runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/e2e/cardtools"
+
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -22,13 +24,13 @@ const benchSkills = `{"guidance":"g","tools":[{"name":"update_counter","descript
 
 // benchSession opens a page that answers update_counter, creates a session
 // on the hold provider and starts a turn, so calls are accepted.
-func benchSession(b *testing.B) (*Session, *agentclient.Client) {
+func benchSession(b *testing.B) (*session.Session, *agentclient.Client) {
 	s, client, _ := benchSessionAt(b, "")
 	return s, client
 }
 
 // benchSessionAt is benchSession with a query on the page's /ws URL.
-func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client, *wspage.Page) {
+func benchSessionAt(b *testing.B, query string) (*session.Session, *agentclient.Client, *wspage.Page) {
 	core, srv := newTestCore(b, holdProvider{})
 	p := wspage.Dial(b, wsURL(srv)+query, "")
 	n := 0
@@ -40,7 +42,7 @@ func benchSessionAt(b *testing.B, query string) (*Session, *agentclient.Client, 
 	if werr != nil {
 		b.Fatal(werr)
 	}
-	return s, &agentclient.Client{BaseURL: srv.URL, Secret: s.secret, HTTP: srv.Client()}, p
+	return s, &agentclient.Client{BaseURL: srv.URL, Secret: s.Secret(), HTTP: srv.Client()}, p
 }
 
 // One tool call the way an agent makes it: HTTP to the agent endpoint,
@@ -53,7 +55,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	b.ResetTimer()
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
-		if res := client.ToolCall(context.Background(), s.id, "update_counter", args); !res.OK {
+		if res := client.ToolCall(context.Background(), s.ID(), "update_counter", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}
@@ -69,7 +71,7 @@ func BenchmarkToolCallRoundTripBatched(b *testing.B) {
 	b.ResetTimer()
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
-		if res := client.ToolCall(context.Background(), s.id, "update_counter", args); !res.OK {
+		if res := client.ToolCall(context.Background(), s.ID(), "update_counter", args); !res.OK {
 			b.Fatal(res.Error)
 		}
 	}
@@ -99,7 +101,7 @@ func BenchmarkToolCallInProcess(b *testing.B) {
 	b.ResetTimer()
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.callTool(context.Background(), "update_counter", args); err != nil {
+		if _, err := s.CallTool(context.Background(), "update_counter", args); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -118,7 +120,7 @@ func BenchmarkToolCallInProcessLarge(b *testing.B) {
 	b.ResetTimer()
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
-		if _, err := s.callTool(context.Background(), "replace_text", args); err != nil {
+		if _, err := s.CallTool(context.Background(), "replace_text", args); err != nil {
 			b.Fatal(err)
 		}
 	}

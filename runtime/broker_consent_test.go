@@ -10,20 +10,21 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // consentSkills: "pay" asks first (consequentialHint), "peek" is read-only
-// although it says destructive (readOnly never asks), "wipe" sets
+// (and says nothing else, so it never asks), "wipe" sets
 // needsApproval, with a short timeout for the timeout case.
 const consentSkills = `{"guidance":"g","tools":[
  {"name":"pay","description":"Pays.","argsSchema":{"type":"object","properties":{"amount":{"type":"integer"}},"required":[]},"annotations":{"consequentialHint":true}},
- {"name":"peek","description":"Reads.","argsSchema":{"type":"object","properties":{},"required":[]},"annotations":{"readOnlyHint":true,"destructiveHint":true}},
+ {"name":"peek","description":"Reads.","argsSchema":{"type":"object","properties":{},"required":[]},"annotations":{"readOnlyHint":true}},
  {"name":"wipe","description":"Wipes.","argsSchema":{"type":"object","properties":{},"required":[]},"needsApproval":true,"timeoutMs":300}]}`
 
 // consentSession opens a held session with consentSkills and a page that
 // counts the handler runs of each tool.
-func consentSession(t *testing.T) (*harness, *wspage.Page, *Session, *heldTurn, map[string]*atomic.Int32) {
+func consentSession(t *testing.T) (*harness, *wspage.Page, *session.Session, *heldTurn, map[string]*atomic.Int32) {
 	h := newHarness(t, nil)
 	p := h.page()
 	runs := map[string]*atomic.Int32{}
@@ -60,7 +61,7 @@ func TestConsentApproveRunsTheCall(t *testing.T) {
 	h, p, s, ht, runs := consentSession(t)
 	ch := callAsync(ht, "pay", `{"amount": 5}`)
 	req := pendingApproval(t, h.core.book)
-	if req.Kind != wire.ApprovalCall || req.Tool != "pay" || req.SessionID != s.id || string(req.Args) != `{"amount": 5}` && string(req.Args) != `{"amount":5}` {
+	if req.Kind != wire.ApprovalCall || req.Tool != "pay" || req.SessionID != s.ID() || string(req.Args) != `{"amount": 5}` && string(req.Args) != `{"amount":5}` {
 		t.Fatalf("request = %+v", req)
 	}
 	// The page sees waiting_approval, naming the call and its request,
@@ -97,7 +98,7 @@ func TestConsentApproveRunsTheCall(t *testing.T) {
 	if got := statuses(t, p); len(got) < 3 || !slices.Equal(got[:3], want) {
 		t.Errorf("statuses = %v, want %v", got, want)
 	}
-	if v := s.consoleView(); len(v.Calls) != 1 || v.Calls[0].ApprovedBy != approvals.ByConsole {
+	if v := s.ConsoleView(); len(v.Calls) != 1 || v.Calls[0].ApprovedBy != approvals.ByConsole {
 		t.Errorf("console calls = %+v", v.Calls)
 	}
 }
@@ -162,7 +163,7 @@ func TestConsentAllowForTheSession(t *testing.T) {
 	if runs["pay"].Load() != 2 {
 		t.Errorf("pay ran %d times", runs["pay"].Load())
 	}
-	v := s.consoleView()
+	v := s.ConsoleView()
 	if len(v.Calls) != 2 || v.Calls[0].ApprovedBy != approvals.ByConsole || v.Calls[1].ApprovedBy != approvals.BySession {
 		t.Errorf("console calls = %+v", v.Calls)
 	}
@@ -197,7 +198,7 @@ func TestConsentSessionEndStopsTheWait(t *testing.T) {
 	h, p, s, ht, runs := consentSession(t)
 	ch := callAsync(ht, "pay", `{}`)
 	pendingApproval(t, h.core.book)
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.id})
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.ID()})
 	r := awaitCall(t, ch)
 	if r.err == nil {
 		t.Fatal("the call succeeded after the session ended")

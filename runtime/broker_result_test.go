@@ -21,7 +21,7 @@ func TestRefusalIsCheckedThenSettles(t *testing.T) {
 	h.send(p, info.SessionID, "go")
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.callTool(context.Background(), "echo", json.RawMessage(`{"x":1}`))
+		_, err := s.CallTool(context.Background(), "echo", json.RawMessage(`{"x":1}`))
 		done <- err
 	}()
 	call := toolCall(t, p, "echo", 1)
@@ -63,11 +63,11 @@ func TestMCPLargeResultsAndOutputSchema(t *testing.T) {
  {"name":"declared","description":"A large declared result.","argsSchema":{"type":"object","properties":{},"required":[]},
   "outputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]}`
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(skills)})
-	snap := h.core.MCPSnapshot()
+	snap := h.core.mcp.Snapshot()
 	if tools := snap.Sessions[0].Tools; len(tools[0].OutputSchema) != 0 || !strings.Contains(string(tools[1].OutputSchema), `"required":["text"]`) {
 		t.Fatalf("snapshot tools = %+v", tools)
 	}
-	out := h.core.AnswerMCPTool(context.Background(), info.SessionID, "table", nil, nil)
+	out := h.core.mcp.Answer(context.Background(), info.SessionID, "table", nil, nil)
 	if !out.OK || out.ResultFile == nil || out.ResultFile.AssetPath == "" {
 		t.Fatalf("a large result over MCP: %+v", out)
 	}
@@ -75,7 +75,7 @@ func TestMCPLargeResultsAndOutputSchema(t *testing.T) {
 	if want, _ := json.Marshal(big); err != nil || string(data) != string(want) {
 		t.Fatalf("the file holds %s (%v)", data, err)
 	}
-	out = h.core.AnswerMCPTool(context.Background(), info.SessionID, "declared", nil, nil)
+	out = h.core.mcp.Answer(context.Background(), info.SessionID, "declared", nil, nil)
 	if !out.OK || out.ResultFile != nil || len(out.Result) < 200 {
 		t.Fatalf("a declared result must stay inline over MCP: %+v", out)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -84,6 +83,14 @@ func TestCallToolRefusesBadCalls(t *testing.T) {
 	if !strings.HasSuffix(we.Message, "available tools: echo, slow, none") {
 		t.Errorf("TOOL_NOT_FOUND lists the tools as %q", we.Message)
 	}
+	// One typo from a declared name: the error names it.
+	if d, _ := we.Details.(map[string]any); d["didYouMean"] != "none" || !strings.Contains(we.Message, `(did you mean "none"?)`) {
+		t.Errorf("TOOL_NOT_FOUND for a typo = %q, details %+v", we.Message, we.Details)
+	}
+	_, err = ht.call("weather", `{}`)
+	if we := wantCode(t, err, wire.CodeToolNotFound); strings.Contains(we.Message, "did you mean") {
+		t.Errorf("TOOL_NOT_FOUND suggests a name for a tool nothing like any: %q", we.Message)
+	}
 	_, err = ht.call("echo", `{"x":"seven"}`)
 	wantCode(t, err, wire.CodeToolArgsInvalid)
 	_, err = ht.call("echo", `{"x":1,"pad":"`+strings.Repeat("a", 80)+`"}`)
@@ -110,7 +117,7 @@ func TestCallToolOutsideATurn(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.page()
 	_, s := h.session(p, true)
-	_, err := s.callTool(context.Background(), "echo", json.RawMessage(`{"x":1}`))
+	_, err := s.CallTool(context.Background(), "echo", json.RawMessage(`{"x":1}`))
 	wantCode(t, err, wire.CodeNoActiveTurn)
 }
 
@@ -169,7 +176,7 @@ func TestCallerStopsWaiting(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.callTool(ctx, "echo", json.RawMessage(`{"x":1}`))
+		_, err := s.CallTool(ctx, "echo", json.RawMessage(`{"x":1}`))
 		done <- err
 	}()
 	call := toolCall(t, p, "echo", 1)
@@ -286,29 +293,5 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if errs := p.SubmitErrors(); len(errs) != 0 {
 		t.Errorf("submit errors: %v", errs)
-	}
-}
-
-func TestPendingCallsKeepOrderAndRememberHowCallsSettled(t *testing.T) {
-	var p pendingCalls
-	a, b, c := &pendingCall{id: "a", tool: "ta"}, &pendingCall{id: "b", tool: "tb"}, &pendingCall{id: "c", tool: "tc"}
-	p.add(a)
-	p.add(b)
-	p.add(c)
-	if !p.remove(b, "timeout") || p.remove(b, "result") {
-		t.Fatal("a call settles exactly once")
-	}
-	if got := p.waitingOn(); len(got) != 2 || got[0].ToolRequestID != "a" || got[1].ToolRequestID != "c" || p.len() != 2 {
-		t.Errorf("waitingOn = %+v", got)
-	}
-	if _, ok := p.get("b"); ok || p.settled.reason("b") != "timeout" || p.settled.reason("zz") != "unknown" {
-		t.Errorf("settled: b=%q", p.settled.reason("b"))
-	}
-	// The log is bounded: the oldest reasons are forgotten.
-	for i := range 600 {
-		p.settled.add("x"+strconv.Itoa(i), "result")
-	}
-	if p.settled.reason("b") != "unknown" || len(p.settled.order) > 512 {
-		t.Errorf("settled log keeps %d entries; b=%q", len(p.settled.order), p.settled.reason("b"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -16,7 +17,7 @@ const noteSkills = `{"guidance":"g","tools":[{"name":"note","description":"Keep 
 
 // noteSession is a page with a running turn on the hold provider, whose
 // agent calls "note" through the agent endpoint, as `pedelec tool-call` does.
-func noteSession(t *testing.T) (*wspage.Page, *Session, *agentclient.Client) {
+func noteSession(t *testing.T) (*wspage.Page, *session.Session, *agentclient.Client) {
 	core, srv := newTestCore(t, holdProvider{})
 	p := wspage.Dial(t, wsURL(srv), "")
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "hold", Skills: json.RawMessage(noteSkills)})
@@ -25,7 +26,7 @@ func noteSession(t *testing.T) (*wspage.Page, *Session, *agentclient.Client) {
 	if werr != nil {
 		t.Fatal(werr)
 	}
-	return p, s, &agentclient.Client{BaseURL: srv.URL, Secret: s.secret, HTTP: srv.Client()}
+	return p, s, &agentclient.Client{BaseURL: srv.URL, Secret: s.Secret(), HTTP: srv.Client()}
 }
 
 // A call's arguments reach the page, and its result the agent, as the
@@ -35,7 +36,7 @@ func noteSession(t *testing.T) (*wspage.Page, *Session, *agentclient.Client) {
 // agent the result the same way.
 func TestCallJSONArrivesAsWritten(t *testing.T) {
 	p, s, client := noteSession(t)
-	sessionID := s.id
+	sessionID := s.ID()
 	args := "{\n\t\"text\" : \"<b>Fish & chips</b>\u2028caf\\u00e9 \\\"q\\\"\",\n  \"n\": 1.50E+1 }"
 	result := "{ \"kept\" : true,\t\"html\": \"<i>&amp;</i>\u2028\", \"n\": [1.0, -0, 2e-3] }"
 
@@ -79,7 +80,7 @@ func TestCallJSONValidatedAsThePageReadsIt(t *testing.T) {
 		{`{"text": "last wins", "text": 5}`, ""},
 		{"{\"text\": \"caf\xe9\"}", ""}, // Latin-1, not UTF-8
 	} {
-		res := client.ToolCall(context.Background(), s.id, "note", json.RawMessage(c.args))
+		res := client.ToolCall(context.Background(), s.ID(), "note", json.RawMessage(c.args))
 		if c.page == "" {
 			if res.OK || res.Error.Code != wire.CodeToolArgsInvalid {
 				t.Errorf("%q: %+v %v, want TOOL_ARGS_INVALID", c.args, res, res.Error)
@@ -98,7 +99,7 @@ func TestCallJSONValidatedAsThePageReadsIt(t *testing.T) {
 	// A byte order mark cannot come through the agent endpoint (its JSON
 	// body would not parse), but an in-process provider may hand one over:
 	// the validator skips it, and so must the bytes the page gets.
-	if _, err := s.callTool(context.Background(), "note", json.RawMessage("\uFEFF {\"text\": \"marked\"}\n")); err != nil {
+	if _, err := s.CallTool(context.Background(), "note", json.RawMessage("\uFEFF {\"text\": \"marked\"}\n")); err != nil {
 		t.Fatal(err)
 	}
 	delivered++

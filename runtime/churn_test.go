@@ -353,10 +353,10 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 			}
 			if id := pool.pick(); id != "" {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-				core.CallMCPTool(ctx, id, "echo", json.RawMessage(`{"x":1}`))
+				core.mcp.CallTool(ctx, id, "echo", json.RawMessage(`{"x":1}`))
 				cancel()
 			}
-			core.MCPSnapshot()
+			core.mcp.Snapshot()
 			core.SessionCount()
 		}
 	}()

@@ -195,7 +195,7 @@ func TestBatchOverLimitsRefused(t *testing.T) {
 	}
 
 	ids = ids[:0]
-	for i := 1; i <= maxBatchAnswers+1; i++ {
+	for i := 1; i <= (4*wire.MaxBatchFrames)+1; i++ {
 		ids = append(ids, i)
 	}
 	if err := p.Send(batch(ids, 0)); err != nil {
@@ -237,39 +237,5 @@ func TestBatchedResumeReplaysInOrder(t *testing.T) {
 	}
 	if _, arrays := b.Messages(); arrays == 0 {
 		t.Fatal("the replay came one frame per message")
-	}
-}
-
-// packBatch: arrays within the frame and byte limits; a frame alone, or one
-// larger than the limit, goes as itself.
-func TestPackBatch(t *testing.T) {
-	c := &conn{core: &Core{opts: Options{MaxMessageBytes: 100}}}
-	f := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n-2) + `"`) }
-	frames := [][]byte{f(40), f(40), f(40), f(200), f(10)}
-	var got []string
-	for len(frames) > 0 {
-		msg, n := c.packBatch(frames)
-		if n > 1 {
-			var elems []json.RawMessage
-			if err := json.Unmarshal(msg, &elems); err != nil || len(elems) != n {
-				t.Fatalf("array %s: %v", msg, err)
-			}
-			if len(msg) > 100 {
-				t.Fatalf("array of %d bytes over the limit", len(msg))
-			}
-		}
-		got = append(got, fmt.Sprintf("%d:%d", n, len(msg)))
-		frames = frames[n:]
-	}
-	if strings.Join(got, " ") != "2:83 1:40 1:200 1:10" {
-		t.Fatalf("messages %v", got)
-	}
-	many := make([][]byte, wire.MaxBatchFrames+3)
-	for i := range many {
-		many[i] = []byte("1")
-	}
-	c.core.opts.MaxMessageBytes = 1 << 20
-	if _, n := c.packBatch(many); n != wire.MaxBatchFrames {
-		t.Fatalf("packed %d frames, the limit is %d", n, wire.MaxBatchFrames)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/runtime/console"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -25,7 +26,7 @@ import (
 
 // consoleSession runs one turn with a call answered, one timed out, and
 // chat, and returns the session.
-func consoleSession(t *testing.T, h *harness) (*Session, *heldTurn, string) {
+func consoleSession(t *testing.T, h *harness) (*session.Session, *heldTurn, string) {
 	t.Helper()
 	p := h.page()
 	p.Handle("echo", func(args json.RawMessage) any { return map[string]any{"got": args} })
@@ -43,8 +44,8 @@ func consoleSession(t *testing.T, h *harness) (*Session, *heldTurn, string) {
 func TestConsoleViewOfATurn(t *testing.T) {
 	h := newHarness(t, nil)
 	s, ht, turnID := consoleSession(t, h)
-	v := s.consoleView()
-	if v.ID != s.id || v.Provider != "held" || v.Model != "held-model" || v.Status != wire.StatusRunning || !v.Attached {
+	v := s.ConsoleView()
+	if v.ID != s.ID() || v.Provider != "held" || v.Model != "held-model" || v.Status != wire.StatusRunning || !v.Attached {
 		t.Fatalf("session facts: %+v", v)
 	}
 	if len(v.Turns) != 1 || v.Turns[0].ID != turnID || v.Turns[0].Text != "please echo 7" || v.Turns[0].Agent != "Calling echo. Done." || v.Turns[0].Done {
@@ -59,7 +60,7 @@ func TestConsoleViewOfATurn(t *testing.T) {
 		echo.DurationMs == nil || echo.Error != nil || !strings.Contains(string(echo.Result), `"got"`) {
 		t.Errorf("echo: %+v", echo)
 	}
-	if want := "pedelec tool-call --thread-id " + s.id + ` echo '{"x": 7}'`; echo.Command != want {
+	if want := "pedelec tool-call --thread-id " + s.ID() + ` echo '{"x": 7}'`; echo.Command != want {
 		t.Errorf("command %q, want %q", echo.Command, want)
 	}
 	if slow.Status != "timeout" || slow.Error == nil || slow.Error.Code != wire.CodeToolTimeout || *slow.DurationMs < 150 {
@@ -67,17 +68,17 @@ func TestConsoleViewOfATurn(t *testing.T) {
 	}
 	ht.finish <- nil
 	testenvAwait(t, "the turn's done in the view", func() bool {
-		v := s.consoleView()
+		v := s.ConsoleView()
 		return len(v.Turns) == 1 && v.Turns[0].Done && v.Turns[0].OK && v.Status == wire.StatusIdle
 	})
 
 	// Ended and retired, the session keeps its view until Core forgets it.
 	s.End(wire.EndedData{Reason: wire.EndReasonEndSession})
-	rec, err := h.core.session(s.id)
+	rec, err := h.core.session(s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	v = rec.consoleView()
+	v = rec.ConsoleView()
 	if v.Status != wire.StatusEnded || v.EndReason != wire.EndReasonEndSession || len(v.Calls) != 2 || v.Turns[0].Text != "please echo 7" {
 		t.Errorf("retired view: %+v", v)
 	}
@@ -96,7 +97,7 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	}
 	s, ht, _ := consoleSession(t, h)
 	d, ok := f.Delta(consoleInput(h, false, nil))
-	if !ok || len(d.Sessions) != 1 || d.Sessions[0].ID != s.id || len(d.Sessions[0].Calls) != 2 || d.Version != 2 || d.Processes != nil || d.Approvals != nil {
+	if !ok || len(d.Sessions) != 1 || d.Sessions[0].ID != s.ID() || len(d.Sessions[0].Calls) != 2 || d.Version != 2 || d.Processes != nil || d.Approvals != nil {
 		t.Fatalf("delta after a turn: %+v", d)
 	}
 	if _, ok := f.Delta(consoleInput(h, false, nil)); ok {
@@ -109,7 +110,7 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	})
 	// Processes and approvals are sent when they change, and only then.
 	in = consoleInput(h, false, nil)
-	in.Processes = []wire.ConsoleProcess{{PID: 42, SessionID: s.id, Command: "held"}}
+	in.Processes = []wire.ConsoleProcess{{PID: 42, SessionID: s.ID(), Command: "held"}}
 	in.Approvals = &wire.ApprovalsState{Pending: []wire.ApprovalRequest{{ID: "ap_1", Kind: wire.ApprovalOrigin, Origin: "http://x.test"}}}
 	d, ok = f.Delta(in)
 	if !ok || d.Sessions != nil || d.Processes == nil || len(*d.Processes) != 1 || d.Approvals == nil {
@@ -123,15 +124,11 @@ func TestConsoleFeedDeltas(t *testing.T) {
 	// which no longer finds the session to cancel it.
 	ht.finish <- nil
 	testenvAwait(t, "the turn's end", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.turn == nil
+		return s.TurnID() == ""
 	})
-	h.core.mu.Lock()
-	delete(h.core.sessions, s.id)
-	h.core.mu.Unlock()
+	h.core.sessions.Forget(s.ID())
 	d, ok = f.Delta(consoleInput(h, false, in.Processes))
-	if !ok || len(d.Removed) != 1 || d.Removed[0] != s.id {
+	if !ok || len(d.Removed) != 1 || d.Removed[0] != s.ID() {
 		t.Fatalf("delta after forgetting: %+v", d)
 	}
 }
@@ -351,8 +348,8 @@ func TestConsoleShowsWhoApproved(t *testing.T) {
 	s, _, _ := consoleSession(t, h)
 	var f console.Tracker
 	f.Snapshot(consoleInput(h, false, nil), "")
-	id := s.consoleView().Calls[0].ID
-	h.core.noteCallApproved(s.id, id, "console")
+	id := s.ConsoleView().Calls[0].ID
+	h.core.sessions.NoteCallApproved(s.ID(), id, "console")
 	d, ok := f.Delta(consoleInput(h, false, nil))
 	if !ok || len(d.Sessions) != 1 || d.Sessions[0].Calls[0].ApprovedBy != "console" {
 		t.Errorf("delta after the approval: %+v", d)

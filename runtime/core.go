@@ -1,23 +1,29 @@
-// Package runtime is Core: sessions and turns, the status state machine, the
-// tool-call broker, the HTTP + WebSocket transport with its origin and host
-// checks, and the agent's dial-back endpoint. Importers alias it where they
-// also need the standard library's runtime package.
+// Package runtime is Core's composition root: its options, the server that
+// puts the session domain (runtime/session) behind its transports
+// (runtime/page, runtime/agentserver, runtime/mcpserver) and its guards,
+// recovery at start, the tokens it writes, and shutdown. Importers alias
+// it where they also need the standard library's runtime package.
 package runtime
 
 import (
 	"context"
 	"os"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/agentserver"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/console"
+	"github.com/kaoruisaac/pedelec/runtime/fieldlog"
+	"github.com/kaoruisaac/pedelec/runtime/ids"
+	"github.com/kaoruisaac/pedelec/runtime/mcpserver"
+	"github.com/kaoruisaac/pedelec/runtime/page"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/refusals"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -65,7 +71,7 @@ type Options struct {
 	// AllowOtherUsers turns the peer check off (runtime/peercred): programs of any
 	// local user may connect. Off by default.
 	AllowOtherUsers bool
-	// Limits bound sessions, skills and slow clients (limits.go).
+	// Limits bound sessions, skills and slow clients (runtime/session's limits.go).
 	Limits Limits
 	// Executable is the pedelec binary that provider processes find on their
 	// PATH as `pedelec` and `pedelec-cli` (default: this process's binary).
@@ -126,7 +132,7 @@ func (o *Options) setDefaults() {
 	if o.AssetTicketTTL <= 0 {
 		o.AssetTicketTTL = DefaultAssetTicketTTL
 	}
-	o.Limits.setDefaults()
+	o.Limits.SetDefaults()
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
 	}
@@ -138,81 +144,55 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// Core owns every session of one `pedelec serve`.
+// Limits bound what one client can make Core hold (runtime/session).
+type Limits = session.Limits
+
+// DefaultLimits are the limits Core uses when none are given.
+func DefaultLimits() Limits { return session.DefaultLimits() }
+
+// Core is one `pedelec serve`: the composition root that makes the
+// session domain (runtime/session), puts its transports in front of it
+// (the page's WebSocket, runtime/page; the agent endpoint,
+// runtime/agentserver; the MCP surfaces, runtime/mcpserver) behind the
+// guards every request passes (security.go, slow_clients.go), and owns the
+// lifecycle: recovery at start (recover.go), the tokens it writes for
+// local programs, and shutdown.
 //
-// Locks. Core's mutexes have one order; a goroutine holding one may take
-// only those after it, never one before:
-//
-//	Core.mu → Session.mu → conn.mu, mcpHub.mu, persist.Writer.mu
-//	sessionMCPs.mu → Session.mu
-//	persist.Writer.mu → persist.Journal.fileMu → persist.Journal.mu
-//
-// The persist package's locks come last: Writer.Put appends to the journal
-// under Writer.mu, and Writer.Sync, which a page's connection calls before
-// it writes, takes only the journal's two.
-// approvals.Book.mu is a leaf too: it is taken under any of the above
-// (Core asks the Book whether an origin is approved), holds nothing else
-// but the state database's own transaction while a grant is written
-// (persist.DB.SaveGrant, not the Writer), and the Book calls back
-// (OnRevoke: ending sessions) and feeds its listeners without it.
-// sessionMCPs.mu is never held with Core.mu: it asks a session whether it
-// has ended (Session.mu), nothing else; a sessionEndpoint's mu is a leaf.
-// memoryReleaser.mu, refusalLog.mu, the asset tickets' lock (runtime/assets:
-// ticketBook.mu, inside Core's assets.Transfers), writeBatch.mu, conn.approvalMu,
-// callprogress.Box.mu (a call's latest progress, put under Session.mu),
-// streamAnswer.mu (agent_stream.go) and console.Signal.mu (runtime/console: Core.console, bumped under
-// Session.mu and Core.mu) are leaves: nothing else is taken while one is
-// held. console.Notes have no lock: each session's are under its
-// Session.mu. The console's feeds take Core.mu, then each Session.mu in
-// turn (session_console.go), never one inside the other. A provider may hold
-// its own lock while it calls emit (which takes Session.mu), so Core never
-// calls a provider while it holds Session.mu (exportProviderState runs
-// without it). mcpbridge's locks (and the MCP SDK's under it) are never
-// held while it calls Core, nor Core's while Core calls it. What a session needs of Core under its own
-// lock takes no Core lock: closing is atomic, opts and coreURL do not
-// change once serving. Code that ends, retires or detaches a session
-// (End, retire, mcpSessionsChanged, Session.detached) takes each lock in
-// turn, never one inside another against the order. Issue 20: detached
-// and a turn's end asked Core.isClosing under Session.mu while
-// createSession and /healthz held Core.mu and waited for a Session.mu,
-// and Core hung for good; churn_test.go keeps it from coming back.
+// Core holds no lock of its own: each package writes the order of its
+// locks where they are declared (runtime/session's above Table), and no
+// package calls another while it holds one of its own, but for the few
+// leaves written there.
 type Core struct {
 	opts    Options
 	log     *log.Logger
-	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Listen and Serve
+	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Serve
 
-	refusals *refusalLog     // refused requests, logged once and then counted
+	// ctx is Core's lifetime: cancelled by Shutdown, it stops the
+	// console's feeds, the approvals subscription and every MCP stream.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	refusals *refusals.Log   // refused requests, logged once and then counted
 	peers    *peercred.Check // the peer check, with what it refused and admitted
-	memory   memoryReleaser  // hands memory back after ended sessions and large manifests (memory_release.go)
 
-	mu       sync.Mutex
-	sessions map[string]*Session
-	threads  map[string]string // agentThreadID → session id, for the agent endpoint
-	// closing is set once, under mu, by Shutdown; read anywhere, with or
-	// without mu: sessions ask under their own lock (see Locks above).
-	closing atomic.Bool
-	turns   sync.WaitGroup  // running turn goroutines
-	persist *persist.Writer // the state database's writer
+	persist  *persist.Writer // the state database's writer
+	sessions *session.Table  // the session domain
 
-	// pageMessages and pageFrames count what Core has written to pages:
-	// WebSocket messages, and the frames in them (DebugPath; issue 15).
-	pageMessages, pageFrames atomic.Int64
+	pages     *page.Server        // the page's WebSocket
+	agents    *agentserver.Server // the agent endpoint
+	mcp       *mcpserver.Server   // /mcp, the bridge's routes and each session's endpoint
+	transfers *assets.Transfers   // session assets' transfer endpoints and their tickets (assets_host.go)
 
-	mcp       *mcpHub           // the sessions external MCP clients reach (mcp_hub.go)
-	token     string            // bearer token of /mcp, the MCP bridge and DebugPath (mcp_http.go)
-	transfers *assets.Transfers // session assets' transfer endpoints and their tickets (session_assets.go)
+	token string // bearer token of /mcp, the MCP bridge and DebugPath (core_token.go)
 
-	// sessionMCPs are the sessions' own MCP endpoints (session_mcp_endpoint.go).
-	sessionMCPs sessionMCPs
-
-	// The console (runtime/console, adapted in session_console.go): what
-	// wakes its feeds, the approver token its page carries
-	// (approver_token.go), and the approvals it shows: nil until
-	// runtime/approvals' book is set here.
+	// The console (runtime/console, mounted in console.go): what wakes
+	// its feeds, the approver token its page carries (approver_token.go),
+	// and the approvals it shows: nil until runtime/approvals' book is set
+	// here.
 	console          console.Signal
 	approver         string
 	consoleApprovals func() wire.ApprovalsState
-	book             *approvals.Book  // origin grants and requests waiting for the user (origin_gate.go)
+	book             *approvals.Book  // origin grants and requests waiting for the user (approvals.go)
 	guard            *approvals.Guard // who may read and make decisions
 }
 
@@ -225,137 +205,66 @@ func NewCore(opts Options) (*Core, error) {
 	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
-	c := &Core{opts: opts, log: opts.Logger, sessions: map[string]*Session{}, threads: map[string]string{},
-		refusals: newRefusalLog(opts.Logger, opts.Limits.RefusalLogWindow), mcp: newMCPHub(), token: newID("pt_"),
-		approver: newApproverToken()}
-	c.transfers = assets.NewTransfers(assetHost{c}, newFieldLog(c.log), opts.AssetTicketTTL)
+	c := &Core{opts: opts, log: opts.Logger, refusals: refusals.New(opts.Logger, opts.Limits.RefusalLogWindow),
+		token: ids.New("pt_"), approver: newApproverToken()}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
+	c.transfers = assets.NewTransfers(assetHost{c}, fieldlog.New(c.log), opts.AssetTicketTTL)
+	c.mcp = &mcpserver.Server{Version: opts.Version, MaxMessageBytes: opts.MaxMessageBytes, ReadTimeout: opts.Limits.ReadTimeout,
+		Log: c.log, Refusals: c.refusals, Guard: c.mcpGuard}
+	c.mcp.Start(c.ctx)
 	if err := c.recover(); err != nil {
 		return nil, err
 	}
+	c.mcp.Sessions = c.sessions
+	c.pages = &page.Server{Sessions: c.sessions, Book: c.book, Transfers: c.transfers, Providers: opts.Providers, Log: c.log,
+		MaxMessageBytes: opts.MaxMessageBytes, SessionlessTimeout: opts.Limits.SessionlessTimeout, PingInterval: opts.Limits.PingInterval,
+		URL: c.URL, OriginAllowed: c.originAllowed, RefuseOrigin: c.refuseOrigin}
+	c.agents = &agentserver.Server{Sessions: c.sessions, MaxMessageBytes: opts.MaxMessageBytes, ReadTimeout: opts.Limits.ReadTimeout}
 	return c, nil
 }
 
-// isClosing takes no lock, so a session may ask under its own.
-func (c *Core) isClosing() bool { return c.closing.Load() }
-
-// indexSessionLocked makes s findable by its id and its agent's thread id.
-func (c *Core) indexSessionLocked(s *Session) {
-	c.sessions[s.id] = s
-	c.threads[agentThreadID(s.id)] = s.id
-	c.console.Bump()
-}
-
-// sessionForAgent finds a session by the id its agent was given
-// (agentThreadID) or by the session id itself, which agents of sessions
-// created before thread ids existed still hold.
-func (c *Core) sessionForAgent(threadID string) (*Session, error) {
-	c.mu.Lock()
-	if id, ok := c.threads[threadID]; ok {
-		threadID = id
-	}
-	c.mu.Unlock()
-	return c.session(threadID)
-}
-
-// session finds a live or recently ended session.
-func (c *Core) session(id string) (*Session, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.sessions[id]
-	if !ok {
-		return nil, wire.Errorf(wire.CodeThreadNotFound, "no session %q in this Core", id).WithDetails(map[string]any{"sessionId": id})
-	}
-	return s, nil
-}
-
-// sessionForOrigin finds a session and checks that origin owns it.
-func (c *Core) sessionForOrigin(id, origin string) (*Session, error) {
-	s, err := c.session(id)
-	if err != nil {
-		return nil, err
-	}
-	if s.origin != origin {
-		return nil, wire.Errorf(wire.CodeThreadAccessDenied, "session %q belongs to another origin", id).
-			WithDetails(map[string]any{"sessionId": id, "origin": origin})
-	}
-	return s, nil
-}
-
-// forget drops an ended session's record after a while; until then later
-// requests for it get SESSION_ENDED rather than THREAD_NOT_FOUND.
-func (c *Core) forget(id string, after time.Duration) {
-	time.AfterFunc(after, func() {
-		c.mu.Lock()
-		delete(c.sessions, id)
-		delete(c.threads, agentThreadID(id))
-		c.mu.Unlock()
-		c.console.Bump()
-		c.book.EndSession(id) // its "allow for this session" choices go with it
+// newSessions makes the session domain on the state database's writer
+// and the Book (recover.go calls it once both are open).
+func (c *Core) newSessions(w *persist.Writer) {
+	o := c.opts
+	c.sessions = session.NewTable(session.Config{
+		StateDir: o.StateDir, Executable: o.Executable,
+		ToolTimeout: o.ToolTimeout, TurnTimeout: o.TurnTimeout, ResumeWindow: o.ResumeWindow,
+		EventLogSize: o.EventLogSize, MaxPendingCalls: o.MaxPendingCalls, MaxArgsBytes: o.MaxArgsBytes,
+		MaxInlineResultBytes: o.MaxInlineResultBytes, Limits: o.Limits,
+		Providers: o.Providers, Logger: c.log, Host: sessionHost{c},
+		Persist: w, Book: c.book, Console: &c.console, Refusals: c.refusals,
 	})
 }
 
-// Shutdown stops Core without ending its sessions: running turns are cut
-// off (their provider process groups killed, their pending calls failed
-// with TURN_INTERRUPTED, the session left in error), every session's record
-// is written, and the state database is closed, so the next `pedelec serve`
-// on the same state directory gives each page its session back. Work
-// directories stay for those sessions. It waits for the turns to finish,
-// or for ctx.
+// sessionHost is Core as a session sees it (session.Host).
+type sessionHost struct{ c *Core }
+
+func (h sessionHost) URL() string                       { return h.c.coreURL }
+func (h sessionHost) SessionChanged(s *session.Session) { h.c.mcp.SessionChanged(s) }
+func (h sessionHost) ToolsChanged(s *session.Session)   { h.c.mcp.ToolsChanged(s) }
+
+// Shutdown stops Core without ending its sessions (session.Table.Shutdown):
+// once no session or turn can start, Core's context ends (MCP event
+// streams and long-polls end, the console's feeds stop), running turns
+// are cut off and every session's record is written, so the next `pedelec
+// serve` on the same state directory gives each page its session back.
+// Work directories stay for those sessions. It waits for the turns to
+// finish, or for ctx.
 func (c *Core) Shutdown(ctx context.Context) {
-	// Under mu, so no session is created after the list below is taken.
-	c.mu.Lock()
-	c.closing.Store(true)
-	all := make([]*Session, 0, len(c.sessions))
-	for _, s := range c.sessions {
-		all = append(all, s)
-	}
-	c.mu.Unlock()
-	c.mcp.cancel() // MCP event streams and long-polls end
-	for _, s := range all {
-		s.mu.Lock()
-		if s.turn != nil && !s.ended {
-			s.failPendingLocked(wire.Errorf(wire.CodeTurnInterrupted, "Core is shutting down; the call was not answered").
-				WithDetails(map[string]any{"turnId": s.turn.id, "reason": "shutdown"}), wire.OutcomeInterrupted)
-			s.turn.cancel()
-		}
-		s.mu.Unlock()
-	}
-	done := make(chan struct{})
-	go func() { c.turns.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		c.log.Warn("shutdown: turns still running at the deadline")
-	}
-	// Warm agents (ACP) stop with Core; a restarted Core loads their
-	// sessions into new ones.
-	var closing sync.WaitGroup
-	for _, s := range all {
-		closing.Go(s.closeProviderSession) // each waits for its agent's grace: together
-	}
-	closing.Wait()
-	// Turns still ending now must not leave half of their end behind
-	// (a status change written, its done not): each session stops
-	// recording between two of its critical sections, and the restarted
-	// Core reports whatever was cut off.
-	for _, s := range all {
-		s.mu.Lock()
-		s.frozen = true
-		s.mu.Unlock()
-	}
-	c.persist.Close()
+	c.sessions.Shutdown(ctx, c.cancel)
 }
 
 // SessionCount is the number of live (not ended) sessions.
-func (c *Core) SessionCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, s := range c.sessions {
-		if !s.isEnded() {
-			n++
-		}
-	}
-	return n
-}
+func (c *Core) SessionCount() int { return c.sessions.LiveCount() }
+
+// session finds a live or recently ended session.
+func (c *Core) session(id string) (*session.Session, error) { return c.sessions.Get(id) }
+
+// WorkDir is the path of a session's work directory under stateDir.
+func WorkDir(stateDir, sessionID string) string { return session.WorkDir(stateDir, sessionID) }
+
+// AgentThreadID is the id a session's agent knows it by, for tests that
+// act as a session's agent.
+func AgentThreadID(sessionID string) string { return session.AgentThreadID(sessionID) }

@@ -55,7 +55,8 @@ func (c *Core) serveDebugCounts(w http.ResponseWriter, r *http.Request) {
 
 // Counts takes the numbers DebugPath reports.
 func (c *Core) Counts() DebugCounts {
-	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: c.pageMessages.Load(), PageFrames: c.pageFrames.Load(),
+	messages, frames := c.pages.Counts()
+	n := DebugCounts{Goroutines: goruntime.NumGoroutine(), PageMessages: messages, PageFrames: frames,
 		PeerRefusedConnections: c.peers.Refused(), AdmittedRequests: c.peers.Admitted()}
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
 		n.OpenFiles = len(fds)
@@ -63,30 +64,9 @@ func (c *Core) Counts() DebugCounts {
 	if dirs, err := os.ReadDir(filepath.Join(c.opts.StateDir, "sessions")); err == nil {
 		n.WorkDirs = len(dirs)
 	}
-	c.mu.Lock()
-	all := make([]*Session, 0, len(c.sessions))
-	for _, s := range c.sessions {
-		all = append(all, s)
-	}
-	c.mu.Unlock()
-	n.Sessions = len(all)
-	ids := make(map[string]bool, len(all))
-	for _, s := range all {
-		ids[s.id] = true
-		s.mu.Lock()
-		if !s.ended {
-			n.LiveSessions++
-		}
-		if s.conn != nil {
-			n.AttachedSessions++
-		}
-		if s.turn != nil {
-			n.RunningTurns++
-		}
-		n.PendingCalls += s.calls.len()
-		n.LoggedEvents += s.events.len()
-		s.mu.Unlock()
-	}
-	n.ProviderProcs = provider.CountOfSessions(ids)
+	t := c.sessions.Counts()
+	n.Sessions, n.LiveSessions, n.AttachedSessions = t.Sessions, t.Live, t.Attached
+	n.RunningTurns, n.PendingCalls, n.LoggedEvents = t.RunningTurns, t.PendingCalls, t.LoggedEvents
+	n.ProviderProcs = provider.CountOfSessions(t.IDs)
 	return n
 }

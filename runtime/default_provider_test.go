@@ -28,11 +28,11 @@ func TestCreateSessionDefaultProviderUnavailable(t *testing.T) {
 	t.Cleanup(func() { core.Shutdown(context.Background()) })
 	skills := json.RawMessage(`{"guidance": "", "tools": []}`)
 
-	_, err = core.createSession(context.Background(), nil, wire.CreateSessionParams{Skills: skills})
+	_, err = core.sessions.Create(context.Background(), nil, wire.CreateSessionParams{Skills: skills})
 	if werr := wire.AsError(err); err == nil || werr.Code != wire.CodeDefaultProviderUnavailable || !strings.Contains(werr.Message, provider.NotBuiltReason) {
 		t.Fatalf("no provider, default ollama: got %v, want %s naming the reason", err, wire.CodeDefaultProviderUnavailable)
 	}
-	_, err = core.createSession(context.Background(), nil, wire.CreateSessionParams{Provider: "cursor", Skills: skills})
+	_, err = core.sessions.Create(context.Background(), nil, wire.CreateSessionParams{Provider: "cursor", Skills: skills})
 	if werr := wire.AsError(err); err == nil || werr.Code != wire.CodeProviderUnavailable {
 		t.Fatalf("provider cursor: got %v, want %s", err, wire.CodeProviderUnavailable)
 	}

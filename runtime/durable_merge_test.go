@@ -83,7 +83,7 @@ func TestRestoredMCPSessionsOfferTheirToolsAgain(t *testing.T) {
 	keep := false
 	first := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
 	second := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &keep})
-	before := mcpSessionIDs(c1.MCPSnapshot())
+	before := mcpSessionIDs(c1.mcp.Snapshot())
 	if strings.Join(before, ",") != first.SessionID+","+second.SessionID {
 		t.Fatalf("before the restart: %v", before)
 	}
@@ -91,7 +91,7 @@ func TestRestoredMCPSessionsOfferTheirToolsAgain(t *testing.T) {
 	p.Close()
 
 	c2, srv2, _ := runCore(t, state, srv1.Listener.Addr().String(), nil)
-	snap := c2.MCPSnapshot()
+	snap := c2.mcp.Snapshot()
 	if got := mcpSessionIDs(snap); strings.Join(got, ",") != strings.Join(before, ",") {
 		t.Fatalf("after the restart the MCP sessions are %v, want %v", got, before)
 	}
@@ -106,7 +106,7 @@ func TestRestoredMCPSessionsOfferTheirToolsAgain(t *testing.T) {
 	if _, werr := p2.Call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: first.SessionID}); werr != nil {
 		t.Fatalf("resume: %v", werr)
 	}
-	res, err := c2.CallMCPTool(context.Background(), first.SessionID, "echo", json.RawMessage(`{"x":7}`))
+	res, err := c2.mcp.CallTool(context.Background(), first.SessionID, "echo", json.RawMessage(`{"x":7}`))
 	if err != nil || string(res) != `{"got":{"x":7}}` {
 		t.Fatalf("call after the restart = %s, %v", res, err)
 	}
@@ -183,7 +183,7 @@ func TestRestoredSessionKeepsItsAssets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(s.dirs.work, "assets", "kept.txt"), []byte("still here"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(s.WorkDir(), "assets", "kept.txt"), []byte("still here"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stop1()

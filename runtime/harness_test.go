@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -110,7 +111,7 @@ func (h *harness) page() *wspage.Page {
 }
 
 // session creates a held session from p.
-func (h *harness) session(p *wspage.Page, autoEnd bool) (wire.SessionInfo, *Session) {
+func (h *harness) session(p *wspage.Page, autoEnd bool) (wire.SessionInfo, *session.Session) {
 	h.t.Helper()
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &autoEnd})
 	s, err := h.core.session(info.SessionID)

@@ -46,7 +46,11 @@ func TestMCPCallsCarryHandlerProgress(t *testing.T) {
 			if via == "bridge" {
 				a.result, _, a.err = bridge.Call(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
 			} else {
-				a.result, a.err = h.core.callMCPWatched(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
+				out := h.core.mcp.Answer(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
+				a.result = out.Result
+				if out.Error != nil {
+					a.err = out.Error
+				}
 			}
 			done <- a
 		}()

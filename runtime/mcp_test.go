@@ -22,15 +22,15 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 	})
 	p := h.page()
 	p.Handle("echo", func(args json.RawMessage) any { return map[string]any{"got": json.RawMessage(args)} })
-	before := h.core.MCPSnapshot()
+	before := h.core.mcp.Snapshot()
 	info := p.CreateSession(wire.CreateSessionParams{Provider: "mcp", Skills: json.RawMessage(harnessSkills)})
-	snap := h.core.MCPSnapshot()
+	snap := h.core.mcp.Snapshot()
 	if snap.Version == before.Version || len(snap.Sessions) != 1 || snap.Sessions[0].SessionID != info.SessionID ||
 		snap.Sessions[0].Ordinal != 1 || len(snap.Sessions[0].Tools) != 3 || snap.Sessions[0].Tools[1].TimeoutMs != 200 {
 		t.Fatalf("snapshot = %+v", snap)
 	}
 
-	res, err := h.core.CallMCPTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":1}`))
+	res, err := h.core.mcp.CallTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":1}`))
 	if err != nil || string(res) != `{"got":{"x":1}}` {
 		t.Fatalf("call = %s, %v", res, err)
 	}
@@ -42,9 +42,9 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 	if got := strings.Join(statuses(t, p), " "); got != "idle>waiting_tool_result waiting_tool_result>idle" {
 		t.Fatalf("statuses = %s", got)
 	}
-	_, err = h.core.CallMCPTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":"one"}`))
+	_, err = h.core.mcp.CallTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":"one"}`))
 	wantCode(t, wire.AsError(err), wire.CodeToolArgsInvalid)
-	_, err = h.core.CallMCPTool(context.Background(), info.SessionID, "slow", nil)
+	_, err = h.core.mcp.CallTool(context.Background(), info.SessionID, "slow", nil)
 	wantCode(t, wire.AsError(err), wire.CodeToolTimeout)
 
 	if _, werr := p.Call(wire.MethodSendText, wire.SendTextParams{SessionID: info.SessionID, Text: "hi"}); werr == nil || werr.Code != wire.CodeSendTextNotSupported {
@@ -53,7 +53,7 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 
 	// A held session's tools are not reachable through MCP.
 	held, _ := h.session(p, true)
-	_, err = h.core.CallMCPTool(context.Background(), held.SessionID, "echo", json.RawMessage(`{"x":1}`))
+	_, err = h.core.mcp.CallTool(context.Background(), held.SessionID, "echo", json.RawMessage(`{"x":1}`))
 	wantCode(t, wire.AsError(err), wire.CodeThreadAccessDenied)
 
 	// The watcher wakes when the session ends.
@@ -61,7 +61,7 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		woke <- h.core.WatchMCP(ctx, snap.Core, h.core.MCPSnapshot().Version)
+		woke <- h.core.mcp.Watch(ctx, snap.Core, h.core.mcp.Snapshot().Version)
 	}()
 	time.Sleep(20 * time.Millisecond)
 	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: info.SessionID})

@@ -52,9 +52,7 @@ func awaitPending(t *testing.T, h *harness, n int, what string) []wire.ApprovalR
 }
 
 func sessionCount(h *harness) int {
-	h.core.mu.Lock()
-	defer h.core.mu.Unlock()
-	return len(h.core.sessions)
+	return len(h.core.sessions.All())
 }
 
 type gateResult struct {
@@ -97,8 +95,8 @@ func TestOriginGateUnapprovedMayOnlyAsk(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.otherOriginPage(gateOrigin)
 
-	var st approvalStatus
-	if err := json.Unmarshal(p.MustCall(methodGetApprovalStatus, map[string]any{}), &st); err != nil || st.Approved || st.Origin != gateOrigin {
+	var st wire.OriginApprovalStatus
+	if err := json.Unmarshal(p.MustCall(wire.MethodGetApprovalStatus, map[string]any{}), &st); err != nil || st.Approved || st.Origin != gateOrigin {
 		t.Fatalf("get_approval_status = %+v (%v)", st, err)
 	}
 	if got := pendingOrigins(h); len(got) != 0 {
@@ -117,7 +115,7 @@ func TestOriginGateUnapprovedMayOnlyAsk(t *testing.T) {
 		t.Fatalf("a refused method asked the user: %+v", got)
 	}
 	// request_approval asks (once), and tells the page where to decide.
-	if err := json.Unmarshal(p.MustCall(methodRequestApproval, map[string]any{}), &st); err != nil || st.Approved || st.RequestID == "" ||
+	if err := json.Unmarshal(p.MustCall(wire.MethodRequestApproval, map[string]any{}), &st); err != nil || st.Approved || st.RequestID == "" ||
 		st.URL != h.srv.URL+approvals.PagePath+st.RequestID || st.TimeoutMs != approvals.DefaultOriginTimeout.Milliseconds() {
 		t.Fatalf("request_approval = %+v (%v)", st, err)
 	}
@@ -126,7 +124,7 @@ func TestOriginGateUnapprovedMayOnlyAsk(t *testing.T) {
 	}
 	// Core's own origin is never gated.
 	own := h.page()
-	if err := json.Unmarshal(own.MustCall(methodGetApprovalStatus, map[string]any{}), &st); err != nil || !st.Approved {
+	if err := json.Unmarshal(own.MustCall(wire.MethodGetApprovalStatus, map[string]any{}), &st); err != nil || !st.Approved {
 		t.Fatalf("Core's own page: %+v (%v)", st, err)
 	}
 	own.MustCall(wire.MethodListProviders, map[string]any{})
@@ -140,8 +138,8 @@ func TestOriginGateCreateWaitsForApproval(t *testing.T) {
 	notYet(t, created, "create_session")
 	// Other requests on the same connection are answered meanwhile: the
 	// wait is off the read loop.
-	var st approvalStatus
-	if err := json.Unmarshal(p.MustCall(methodGetApprovalStatus, map[string]any{}), &st); err != nil || st.Approved {
+	var st wire.OriginApprovalStatus
+	if err := json.Unmarshal(p.MustCall(wire.MethodGetApprovalStatus, map[string]any{}), &st); err != nil || st.Approved {
 		t.Fatalf("while waiting: %+v %v", st, err)
 	}
 	if _, err := h.core.book.Decide(req.ID, wire.DecisionApprove, "", approvals.ByCLI); err != nil {
@@ -220,16 +218,16 @@ func TestOriginGateClosedConnectionLeavesNoRequest(t *testing.T) {
 	})
 	t.Run("request_approval then await_approval", func(t *testing.T) {
 		p := h.otherOriginPage(gateOrigin)
-		p.MustCall(methodRequestApproval, map[string]any{})
-		callAsyncOn(p, methodAwaitApproval, map[string]any{})
+		p.MustCall(wire.MethodRequestApproval, map[string]any{})
+		callAsyncOn(p, wire.MethodAwaitApproval, map[string]any{})
 		awaitPending(t, h, 1, "await_approval")
 		p.Close()
 		awaitPending(t, h, 0, "after the page closed")
 	})
 	t.Run("request_approval alone", func(t *testing.T) {
 		p := h.otherOriginPage(gateOrigin)
-		p.MustCall(methodRequestApproval, map[string]any{})
-		p.MustCall(methodRequestApproval, map[string]any{}) // asked twice: still one request, one place
+		p.MustCall(wire.MethodRequestApproval, map[string]any{})
+		p.MustCall(wire.MethodRequestApproval, map[string]any{}) // asked twice: still one request, one place
 		awaitPending(t, h, 1, "request_approval")
 		p.Close()
 		awaitPending(t, h, 0, "after the page closed")
@@ -241,7 +239,7 @@ func TestOriginGateClosedConnectionLeavesNoRequest(t *testing.T) {
 		// p2 takes its place in the same request before p1 closes (a
 		// create_session sent alone might join only after p1 had gone,
 		// and make a request of its own).
-		p2.MustCall(methodRequestApproval, map[string]any{})
+		p2.MustCall(wire.MethodRequestApproval, map[string]any{})
 		waiting := callAsyncOn(p2, wire.MethodCreateSession, createParams())
 		p1.Close()
 		time.Sleep(100 * time.Millisecond)
@@ -269,8 +267,8 @@ func TestOriginGateOneRequestPerOrigin(t *testing.T) {
 			if i%2 == 0 {
 				chans[i] = callAsyncOn(p, wire.MethodCreateSession, createParams())
 			} else {
-				p.MustCall(methodRequestApproval, map[string]any{})
-				chans[i] = callAsyncOn(p, methodAwaitApproval, map[string]any{})
+				p.MustCall(wire.MethodRequestApproval, map[string]any{})
+				chans[i] = callAsyncOn(p, wire.MethodAwaitApproval, map[string]any{})
 			}
 		}()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -33,6 +34,7 @@ func (c *Core) recover() error {
 		c.persist.Close()
 		return fmt.Errorf("read approved origins from the state database: %w", err)
 	}
+	c.newSessions(c.persist)
 	db.Recovered.Log(c.log)
 	records, err := db.Sessions()
 	if err != nil {
@@ -60,7 +62,7 @@ func (c *Core) recover() error {
 		return true
 	})
 	for _, d := range dirs {
-		if id := workDirSessionID(c.opts.StateDir, d.Name()); id != "" {
+		if id := session.WorkDirSessionID(c.opts.StateDir, d.Name()); id != "" {
 			known[id] = true
 		}
 	}
@@ -72,17 +74,8 @@ func (c *Core) recover() error {
 	for _, r := range records {
 		events, err := db.Events(r.ID)
 		if err == nil {
-			var s *Session
-			s, err = c.restoreSession(r, events)
+			err = c.sessions.Restore(r, events)
 			if err == nil {
-				c.indexSessionLocked(s)
-				if s.isExternal() {
-					// Its tools are offered to MCP clients again at once;
-					// calls wait for the page to resume, as they would
-					// while it reconnects.
-					c.mcp.ordinal(r.ID)
-				}
-				s.startResumeWindow()
 				restored++
 				continue
 			}
@@ -92,11 +85,11 @@ func (c *Core) recover() error {
 	}
 	removed := 0
 	for _, d := range dirs {
-		id := workDirSessionID(c.opts.StateDir, d.Name())
-		if _, live := c.sessions[id]; live && d.Name() == workDirName(id) {
+		id := session.WorkDirSessionID(c.opts.StateDir, d.Name())
+		if c.sessions.Has(id) && d.Name() == session.WorkDirName(id) {
 			continue
 		}
-		if err := removeTree(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {
+		if err := session.RemoveTree(filepath.Join(c.opts.StateDir, "sessions", d.Name())); err != nil {
 			c.log.Warn("remove a stale work directory", "dir", d.Name(), "err", err)
 		} else {
 			removed++
@@ -113,19 +106,4 @@ func (c *Core) recover() error {
 		c.log.Info("state restored", "sessions", restored, "staleWorkDirs", removed)
 	}
 	return nil
-}
-
-// startResumeWindow ends a restored session that no page resumes in time.
-func (s *Session) startResumeWindow() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	window := s.core.opts.ResumeWindow
-	s.detachTimer = time.AfterFunc(window, func() {
-		s.mu.Lock()
-		stillDetached := s.conn == nil
-		s.mu.Unlock()
-		if stillDetached {
-			s.End(wire.EndedData{Reason: "resume_window_expired"})
-		}
-	})
 }

@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/kaoruisaac/pedelec/runtime/page"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // awaitDetached waits until no page is attached to s.
-func awaitDetached(t *testing.T, s *Session, within time.Duration) {
+func awaitDetached(t *testing.T, s *session.Session, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		s.mu.Lock()
-		attached := s.conn != nil
-		s.mu.Unlock()
+		attached := s.Attached() != nil
 		if !attached {
 			return
 		}
@@ -127,11 +127,9 @@ func TestStuckReaderIsCutOffAfterResume(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resumeRaw(ctx, t, h, info.SessionID, last.Seq)
-	var pc *conn
+	var pc session.Page
 	for deadline := time.Now().Add(10 * time.Second); pc == nil; time.Sleep(5 * time.Millisecond) {
-		s.mu.Lock()
-		pc = s.conn
-		s.mu.Unlock()
+		pc = s.Attached()
 		if time.Now().After(deadline) {
 			t.Fatal("the resume did not attach the page")
 		}
@@ -143,11 +141,11 @@ func TestStuckReaderIsCutOffAfterResume(t *testing.T) {
 	for range 256 {
 		ht.emit(provider.Event{ChatDelta: big})
 	}
-	for i := 0; i < 4*outboxSize && !pc.isClosed(); i++ {
+	for i := 0; i < 4*page.OutboxSize && !pc.Closed(); i++ {
 		ht.emit(provider.Event{ChatDelta: "more "})
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for !pc.isClosed() {
+	for !pc.Closed() {
 		if time.Now().After(deadline) {
 			t.Fatal("a page that stopped reading was not cut off")
 		}

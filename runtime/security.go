@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // isLoopbackHost reports whether a Host header names this machine:
@@ -85,23 +86,10 @@ func matchOrigin(pattern, origin string) bool {
 	return err == nil && ok
 }
 
-// bearerToken is the credential of an "Authorization: Bearer <token>"
-// header. The scheme is matched case-insensitively (RFC 9110, 11.1); a
-// header without it (the bare token, another scheme) carries no bearer
-// token at all.
-func bearerToken(r *http.Request) (string, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimLeft(token, " ")
-	return token, token != ""
-}
-
 // hasCoreToken reports whether r carries this Core's token as its bearer
 // token; the comparison takes the same time whatever the token sent.
 func (c *Core) hasCoreToken(r *http.Request) bool {
-	token, ok := bearerToken(r)
+	token, ok := wire.BearerToken(r)
 	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(c.token)) == 1
 }
 
@@ -117,6 +105,6 @@ func (c *Core) PeerCheckNote() (ok bool, note string) { return c.peers.Note() }
 // notePeerRefused logs a connection or request the peer check refused,
 // through the refusal log like Core's other refusals.
 func (c *Core) notePeerRefused(p peercred.Peer) {
-	c.refusals.note("peer", fmt.Sprint(p.UID), "refused a connection from another user", "uid", p.UID, "reason", p.Reason,
+	c.refusals.Note("peer", fmt.Sprint(p.UID), "refused a connection from another user", "uid", p.UID, "reason", p.Reason,
 		"hint", "only Core's own user may connect; --allow-other-users lifts this for a deliberate shared setup")
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/peercred"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -30,12 +28,10 @@ func (c *Core) Handler(assets Assets) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
-	mux.HandleFunc("GET /ws", c.serveWebSocket)
+	mux.Handle("GET /ws", c.pages)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
-	mux.HandleFunc("POST "+wire.AgentToolCallPath, c.serveAgentToolCall)
-	mux.HandleFunc("POST "+wire.AgentToolSpecPath, c.serveAgentToolSpec)
-	mux.HandleFunc("POST "+wire.AgentToolWaitPath, c.serveAgentToolWait)
-	c.mountMCP(mux)
+	c.agents.Mount(mux)
+	c.mcp.Mount(mux)
 	c.mountApprovals(mux)
 	c.transfers.Route(mux)
 	c.mountConsole(mux, assets.Console)
@@ -52,7 +48,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 func (c *Core) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.hostAllowed(r) {
-			c.refusals.note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
+			c.refusals.Note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
 				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
 			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
 				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
@@ -87,30 +83,6 @@ func sdkHandler(sdk fs.FS) http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Write(data)
 	})
-}
-
-func (c *Core) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	origin, preApproved := c.originAllowed(r)
-	if !preApproved {
-		// Not Core's own page nor --allow-origin: it may connect to ask the
-		// user (origin_gate.go), if it has an origin the user could approve.
-		if _, err := approvals.NormalizeOrigin(origin); err != nil {
-			c.refuseOrigin(w, origin)
-			return
-		}
-	}
-	// The origin was checked above with Pedelec's own rules.
-	batch := &writeBatch{}
-	ws, err := websocket.Accept(batchingResponseWriter{w, batch}, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
-	if err != nil {
-		c.log.Warn("websocket accept", "err", err)
-		return
-	}
-	pc := newConn(c, ws, origin)
-	pc.batch = batch
-	pc.preApproved = preApproved
-	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"
-	pc.serve(context.WithoutCancel(r.Context()))
 }
 
 // writeJSON is wire.WriteJSON, under the short name Core's handlers use.

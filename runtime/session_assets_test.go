@@ -53,7 +53,7 @@ func TestAssetTransferInProcess(t *testing.T) {
 	} else if !strings.Contains(string(body), `"path":"/in/a.txt"`) {
 		t.Fatalf("upload answered %s", body)
 	}
-	if data, _ := os.ReadFile(filepath.Join(s.dirs.work, "assets", "in", "a.txt")); string(data) != "hello" {
+	if data, _ := os.ReadFile(filepath.Join(s.WorkDir(), "assets", "in", "a.txt")); string(data) != "hello" {
 		t.Fatalf("on disk: %q", data)
 	}
 
@@ -94,7 +94,7 @@ func TestAssetUploadStopsWhenSessionEnds(t *testing.T) {
 		done <- err
 	}()
 	pw.Write(make([]byte, 1000))
-	assets := filepath.Join(s.dirs.work, "assets")
+	assets := filepath.Join(s.WorkDir(), "assets")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if m, _ := filepath.Glob(filepath.Join(assets, ".pedelec-upload-*")); len(m) == 1 {
@@ -168,7 +168,7 @@ func TestAssetReadIsInert(t *testing.T) {
 		"photo.png": {"\x89PNG\r\n", false},
 		"noext":     {`<html><script>alert(1)</script>`, false},
 	}
-	dir := filepath.Join(s.dirs.work, "assets")
+	dir := filepath.Join(s.WorkDir(), "assets")
 	for name, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(f.body), 0o644); err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/schema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,9 +39,9 @@ func (h withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 // connectSessionMCP connects the go-sdk's client to the HTTP form of
 // sessionMCP(s), as an ACP agent given it at session/new does; changes
 // counts the notifications/tools/list_changed it hears.
-func connectSessionMCP(t *testing.T, h *harness, s *Session, changes *atomic.Int32) *mcp.ClientSession {
+func connectSessionMCP(t *testing.T, h *harness, s *session.Session, changes *atomic.Int32) *mcp.ClientSession {
 	t.Helper()
-	srv := h.core.sessionMCP(s)
+	srv := s.MCPServer()
 	client := mcp.NewClient(&mcp.Implementation{Name: "session-mcp-test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changes.Add(1) },
 	})
@@ -97,11 +98,11 @@ func callSessionTool(t *testing.T, ctx context.Context, cs *mcp.ClientSession, n
 func TestSessionMCPForms(t *testing.T) {
 	h := newHarness(t, nil)
 	_, s := h.session(h.page(), true)
-	srv := h.core.sessionMCP(s)
-	if srv.Name != "pedelec" || srv.URL != h.srv.URL+"/mcp/session/"+s.id || srv.Headers["Authorization"] != "Bearer "+s.secret {
+	srv := s.MCPServer()
+	if srv.Name != "pedelec" || srv.URL != h.srv.URL+"/mcp/session/"+s.ID() || srv.Headers["Authorization"] != "Bearer "+s.Secret() {
 		t.Fatalf("HTTP form = %+v", srv)
 	}
-	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.id, wire.EnvSecret + "=" + s.secret}
+	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.ID(), wire.EnvSecret + "=" + s.Secret()}
 	if srv.Command != h.core.opts.Executable || !slices.Equal(srv.Args, []string{"mcp"}) || !slices.Equal(srv.Env, want) {
 		t.Fatalf("stdio form = %+v", srv)
 	}
@@ -140,7 +141,7 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	if call := toolCall(t, p, "echo", 1); call.ToolRequestID == "" {
 		t.Fatal("no tool_call for the page")
 	}
-	if ev := awaitEvent(t, p, wire.EventToolCall, turnID, nil); ev.SessionID != a.id {
+	if ev := awaitEvent(t, p, wire.EventToolCall, turnID, nil); ev.SessionID != a.ID() {
 		t.Fatalf("the call reached session %s", ev.SessionID)
 	}
 	if code := inBandCode(t, callSessionTool(t, ctx, cs, "echo", `{"x":"one"}`)); code != wire.CodeToolArgsInvalid {
@@ -169,10 +170,10 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	// The session's tools change: every client hears list_changed.
 	before := changes.Load()
 	// Through update_tools, as a WebMCP page registering a tool does.
-	tools := append(slices.Clone(a.skills().Tools), schema.Tool{Name: "added", Description: "A new tool.",
+	tools := append(slices.Clone(a.Skills().Tools), schema.Tool{Name: "added", Description: "A new tool.",
 		ArgsSchema: json.RawMessage(`{"type":"object","properties":{},"required":[]}`)})
 	rawTools, _ := json.Marshal(tools)
-	if _, err := a.updateTools(rawTools); err != nil {
+	if _, err := a.UpdateTools(rawTools); err != nil {
 		t.Fatalf("update_tools: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -193,17 +194,15 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	if code := inBandCode(t, callSessionTool(t, ctx, cs, "echo", `{"x":1}`)); code != wire.CodeNoActiveTurn {
 		t.Fatalf("after the turn: %s", code)
 	}
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: a.id})
-	status, code, _ := sessionMCPPost(t, h.srv.URL+wire.MCPSessionPath+a.id, "Bearer "+a.secret, "")
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: a.ID()})
+	status, code, _ := sessionMCPPost(t, h.srv.URL+wire.MCPSessionPath+a.ID(), "Bearer "+a.Secret(), "")
 	if status != http.StatusNotFound || code != wire.CodeSessionEnded {
 		t.Fatalf("after the end: HTTP %d %s, want 404 SESSION_ENDED", status, code)
 	}
 	if _, err := cs.ListTools(ctx, nil); err == nil {
 		t.Fatal("the ended session's MCP session still answers")
 	}
-	h.core.sessionMCPs.mu.Lock()
-	left := len(h.core.sessionMCPs.byID)
-	h.core.sessionMCPs.mu.Unlock()
+	left := h.core.mcp.Endpoints()
 	if left != 0 {
 		t.Fatalf("%d endpoints kept after the session ended", left)
 	}
@@ -244,21 +243,21 @@ func TestSessionMCPRefusals(t *testing.T) {
 	p := h.page()
 	_, a := h.session(p, true)
 	_, b := h.session(p, true)
-	urlB := h.srv.URL + wire.MCPSessionPath + b.id
+	urlB := h.srv.URL + wire.MCPSessionPath + b.ID()
 	for _, tc := range []struct {
 		name, url, auth, origin string
 		status                  int
 		code                    wire.Code
 	}{
 		{"no credential", urlB, "", "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
-		{"another session's secret", urlB, "Bearer " + a.secret, "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
+		{"another session's secret", urlB, "Bearer " + a.Secret(), "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
 		{"the Core token", urlB, "Bearer " + h.core.token, "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
 		{"a forged secret", urlB, "Bearer k_forged", "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
-		{"the secret without Bearer", urlB, b.secret, "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
-		{"an unknown session", h.srv.URL + wire.MCPSessionPath + "s_nosuch", "Bearer " + b.secret, "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
-		{"a browser origin", urlB, "Bearer " + b.secret, "http://evil.example", http.StatusForbidden, wire.CodeOriginNotAllowed},
-		{"Core's own page", urlB, "Bearer " + b.secret, h.srv.URL, http.StatusForbidden, wire.CodeOriginNotAllowed},
-		{"its own secret", urlB, "Bearer " + b.secret, "", http.StatusOK, ""},
+		{"the secret without Bearer", urlB, b.Secret(), "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
+		{"an unknown session", h.srv.URL + wire.MCPSessionPath + "s_nosuch", "Bearer " + b.Secret(), "", http.StatusUnauthorized, wire.CodeThreadAccessDenied},
+		{"a browser origin", urlB, "Bearer " + b.Secret(), "http://evil.example", http.StatusForbidden, wire.CodeOriginNotAllowed},
+		{"Core's own page", urlB, "Bearer " + b.Secret(), h.srv.URL, http.StatusForbidden, wire.CodeOriginNotAllowed},
+		{"its own secret", urlB, "Bearer " + b.Secret(), "", http.StatusOK, ""},
 	} {
 		status, code, header := sessionMCPPost(t, tc.url, tc.auth, tc.origin)
 		if status != tc.status || code != tc.code {
@@ -294,14 +293,14 @@ func TestSessionMCPRefusals(t *testing.T) {
 		}
 		return resp.StatusCode, ""
 	}
-	if status, code := poll("Bearer "+a.secret, b.id); status != http.StatusUnauthorized || code != wire.CodeThreadAccessDenied {
+	if status, code := poll("Bearer "+a.Secret(), b.ID()); status != http.StatusUnauthorized || code != wire.CodeThreadAccessDenied {
 		t.Errorf("long-poll with another session's secret: %d %s", status, code)
 	}
-	if status, code := poll("Bearer "+b.secret, b.id); status != http.StatusOK || code != "" {
+	if status, code := poll("Bearer "+b.Secret(), b.ID()); status != http.StatusOK || code != "" {
 		t.Errorf("long-poll with its own secret: %d %s", status, code)
 	}
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: b.id})
-	if status, code := poll("Bearer "+b.secret, b.id); status != http.StatusNotFound || code != wire.CodeSessionEnded {
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: b.ID()})
+	if status, code := poll("Bearer "+b.Secret(), b.ID()); status != http.StatusNotFound || code != wire.CodeSessionEnded {
 		t.Errorf("long-poll after the end: %d %s", status, code)
 	}
 }
@@ -313,9 +312,9 @@ func TestSessionMCPLongPollWakes(t *testing.T) {
 	p := h.page()
 	_, s := h.session(p, true)
 	poll := func(after int64) (int, wire.MCPSnapshot, wire.Code) {
-		q := url.Values{"thread": {s.id}, "core": {h.core.mcp.id}, "after": {strconv.FormatInt(after, 10)}}
+		q := url.Values{"thread": {s.ID()}, "core": {h.core.mcp.ID()}, "after": {strconv.FormatInt(after, 10)}}
 		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+wire.MCPSessionToolsPath+"?"+q.Encode(), nil)
-		req.Header.Set("Authorization", "Bearer "+s.secret)
+		req.Header.Set("Authorization", "Bearer "+s.Secret())
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Error(err)
@@ -346,13 +345,13 @@ func TestSessionMCPLongPollWakes(t *testing.T) {
 		}()
 		return ch
 	}
-	if h.core.endpoint(s) == nil { // as the first request would make it
+	if !h.core.mcp.OpenEndpoint(s) { // as the first request would make it
 		t.Fatal("no endpoint for a live session")
 	}
 	ch := wait(0)
 	time.Sleep(50 * time.Millisecond)
-	first, _ := json.Marshal(s.skills().Tools[:1])
-	if _, err := s.updateTools(first); err != nil {
+	first, _ := json.Marshal(s.Skills().Tools[:1])
+	if _, err := s.UpdateTools(first); err != nil {
 		t.Fatalf("update_tools: %v", err)
 	}
 	select {
@@ -365,7 +364,7 @@ func TestSessionMCPLongPollWakes(t *testing.T) {
 	}
 	ch = wait(1)
 	time.Sleep(50 * time.Millisecond)
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.id})
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.ID()})
 	select {
 	case got := <-ch:
 		if got.status != http.StatusNotFound || got.code != wire.CodeSessionEnded {
@@ -399,7 +398,7 @@ func TestSessionMCPConsent(t *testing.T) {
 	}
 	denied := call(`{"amount":5}`)
 	req := pendingApproval(t, h.core.book)
-	if req.Tool != "pay" || req.SessionID != s.id {
+	if req.Tool != "pay" || req.SessionID != s.ID() {
 		t.Fatalf("request = %+v", req)
 	}
 	if _, err := h.core.book.Decide(req.ID, wire.DecisionDeny, "not today", approvals.ByCLI); err != nil {
@@ -429,7 +428,7 @@ func TestSessionMCPStdioBridge(t *testing.T) {
 	info, s := h.session(p, true)
 	h.session(p, true) // another session, whose tools must not show
 
-	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.id, s.secret, log.New(io.Discard))
+	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.ID(), s.Secret(), log.New(io.Discard))
 	gone := make(chan *wire.Error, 1)
 	bridge.Gone = func(werr *wire.Error) { gone <- werr }
 	mirror := mcpbridge.NewMirror("test", bridge.Call, mcpbridge.Options{Instructions: mcpbridge.SessionInstructions})
@@ -459,13 +458,13 @@ func TestSessionMCPStdioBridge(t *testing.T) {
 	if res := callSessionTool(t, ctx, cs, "echo", `{"x":2}`); res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"got":{"x":2}}` {
 		t.Fatalf("echo = %+v", res.Content)
 	}
-	if ev := awaitEvent(t, p, wire.EventToolCall, turnID, nil); ev.SessionID != s.id {
+	if ev := awaitEvent(t, p, wire.EventToolCall, turnID, nil); ev.SessionID != s.ID() {
 		t.Fatalf("the call reached %s", ev.SessionID)
 	}
 	held.finish <- nil
 	p.AwaitDone(turnID, 10*time.Second)
 
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.id})
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: s.ID()})
 	select {
 	case werr := <-gone:
 		if werr.Code != wire.CodeSessionEnded {

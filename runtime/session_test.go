@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/provider"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -26,7 +27,7 @@ func TestSessionTurnsResumeTheProviderThread(t *testing.T) {
 	}
 	// The agent knows the session by a thread id that is not the session
 	// id: it shows in every user's process listing (issue 20).
-	if thread := agentThreadID(info.SessionID); !strings.Contains(ht.turn.Prompt, "--thread-id "+thread+" tool-call") ||
+	if thread := AgentThreadID(info.SessionID); !strings.Contains(ht.turn.Prompt, "--thread-id "+thread+" tool-call") ||
 		strings.Contains(ht.turn.Prompt, info.SessionID) || thread == info.SessionID {
 		t.Errorf("the first prompt must name the thread %s and never the session id %s:\n%s", thread, info.SessionID, ht.turn.Prompt)
 	}
@@ -96,7 +97,7 @@ func TestPrepareWarmsUpOnce(t *testing.T) {
 	var started wire.TurnStarted
 	_ = json.Unmarshal(p.MustCall(wire.MethodPrepare, wire.SessionParams{SessionID: info.SessionID}), &started)
 	ht := h.held()
-	if !ht.turn.Warmup || !strings.Contains(ht.turn.Prompt, prepareMessage) {
+	if !ht.turn.Warmup || !strings.Contains(ht.turn.Prompt, session.PrepareMessage) {
 		t.Errorf("warm-up turn = %+v", ht.turn)
 	}
 	ht.emit(provider.Event{ChatDelta: "ready"})
@@ -183,17 +184,17 @@ func TestResumeWindowExpires(t *testing.T) {
 }
 
 // awaitEnded waits until s has ended, and checks why through a resume.
-func awaitEnded(t *testing.T, s *Session, reason string) {
+func awaitEnded(t *testing.T, s *session.Session, reason string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !s.isEnded() {
+	for !s.Ended() {
 		if time.Now().After(deadline) {
 			t.Fatalf("session did not end (%s)", reason)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if s.info().Status != wire.StatusEnded {
-		t.Errorf("status = %s", s.info().Status)
+	if s.Info().Status != wire.StatusEnded {
+		t.Errorf("status = %s", s.Info().Status)
 	}
 }
 

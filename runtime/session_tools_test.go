@@ -66,7 +66,7 @@ func TestUpdateToolsMidSession(t *testing.T) {
 		t.Errorf("prompt after no change = %q", ht.turn.Prompt)
 	}
 	ht.finish <- nil
-	if got := s.info().Tools; !slices.Equal(got, []string{"echo", "web_read"}) {
+	if got := s.Info().Tools; !slices.Equal(got, []string{"echo", "web_read"}) {
 		t.Errorf("session info tools = %v", got)
 	}
 }
@@ -92,12 +92,12 @@ func TestUpdateToolsRefusesBadLists(t *testing.T) {
 			t.Errorf("update_tools(%v) = %+v, want %s with %q", tc.params, werr, tc.code, tc.inMsg)
 		}
 	}
-	if got := s.info().Tools; !slices.Equal(got, []string{"echo", "slow", "none"}) {
+	if got := s.Info().Tools; !slices.Equal(got, []string{"echo", "slow", "none"}) {
 		t.Errorf("a refused update changed the tools: %v", got)
 	}
 	// An empty list is a valid list.
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[]`)})
-	if got := s.info().Tools; len(got) != 0 {
+	if got := s.Info().Tools; len(got) != 0 {
 		t.Errorf("tools after [] = %v", got)
 	}
 }
@@ -124,14 +124,14 @@ func TestUpdatedToolsSurviveARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := s.skills().Guidance; g != "Test tools." {
+	if g := s.Skills().Guidance; g != "Test tools." {
 		t.Errorf("guidance after the restart = %q", g)
 	}
 }
 
 // Tools added mid-session follow the consent rule like declared ones: a
 // WebMCP tool marked consequential waits for the user, a read-only one
-// never asks (issue 24, on issue 22's flow).
+// never asks.
 func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.page()
@@ -140,7 +140,7 @@ func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
 	info, _ := h.session(p, true)
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[
 	 {"name":"buy","description":"Buys.","argsSchema":{"type":"object","properties":{}},"annotations":{"consequentialHint":true}},
-	 {"name":"look","description":"Looks.","argsSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true,"consequentialHint":true}}]`)})
+	 {"name":"look","description":"Looks.","argsSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true}}]`)})
 	_, ht := h.send(p, info.SessionID, "go")
 	if r, err := ht.call("look", `{}`); err != nil || string(r) != `"seen"` || len(h.core.book.State().Pending) != 0 {
 		t.Fatalf("read-only call = %s, %v; pending %v", r, err, h.core.book.State().Pending)
@@ -164,12 +164,12 @@ func TestUpdatedToolsReachTheConsole(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.page()
 	info, s := h.session(p, true)
-	before := (sessionConsole{s}).Key()
+	before := s.Console().Key()
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[` + webTool + `]`)})
-	if (sessionConsole{s}).Key() == before {
+	if s.Console().Key() == before {
 		t.Error("the console's key did not change with the tools")
 	}
-	if got := s.consoleView().Tools; !slices.Equal(got, []string{"web_read"}) {
+	if got := s.ConsoleView().Tools; !slices.Equal(got, []string{"web_read"}) {
 		t.Errorf("console tools = %v", got)
 	}
 }

@@ -1,10 +1,8 @@
 package runtime
 
 import (
-	"errors"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -48,12 +46,6 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// isTimeout tells a body read that hit the deadline.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
 // webHandler serves the demo files; any path that names no file, including
 // paths that are not valid file names at all (invalid UTF-8 such as
 // /%c0%ae%c0%ae/etc/passwd), is a plain 404.
@@ -81,13 +73,13 @@ func webHandler(files fs.FS) http.Handler {
 // data: URL) can never be allowed, so it is not told to try.
 func (c *Core) refuseOrigin(w http.ResponseWriter, origin string) {
 	if !allowableOrigin(origin) {
-		c.refusals.note("origin", origin, "refused a page's WebSocket: its origin cannot be allowed", "origin", origin,
+		c.refusals.Note("origin", origin, "refused a page's WebSocket: its origin cannot be allowed", "origin", origin,
 			"fix", "serve the page over http:// or https:// (not file://, data: or a sandboxed iframe), then allow that origin with --allow-origin")
 		writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
 			"origin %q cannot use Pedelec Core: serve the page from an http:// or https:// origin and allow that origin with --allow-origin", origin)})
 		return
 	}
-	c.refusals.note("origin", origin, "refused a page's WebSocket: origin not allowed", "origin", origin,
+	c.refusals.Note("origin", origin, "refused a page's WebSocket: origin not allowed", "origin", origin,
 		"fix", "restart with --allow-origin "+origin+" (or PEDELEC_ALLOW_ORIGIN="+origin+")")
 	writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
 		"origin %s may not use this Pedelec Core; start it with --allow-origin %s", origin, origin)})

@@ -241,7 +241,7 @@ func decodeError(name string, err error) error {
 		errs := make([]error, 0, len(strict.Errors))
 		for _, e := range strict.Errors {
 			row, _ := e.Position()
-			errs = append(errs, fmt.Errorf("%s:%d: %s: unknown key (see docs/providers.md, \"Configuration\")", name, row, dottedKey(e.Key()...)))
+			errs = append(errs, fmt.Errorf("%s:%d: %s: unknown key%s (see docs/providers.md, \"Configuration\")", name, row, dottedKey(e.Key()...), keyHint(e.Key())))
 		}
 		return errors.Join(errs...)
 	}

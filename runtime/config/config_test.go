@@ -88,6 +88,8 @@ func TestLoadErrorsNameTheLineAndKey(t *testing.T) {
 	}{
 		{"unknown key", "default_provider = \"codex\"\n\n[providers.codex]\nexecutabl = \"/x\"\n", []string{":4:", "providers.codex.executabl", "unknown key"}, nil},
 		{"unknown top-level key", "default_provider = \"codex\"\ndefault_model = \"x\"\n", []string{":2:", "default_model", "unknown key"}, nil},
+		{"mistyped provider key", "[providers.codex]\ndefault_modle = \"x\"\n", []string{":2:", "providers.codex.default_modle", "unknown key; did you mean default_model?"}, nil},
+		{"mistyped top-level key", "default_providr = \"codex\"\n", []string{":1:", "default_providr", "did you mean default_provider?"}, nil},
 		{"wrong type", "[providers.codex]\nargs = \"--fast\"\n", []string{":2:", "providers.codex.args", "string"}, []string{"provider.Settings", "struct field"}},
 		{"wrong element type", "[providers.openai.env]\nA = 1\n", []string{":2:", "providers.openai.env.A"}, nil},
 		{"syntax", "default_provider = \n", []string{":1:"}, nil},

@@ -39,7 +39,7 @@ func TestMirrorArgsInvalidSpeaksMCP(t *testing.T) {
 			cs := connect(t, m, &changes)
 			m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add_todo"), session("s_b", 2, "other")}})
 			waitFor(t, "the tools", func() bool { return len(names(t, cs)) == 2 })
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "page1__add_todo", Arguments: map[string]any{}})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add_todo", Arguments: map[string]any{}})
 			if err != nil || !res.IsError {
 				t.Fatalf("%v %+v", err, res)
 			}
@@ -58,7 +58,7 @@ func TestMirrorArgsInvalidSpeaksMCP(t *testing.T) {
 			if body.Error.Code != wire.CodeToolArgsInvalid || len(body.Error.Details.Violations) != 1 {
 				t.Errorf("code or violations lost: %s", text)
 			}
-			if strings.Contains(msg, "tool-spec") || !strings.Contains(msg, "inputSchema") || !strings.Contains(msg, "call page1__add_todo again") ||
+			if strings.Contains(msg, "tool-spec") || !strings.Contains(msg, "inputSchema") || !strings.Contains(msg, "call add_todo again") ||
 				!strings.Contains(msg, "text: required <string> & missing") {
 				t.Errorf("message: %q", msg)
 			}

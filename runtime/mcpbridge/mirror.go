@@ -6,7 +6,7 @@
 // results an MCP client sees are the same on both. The protocol itself
 // (JSON-RPC, revisions, sessions, cancellation, list_changed, pings) is
 // the SDK's; what is here is Pedelec's: the mirror of pages' tools with
-// their `page<N>__` names, results and errors in-band, progress while a
+// their stable names (names.go), results and errors in-band, progress while a
 // page's handler works, the link to Core with its token, and the bounds
 // one client may make Core hold (stdio.go, http.go).
 package mcpbridge
@@ -88,6 +88,7 @@ type Mirror struct {
 
 	mu    sync.Mutex
 	tools map[string]mirrored // by MCP name
+	names namer               // which page's tool each name is
 
 	// callsMu guards calls; taken alone (sessions.go).
 	callsMu sync.Mutex
@@ -160,25 +161,30 @@ func (m *Mirror) Server() *mcp.Server { return m.server }
 
 // Update makes the server's tools those of snap. Tools that appear, change
 // or disappear are added or removed; the SDK then sends one
-// notifications/tools/list_changed to every connected client.
+// notifications/tools/list_changed to every connected client. A tool keeps
+// the name it was listed under while its page has it (names.go).
 func (m *Mirror) Update(snap wire.MCPSnapshot) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	// Core accepts only object argsSchemas; anything else is a bug.
+	listable := func(t wire.MCPTool) bool { return isObjectSchema(t.ArgsSchema) }
+	names := m.names.assign(snap.Sessions, listable)
 	want := map[string]*mcp.Tool{}
 	targets := map[string]mirrored{}
 	several := len(snap.Sessions) > 1
 	for _, s := range snap.Sessions {
 		for _, t := range s.Tools {
-			if !isObjectSchema(t.ArgsSchema) {
-				// Core accepts only object argsSchemas; anything else is a bug.
+			name, ok := names[pageTool{s.SessionID, t.Name}]
+			if !ok {
 				continue
 			}
-			name := ToolName(s, t.Name, several)
 			// The schema goes out as the page declared it: a raw schema
 			// is neither re-inferred nor used by the SDK to check
 			// arguments (Core checks them, and says what is wrong in-band).
 			tool := &mcp.Tool{
 				Name:        name,
 				Title:       title(s, t.Name, several),
-				Description: t.Description,
+				Description: description(s, t.Description, several),
 				InputSchema: t.ArgsSchema,
 			}
 			if isObjectSchema(t.OutputSchema) { // Core accepts only object outputSchemas
@@ -192,8 +198,6 @@ func (m *Mirror) Update(snap wire.MCPSnapshot) {
 		}
 	}
 
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	var gone []string
 	for name, had := range m.tools {
 		if now, ok := targets[name]; !ok || now.key != had.key || now.sessionID != had.sessionID || now.timeout != had.timeout {
@@ -231,21 +235,31 @@ func (m *Mirror) addTool(tool *mcp.Tool, h mcp.ToolHandler) (ok bool) {
 	return true
 }
 
-// ToolName is the name an MCP client sees: the tool's own name while one
-// mcp session is live, else "page<ordinal>__<name>", where the ordinal
-// numbers the mcp sessions of this Core in creation order (see docs/mcp.md).
-func ToolName(s wire.MCPSession, tool string, several bool) string {
-	if !several {
-		return tool
-	}
-	return fmt.Sprintf("page%d__%s", s.Ordinal, tool)
-}
-
+// title is the name a person sees in the client's UI: with several pages
+// open, it says which page the tool belongs to.
 func title(s wire.MCPSession, tool string, several bool) string {
 	if !several {
 		return tool
 	}
-	return fmt.Sprintf("%s (page %d, %s)", tool, s.Ordinal, s.Origin)
+	return fmt.Sprintf("%s (%s)", tool, pageLabel(s))
+}
+
+// description is what the model reads: with several pages open, it starts
+// by naming the page, so a model can tell two pages' tools apart whatever
+// their names.
+func description(s wire.MCPSession, desc string, several bool) string {
+	if !several {
+		return desc
+	}
+	return fmt.Sprintf("[%s] %s", pageLabel(s), desc)
+}
+
+// pageLabel names a page: its number, and its origin when it has one.
+func pageLabel(s wire.MCPSession) string {
+	if s.Origin == "" {
+		return fmt.Sprintf("page %d", s.Ordinal)
+	}
+	return fmt.Sprintf("page %d, %s", s.Ordinal, s.Origin)
 }
 
 // pageAnnotations is what a page may declare (schema.Annotations).

@@ -99,7 +99,9 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 
 	m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add", "bad"), session("s_b", 2, "add")}})
 	waitFor(t, "list_changed for the second page", func() bool { return changes.Load() > before })
-	want := []string{"page1__add|add (page 1, http://localhost:5173)", "page1__bad|bad (page 1, http://localhost:5173)", "page2__add|add (page 2, http://localhost:5173)"}
+	// The first page's tools keep the names the client already has; the
+	// second page's "add" is taken, so it gets its page's prefix.
+	want := []string{"add|add (page 1, http://localhost:5173)", "bad|bad (page 1, http://localhost:5173)", "page2__add|add (page 2, http://localhost:5173)"}
 	if got := names(t, cs); len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("two pages: %v", got)
 	}
@@ -116,7 +118,7 @@ func TestMirrorNamesAndListChanged(t *testing.T) {
 		t.Fatalf("result: %s %+v", sc, res.Content)
 	}
 
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "page1__bad"})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "bad"})
 	if err != nil || !res.IsError {
 		t.Fatalf("a Pedelec error must come back in-band: %v %+v", err, res)
 	}
@@ -185,4 +187,57 @@ func settle(n *atomic.Int32) {
 			last = now
 		}
 	}
+}
+
+// A name the client was given stays that tool's while its page is open,
+// however pages come and go; descriptions name the page once there are
+// several.
+func TestMirrorNamesStayWhilePagesComeAndGo(t *testing.T) {
+	m := NewMirror("test", inline(func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, error) {
+		return json.RawMessage(`{}`), nil
+	}), Options{})
+	var changes atomic.Int32
+	cs := connect(t, m, &changes)
+	list := func() map[string]string { // name → description
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, tool := range res.Tools {
+			out[tool.Name] = tool.Description
+		}
+		return out
+	}
+	step := func(what string, want map[string]string, sessions ...wire.MCPSession) {
+		t.Helper()
+		m.Update(wire.MCPSnapshot{Sessions: sessions})
+		var got map[string]string
+		waitFor(t, what, func() bool {
+			got = list()
+			if len(got) != len(want) {
+				return false
+			}
+			for name, desc := range want {
+				if got[name] != desc {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	a, b, c := session("s_a", 1, "add_todo", "list"), session("s_b", 2, "add_todo"), session("s_c", 3, "add_todo")
+	b.Origin = ""
+	step("one page", map[string]string{"add_todo": "does add_todo", "list": "does list"}, a)
+	step("a second page", map[string]string{
+		"add_todo": "[page 1, http://localhost:5173] does add_todo", "list": "[page 1, http://localhost:5173] does list",
+		"page2__add_todo": "[page 2] does add_todo"}, a, b)
+	step("the first page closed", map[string]string{"page2__add_todo": "does add_todo"}, b)
+	step("a third page: the free name is its", map[string]string{
+		"page2__add_todo": "[page 2] does add_todo", "add_todo": "[page 3, http://localhost:5173] does add_todo"}, b, c)
+	// A page that itself names a tool like another page's prefixed one.
+	d := session("s_d", 4, "page2__add_todo")
+	step("a tool named like a prefix", map[string]string{
+		"page2__add_todo": "[page 2] does add_todo", "add_todo": "[page 3, http://localhost:5173] does add_todo",
+		"page4__page2__add_todo": "[page 4, http://localhost:5173] does page2__add_todo"}, b, c, d)
 }

@@ -19,6 +19,28 @@ const (
 	ApproverTokenFile = "approver-token"
 )
 
+// Methods of the page WebSocket about the page's own origin: the only ones
+// an origin the user has not approved may call (the origin gate). Their
+// params are {}; each answers OriginApprovalStatus.
+const (
+	MethodGetApprovalStatus = "get_approval_status" // {approved, origin}; never asks the user
+	MethodRequestApproval   = "request_approval"    // asks the user (once per origin): {approved, requestId, url, ...}
+	MethodAwaitApproval     = "await_approval"      // waits for the decision: {approved: true} or the code
+)
+
+// OriginApprovalStatus is whether the connection's origin may use Core,
+// and while the user is being asked, where: RequestID names the pending
+// request, URL is the approval window to open, TimeoutMs how long the user
+// has to decide.
+type OriginApprovalStatus struct {
+	Approved  bool       `json:"approved"`
+	Origin    string     `json:"origin"`
+	RequestID string     `json:"requestId,omitempty"`
+	URL       string     `json:"url,omitempty"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+}
+
 // ApprovalKind says what a pending request asks the user to allow.
 type ApprovalKind string
 

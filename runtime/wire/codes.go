@@ -154,7 +154,7 @@ var Codes = []CodeInfo{
 	{CodeStepLimit, "openai provider", "the built-in agent loop hit its per-turn step cap", ""},
 	{CodeOllamaUnavailable, "Core", "`createSession` with `provider: \"ollama\"` and a model while nothing answers at its `base_url` (the original SDK's code; at a turn it is `ENDPOINT_UNREACHABLE`)", "`provider`, `reason`"},
 	{CodeOllamaAuthFailed, "Core", "`createSession` with `provider: \"ollama\"` while its server refuses the key (HTTP 401/403; the original SDK's code; at a turn it is `AUTH_FAILED`)", "`provider`, `reason`"},
-	{CodeToolNotFound, "Core \u2192 agent", "the agent named a tool the session does not declare", "`tool`, `available`"},
+	{CodeToolNotFound, "Core \u2192 agent", "the agent named a tool the session does not declare", "`tool`, `available`, `didYouMean` when a declared name is one typo away"},
 	{CodeToolArgsInvalid, "Core \u2192 agent, CLI", "the arguments do not match the tool's schema; or `tool-call` arguments are not JSON (as the original names it)", "`tool`, `violations: [{path, expected, got, message}]`; for text that is not JSON: `line`, `column`, `offset`, `parser`"},
 	{CodeToolTimeout, "Core \u2192 agent", "the page did not answer within the tool's `timeoutMs`", "`tool`, `toolRequestId`, `timeoutMs`"},
 	{CodeToolCallCancelled, "Core → page, CLI, MCP", "the call's own caller gave up on it: the agent's `tool-call` was interrupted (Ctrl-C, SIGTERM) or an MCP client sent `notifications/cancelled`; the page's `ctx.signal` aborts with it. Not a failure of the tool, nor of the session", "`toolRequestId`"},

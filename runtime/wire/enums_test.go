@@ -13,7 +13,7 @@ import (
 func TestEnumsMatchDocsAndSDK(t *testing.T) {
 	protocol := readRepoFile(t, "docs/protocol.md")
 	dts := readRepoFile(t, "sdk/dist/pedelec.d.ts")
-	sdkWire := readRepoFile(t, "sdk/src/client/protocol.ts")
+	sdkWire := readRepoFile(t, "sdk/src/client/protocol.gen.ts")
 
 	for _, tc := range []struct {
 		name string
@@ -24,7 +24,7 @@ func TestEnumsMatchDocsAndSDK(t *testing.T) {
 		docExclude string
 	}{
 		{"statuses", strs(Statuses), docLine(t, protocol, "Statuses: "), tsUnion(t, dts, "export type PedelecSessionStatus = "), "sdk/dist/pedelec.d.ts", ""},
-		{"settle outcomes", strs(SettleOutcomes), docLine(t, protocol, "| `tool_call_settled` |"), tsUnion(t, sdkWire, "outcome: "), "sdk/src/client/protocol.ts", "tool_call_settled"},
+		{"settle outcomes", strs(SettleOutcomes), docLine(t, protocol, "| `tool_call_settled` |"), tsUnion(t, sdkWire, "export type SettleOutcome = "), "sdk/src/client/protocol.gen.ts", "tool_call_settled"},
 		{"end reasons", strs(EndReasons), docLine(t, protocol, "| `ended` |"), tsUnion(t, dts, "export type EndReason = "), "sdk/dist/pedelec.d.ts", "ended"},
 	} {
 		doc := backticked(tc.doc, tc.docExclude)

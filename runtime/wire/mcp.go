@@ -42,7 +42,7 @@ type MCPSnapshot struct {
 
 // MCPSession is one page's mcp session. Ordinal numbers the mcp sessions of
 // this Core from 1 in creation order; it names the session's tool prefix
-// ("page<ordinal>__") when several sessions are live.
+// ("page<ordinal>__") for a tool whose name another page's tool holds.
 type MCPSession struct {
 	SessionID string    `json:"sessionId"`
 	Ordinal   int       `json:"ordinal"`

@@ -1,7 +1,9 @@
 // Package wire holds every type that crosses a process boundary: the SDK's
 // WebSocket frames, the agent endpoint's requests and answers, and the error
 // shape. Core, the agent commands, the conformance tests and the SDK's
-// TypeScript types all read this one file; docs/protocol.md describes it.
+// TypeScript types all read this package; page.go lists the page
+// WebSocket's methods and events, from which the SDK's types are
+// generated; docs/protocol.md describes it.
 package wire
 
 import "encoding/json"
@@ -198,7 +200,7 @@ type SubmitToolResultParams struct {
 	// Refusal, instead of a result: the handler refused the call (issue
 	// 26). The agent gets TOOL_REFUSED with the page's code and message.
 	Refusal *Refusal        `json:"refusal,omitempty"`
-	Result  json.RawMessage `json:"result"` // last: MarshalRaw writes it as it is
+	Result  json.RawMessage `json:"result,omitempty"` // last: MarshalRaw writes it as it is
 }
 
 // Refusal is a handler's "no" to one call: Code is the page's own

@@ -107,20 +107,17 @@ export type PedelecError = {
 };
 /**
  * What every SDK promise rejects with and every onError listener receives:
- * a PedelecError that is also `instanceof Error` (its prototype chain has
- * Error.prototype) without being an Error object inside. That is the point:
- * an Error's own fields are lost by `{...err}` (message is not enumerable)
- * and by structuredClone/postMessage (only name, message and stack survive),
- * while the original handed out plain objects that survive both. So code,
- * message and details are own enumerable fields, name and the stack are not.
+ * a real Error (so devtools, Playwright and test runners show
+ * "PedelecError: CODE: message" with its stack, not a bare class name) that
+ * is also the original's PedelecError shape: code, message and details are
+ * own enumerable fields, so `{...err}` and `JSON.stringify(err)` keep them.
+ * structuredClone and postMessage copy an Error as name, message and stack
+ * only: post `err.toJSON()` to keep the code (docs/sdk.md, "Errors").
  */
-export declare class PedelecSdkError {
+export declare class PedelecSdkError extends Error {
 	readonly code: ErrorCode | (string & {});
 	readonly message: string;
 	readonly details?: unknown;
-	/** "PedelecError" (on the prototype, so `{...err}` leaves it out). */
-	readonly name: string;
-	readonly stack?: string;
 	constructor(code: ErrorCode | (string & {}), message: string, details?: unknown);
 	/** Builds a PedelecSdkError from a wire error object (or anything else). */
 	static from(value: unknown): PedelecSdkError;
@@ -128,8 +125,6 @@ export declare class PedelecSdkError {
 	toJSON(): PedelecErrorData;
 	/** "PedelecError: CODE: message", as an Error prints. */
 	toString(): string;
-}
-export interface PedelecSdkError extends Error {
 }
 /**
  * The value of the same name: the class, so `new PedelecError(code,
@@ -662,37 +657,10 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	readonly tools: readonly string[];
 	/** Pedelec Core addition: whether Core ends the session when this page disconnects. */
 	readonly autoEndOnDisconnect: boolean;
-	private readonly connection;
-	private readonly registry;
-	private readonly seq;
-	private readonly onForget;
-	private status;
-	private waitingOn;
-	private turn;
-	private preparing;
-	private prepared;
-	private readonly earlyDone;
-	private readonly otherTurns;
+	private readonly state;
+	private readonly turns;
 	private readonly calls;
-	private deadlineTimer;
-	private deadlineAt;
-	private ended;
-	/** The connection dropped and the session has not been resumed yet. */
-	private reconnecting;
-	private reconnected;
-	private markReconnected;
-	/** The origin approval a reconnect waits for (status waiting_approval with no calls). */
-	private originApproval;
-	/** Core's status as of the last resume, to know whether a turn can still end. */
-	private coreStatus;
-	private readonly unsubscribe;
-	/** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
-	private readonly cleanups;
-	private browserCalls;
-	private readonly chat;
-	private readonly statusEmitter;
-	private readonly errors;
-	private readonly endedEmitter;
+	private readonly reconnect;
 	/**
 	 * Starts one user turn. Resolves when the turn is over; rejects with the
 	 * turn's error, SESSION_BUSY when a turn is already running (one at a
@@ -775,27 +743,6 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	readAsset<T = JsonValue>(path: SandboxAssetPath, type: "json"): Promise<T>;
 	readAsset(path: SandboxAssetPath, type: "file"): Promise<File>;
 	private assetSession;
-	private endedError;
-	/** The context fields every listener gets. */
-	private context;
-	private emitError;
-	private startTurn;
-	private finishTurn;
-	private finishReconnect;
-	private receive;
-	private onDelta;
-	private onDone;
-	private setStatus;
-	private markEnded;
-	private settled;
-	private dispatch;
-	/** Shows one step of a tool of the agent's own to onStatus; the status stays. */
-	private onActivity;
-	/** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
-	private sendProgress;
-	/** Arms the deadline timer for at, the earliest deadline of a running call. */
-	private watchDeadlines;
-	private submit;
 }
 export declare class Pedelec {
 	/** Pedelec Core addition: Core's WebSocket URL this client talks to. */

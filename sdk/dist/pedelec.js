@@ -92,14 +92,22 @@ var ERROR_CODES = [
 ];
 
 // src/errors.ts
-var PedelecSdkError = class _PedelecSdkError {
+var PedelecSdkError = class _PedelecSdkError extends Error {
   constructor(code, message, details) {
+    super(message);
     __publicField(this, "code");
-    __publicField(this, "message");
     this.code = code;
-    this.message = message;
+    Object.defineProperty(this, "message", { value: message, writable: true, configurable: true, enumerable: true });
     if (details !== void 0) this.details = details;
-    Object.defineProperty(this, "stack", { value: new Error(message).stack?.replace(/^Error/, "PedelecError"), writable: true, configurable: true, enumerable: false });
+    if (typeof this.stack === "string") {
+      const nl = this.stack.indexOf("\n");
+      Object.defineProperty(this, "stack", {
+        value: `PedelecError: ${code}: ${message}` + (nl >= 0 ? this.stack.slice(nl) : ""),
+        writable: true,
+        configurable: true,
+        enumerable: false
+      });
+    }
   }
   /** Builds a PedelecSdkError from a wire error object (or anything else). */
   static from(value) {
@@ -119,7 +127,6 @@ var PedelecSdkError = class _PedelecSdkError {
     return `PedelecError: ${this.code}: ${this.message}`;
   }
 };
-Object.setPrototypeOf(PedelecSdkError.prototype, Error.prototype);
 Object.defineProperty(PedelecSdkError.prototype, "name", { value: "PedelecError", writable: true, configurable: true, enumerable: false });
 var PedelecError = PedelecSdkError;
 function isErrorData(value) {
@@ -178,8 +185,19 @@ var Connection = class {
   reachable() {
     return this.probe(httpBase(this.url)).catch(() => false);
   }
-  /** Sends one request and resolves with its result, or rejects with its error. */
-  async request(method, params, timeoutMs) {
+  /**
+   * Sends one request and resolves with its result, or rejects with its
+   * error; params and result are the method's (protocol.gen.ts, generated
+   * from Core's own list).
+   */
+  request(method, params, timeoutMs) {
+    return this.send(method, params, timeoutMs);
+  }
+  /**
+   * request for any method name: Pedelec.request, the original's untyped
+   * escape hatch, sends what the page names. T is not checked.
+   */
+  async send(method, params, timeoutMs) {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
@@ -338,11 +356,7 @@ var Connection = class {
     } catch {
       return;
     }
-    if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.backlog.push(frame);
-    } else {
-      this.backlog.push(parsed);
-    }
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) if (isFrame(frame)) this.backlog.push(frame);
     if (!this.resuming) this.drain();
   }
   /**
@@ -378,7 +392,6 @@ var Connection = class {
     this.drained = 0;
   }
   handle(frame) {
-    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
@@ -403,6 +416,9 @@ var Connection = class {
     }
   }
 };
+function isFrame(v) {
+  return typeof v === "object" && v !== null && "type" in v && typeof v.type === "string";
+}
 function keepAlive(timer, on) {
   const t = timer;
   if (on) t?.ref?.();
@@ -1417,7 +1433,7 @@ function asOriginalBusy(e) {
 async function listAssets(s) {
   checkLive(s);
   const r = await s.connection.request("list_assets", { sessionId: s.sessionId });
-  return r.assets ?? [];
+  return (r.assets ?? []).map((a) => ({ ...a, path: a.path.startsWith("/") ? a.path : `/${a.path}` }));
 }
 async function readAsset(s, path, type) {
   checkLive(s);
@@ -1474,6 +1490,26 @@ function decodeName(header) {
     return null;
   }
 }
+
+// src/seq.ts
+var SeqGate = class {
+  constructor(last = 0) {
+    __publicField(this, "last", last);
+  }
+  /** True when the event is new; it then becomes the last one seen. */
+  admit(seq) {
+    if (typeof seq !== "number" || !Number.isFinite(seq) || seq <= this.last) return false;
+    this.last = seq;
+    return true;
+  }
+  get lastSeq() {
+    return this.last;
+  }
+  /** Moves forward without handling (after a resume told us the current seq). */
+  advanceTo(seq) {
+    if (seq > this.last) this.last = seq;
+  }
+};
 
 // src/refuse.ts
 var CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -1647,6 +1683,217 @@ function checkProgress(p) {
   return out;
 }
 
+// src/session/calls.ts
+var Calls = class {
+  constructor(s, tools) {
+    __publicField(this, "s", s);
+    __publicField(this, "registry");
+    __publicField(this, "calls", /* @__PURE__ */ new Map());
+    // One timer for the running calls' deadlines, armed for the earliest and
+    // left armed when calls finish early (it then finds nothing to abort and
+    // re-arms for the next), instead of a timer set and cleared per call.
+    __publicField(this, "deadlineTimer");
+    __publicField(this, "deadlineAt", Infinity);
+    __publicField(this, "browserCalls", 0);
+    this.registry = new HandlerRegistry(tools);
+    s.onEnd((ended) => {
+      for (const [, call] of this.calls) abortCall(call, ended);
+      this.calls.clear();
+      clearTimeout(this.deadlineTimer);
+      this.deadlineTimer = void 0;
+    });
+  }
+  /** The calls this page runs now, oldest first. */
+  running() {
+    return [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
+  }
+  /** waiting plus the calls this page runs that it does not name. */
+  withRunning(waiting) {
+    const out = [...waiting];
+    for (const [toolRequestId, call] of this.calls) {
+      if (!out.some((p) => p.toolRequestId === toolRequestId)) out.push({ toolRequestId, tool: call.tool });
+    }
+    return out;
+  }
+  onTool(nameOrFallback, handler) {
+    if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback);
+    if (typeof nameOrFallback !== "string") {
+      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
+    }
+    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
+      throw new PedelecError(
+        "INVALID_INPUT",
+        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
+        { tool: nameOrFallback }
+      );
+    }
+    if (typeof handler !== "function") {
+      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
+    }
+    return this.registry.setNamed(nameOrFallback, handler);
+  }
+  setDynamicHandlers(lookup) {
+    this.registry.setDynamic(lookup);
+  }
+  /** Sends Core the session's whole new tool list; resolves with the names now in force. */
+  async updateTools(tools) {
+    const s = this.s;
+    try {
+      if (s.reconnected) await s.reconnected;
+      const res = await s.connection.request("update_tools", { sessionId: s.sessionId, tools });
+      return Array.isArray(res?.tools) ? res.tools : void 0;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (!s.ended) s.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
+      throw e;
+    }
+  }
+  /** Runs a tool's handler for the browser's own agent: no Core turn is behind it. */
+  async runForBrowser(tool, input, signal) {
+    const now = Date.now();
+    const ctx = {
+      ...this.s.context("sdk"),
+      type: "tool_call",
+      toolRequestId: `webmcp_${++this.browserCalls}`,
+      tool,
+      turnId: "",
+      turnStartedAt: now,
+      eventReceivedAt: now,
+      deadline: Number.MAX_SAFE_INTEGER,
+      timeoutMs: 0,
+      redelivered: false,
+      signal
+    };
+    const outcome = await this.registry.run(tool, input ?? {}, ctx);
+    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
+    return outcome.result;
+  }
+  /** tool_call_settled: the call no longer waits for this page. */
+  settled(data) {
+    const s = this.s;
+    s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
+    const call = this.calls.get(data.toolRequestId);
+    if (!call || data.outcome === "result") return;
+    abortCall(call, settledReason(data));
+  }
+  /** tool_call: runs the call's handler and submits its outcome. */
+  async dispatch(turnId, data, eventReceivedAt) {
+    const s = this.s;
+    const { toolRequestId, tool } = data;
+    if (this.calls.has(toolRequestId)) return;
+    const controller = new AbortController();
+    const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
+    const call = { tool, controller, deadline };
+    this.calls.set(toolRequestId, call);
+    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
+    else keepAlive(this.deadlineTimer, true);
+    const waiting = s.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? s.waitingOn : [...s.waitingOn, { toolRequestId, tool }];
+    s.setStatus("waiting_tool_result", "sdk", waiting);
+    const ctx = {
+      ...s.context("core", eventReceivedAt, turnId || void 0),
+      type: "tool_call",
+      toolRequestId,
+      tool,
+      turnId,
+      turnStartedAt: data.turnStartedAt,
+      eventReceivedAt,
+      deadline,
+      timeoutMs: data.timeoutMs,
+      redelivered: data.redelivered === true,
+      signal: controller.signal
+    };
+    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
+    ctx.progress = reporter.report;
+    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
+    if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
+    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
+    s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
+    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
+      const cause = { code: outcome.failure.code, message: outcome.failure.message };
+      s.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
+    }
+    if (s.ended) return;
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+  }
+  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
+  sendProgress(toolRequestId, tool, p, turnId) {
+    const s = this.s;
+    if (s.ended || !this.calls.has(toolRequestId)) return;
+    s.connection.request("tool_progress", { sessionId: s.sessionId, toolRequestId, ...p }).catch(() => {
+    });
+    s.emitStatusDetail("sdk", { progress: { ...p, toolRequestId, tool } }, void 0, turnId || void 0);
+  }
+  /** Arms the deadline timer for at, the earliest deadline of a running call. */
+  watchDeadlines(at) {
+    clearTimeout(this.deadlineTimer);
+    this.deadlineAt = at;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = void 0;
+      this.deadlineAt = Infinity;
+      const now = Date.now();
+      let next = Infinity;
+      for (const call of this.calls.values()) {
+        if (call.deadline <= now) {
+          if (!call.controller.signal.aborted) {
+            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
+          }
+        } else if (call.deadline < next) next = call.deadline;
+      }
+      if (next !== Infinity && !this.s.ended) this.watchDeadlines(next);
+    }, Math.max(0, at - Date.now()));
+  }
+  async submit(toolRequestId, tool, result, turnId, refusal) {
+    const s = this.s;
+    try {
+      if (s.reconnected) await s.reconnected;
+      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : { sessionId: s.sessionId, toolRequestId, result };
+      await s.connection.request("submit_tool_result", params);
+    } catch (err) {
+      const cause = PedelecError.from(err);
+      if (cause.code === "CORE_UNREACHABLE" && !s.ended && s.reconnected) {
+        await s.reconnected;
+        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        return;
+      }
+      if (cause.code === "TOOL_RESULT_INVALID") {
+        s.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...cause.details, tool, toolRequestId }), "sdk", void 0, turnId);
+        return;
+      }
+      if (cause.code === "MESSAGE_TOO_LARGE") {
+        const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
+        s.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
+        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
+      }
+      if (s.ended) return;
+      s.emitError(
+        new PedelecError(
+          "SUBMIT_TOOL_RESULT_FAILED",
+          `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
+          { tool, toolRequestId, cause: cause.toJSON() }
+        ),
+        "sdk",
+        void 0,
+        turnId
+      );
+    }
+  }
+};
+function abortCall(call, reason) {
+  if (!call.controller.signal.aborted) call.controller.abort(reason);
+}
+function settledReason(data) {
+  switch (data.outcome) {
+    case "timeout":
+      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
+    case "cancelled":
+      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
+    case "interrupted":
+      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
+    default:
+      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+  }
+}
+
 // src/listeners.ts
 var Emitter = class {
   constructor() {
@@ -1679,527 +1926,82 @@ function reportListenerError(err) {
   }, 0);
 }
 
-// src/seq.ts
-var SeqGate = class {
-  constructor(last = 0) {
-    __publicField(this, "last", last);
-  }
-  /** True when the event is new; it then becomes the last one seen. */
-  admit(seq) {
-    if (typeof seq !== "number" || !Number.isFinite(seq) || seq <= this.last) return false;
-    this.last = seq;
-    return true;
-  }
-  get lastSeq() {
-    return this.last;
-  }
-  /** Moves forward without handling (after a resume told us the current seq). */
-  advanceTo(seq) {
-    if (seq > this.last) this.last = seq;
-  }
-};
-
-// src/session.ts
+// src/session/state.ts
 var STATUSES = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
-var PedelecSession = class {
-  /** @internal Sessions come from Pedelec.createSession / resumeSession. */
-  constructor(init) {
-    /** Core's id for this session; keep it to resumeSession() after a reload. */
-    __publicField(this, "sessionId");
-    /** The provider running the agent (codex, claude, openai, script, ...). */
-    __publicField(this, "provider");
-    /** The model, when one was chosen (explicitly or by Core's configuration). */
-    __publicField(this, "model");
-    /** When this session object was constructed (browser Date.now()). */
-    __publicField(this, "sessionCreatedAt");
-    /** Pedelec Core addition: the tool names Core registered for this session. */
-    __publicField(this, "tools");
-    /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
-    __publicField(this, "autoEndOnDisconnect");
-    __publicField(this, "connection");
-    __publicField(this, "registry");
-    __publicField(this, "seq");
-    __publicField(this, "onForget");
+var SessionState = class {
+  constructor(id, connection, seq, status, onForget) {
+    __publicField(this, "id", id);
+    __publicField(this, "connection", connection);
+    __publicField(this, "seq", seq);
+    __publicField(this, "onForget", onForget);
     __publicField(this, "status");
     __publicField(this, "waitingOn", []);
-    __publicField(this, "turn", null);
-    __publicField(this, "preparing", null);
-    __publicField(this, "prepared", false);
-    __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
-    __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
-    __publicField(this, "calls", /* @__PURE__ */ new Map());
-    // One timer for the running calls' deadlines, armed for the earliest and
-    // left armed when calls finish early (it then finds nothing to abort and
-    // re-arms for the next), instead of a timer set and cleared per call.
-    __publicField(this, "deadlineTimer");
-    __publicField(this, "deadlineAt", Infinity);
-    __publicField(this, "ended", false);
-    /** The connection dropped and the session has not been resumed yet. */
-    __publicField(this, "reconnecting", false);
-    __publicField(this, "reconnected", null);
-    __publicField(this, "markReconnected", null);
     /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
     __publicField(this, "originApproval");
+    __publicField(this, "ended", false);
     /** Core's status as of the last resume, to know whether a turn can still end. */
     __publicField(this, "coreStatus", "idle");
-    __publicField(this, "unsubscribe");
-    /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
-    __publicField(this, "cleanups", []);
-    __publicField(this, "browserCalls", 0);
+    /** The connection dropped and the session has not been resumed yet. */
+    __publicField(this, "reconnecting", false);
+    /** Settles when the session is resumed (or given up on); null while connected. */
+    __publicField(this, "reconnected", null);
+    __publicField(this, "markReconnected", null);
     __publicField(this, "chat", new Emitter());
     __publicField(this, "statusEmitter", new Emitter());
     __publicField(this, "errors", new Emitter());
     __publicField(this, "endedEmitter", new Emitter());
-    if (!init?.info || !init.connection) {
-      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
-    }
-    const { info } = init;
-    this.sessionId = info.sessionId;
-    this.provider = info.provider ?? "";
-    if (info.model) this.model = info.model;
-    this.sessionCreatedAt = Date.now();
-    this.tools = Object.freeze([...info.tools ?? []]);
-    this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
-    this.connection = init.connection;
-    this.onForget = init.onForget;
-    this.registry = new HandlerRegistry(init.tools);
-    this.seq = new SeqGate(info.seq ?? 0);
-    this.status = STATUSES.includes(info.status) ? info.status : "idle";
-    if (this.status === "ended") this.ended = true;
-    this.unsubscribe = this.connection.subscribe(this.sessionId, (ev) => this.receive(ev));
-  }
-  // ---- turns ----
-  /**
-   * Starts one user turn. Resolves when the turn is over; rejects with the
-   * turn's error, SESSION_BUSY when a turn is already running (one at a
-   * time), or SESSION_ENDED when the session ends first. The text arrives
-   * through onChat; sendTurn() also resolves with it.
-   */
-  async sendText(text) {
-    await this.sendTurn(text);
-  }
-  /**
-   * Pedelec Core addition: sendText that resolves with the turn's record,
-   * {turnId, startedAt, text}, text being the whole assistant message.
-   */
-  async sendTurn(text) {
-    if (typeof text !== "string") {
-      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
-    }
-    if (this.preparing) await this.preparing.catch(() => {
+    /** The turn a listener's context names (set by turns.ts). */
+    __publicField(this, "turnRef", () => void 0);
+    /** Stops routing Core's events here (set once subscribed). */
+    __publicField(this, "unsubscribe", () => {
     });
-    return this.startTurn("send_text", { sessionId: this.sessionId, text }, "user");
+    /** Run in order when the session ends, with the error pending work fails with. */
+    __publicField(this, "endHooks", []);
+    /** Run once when the session ends (webmcp/: stop following the page's tools, unregister from the browser). */
+    __publicField(this, "cleanups", []);
+    this.status = status;
+    if (status === "ended") this.ended = true;
   }
-  /**
-   * Warms the provider up before the first user turn; its chat is not
-   * delivered. Idempotent once it succeeded; concurrent callers share one
-   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
-   */
-  prepare() {
-    if (this.ended) return Promise.reject(this.endedError());
-    if (this.turn?.kind === "user") {
-      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
-    }
-    if (this.prepared) return Promise.resolve();
-    if (this.preparing) return this.preparing;
-    const p = this.startTurn("prepare", { sessionId: this.sessionId }, "prepare").then(
-      () => {
-        this.prepared = true;
-      }
-    );
-    this.preparing = p;
-    const clear = () => {
-      if (this.preparing === p) this.preparing = null;
-    };
-    p.then(clear, clear);
-    return p;
+  get sessionId() {
+    return this.id.sessionId;
   }
-  /**
-   * Ends the session: Core stops its provider and fails its pending calls.
-   * Resolves at once on an ended session. When Core cannot be told, it
-   * reports the error through onError, rejects, and the session stays as it was.
-   */
-  async end() {
-    if (this.ended) return;
-    try {
-      await this.connection.request("end_session", { sessionId: this.sessionId });
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
-        this.emitError(e, "sdk");
-        throw e;
-      }
-    }
-    this.markEnded("end_session", "sdk");
-  }
-  /**
-   * True while the connection to Core is lost and the SDK is reconnecting
-   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
-   * When Core is back the session is resumed by itself, the events it
-   * missed are replayed, and the status becomes Core's again.
-   */
-  isReconnecting() {
-    return this.reconnecting;
-  }
-  /**
-   * The current status: idle, running, waiting_tool_result,
-   * waiting_approval (a call waits for the user's consent, or, while
-   * reconnecting, this origin waits for the user's approval:
-   * getOriginApproval()), ended or error.
-   */
-  getStatus() {
-    return this.status;
-  }
-  /**
-   * Pedelec Core addition: the origin approval this session waits for
-   * while it reconnects ({origin, requestId, url, error?}; error is
-   * OPEN_POPUP_FAILED when the window was blocked), or null.
-   */
-  getOriginApproval() {
-    return this.originApproval ? { ...this.originApproval } : null;
-  }
-  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
   getWaitingOn() {
     return this.waitingOn.map((p) => ({ ...p }));
   }
-  // ---- listeners ----
-  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
-  onChat(handler) {
-    return this.chat.add(handler);
+  endedError() {
+    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
   }
-  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
-  onStatus(handler) {
-    return this.statusEmitter.add(handler);
+  /** fn runs when the session ends, before its listeners hear it. */
+  onEnd(fn) {
+    this.endHooks.push(fn);
   }
-  /**
-   * Errors that belong to no promise: Core's error events (ctx.source
-   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
-   * Core refused it, or it is not JSON), a lost connection, a failed end().
-   * A handler that throws, or no handler, is told to the agent only.
-   */
-  onError(handler) {
-    return this.errors.add(handler);
-  }
-  /** Called once when the session first becomes ended. */
-  onEnded(handler) {
-    return this.endedEmitter.add(handler);
-  }
-  onTool(nameOrFallback, handler) {
-    if (typeof nameOrFallback === "function") return this.registry.setFallback(nameOrFallback);
-    if (typeof nameOrFallback !== "string") {
-      throw new PedelecError("INVALID_INPUT", "onTool: pass a tool name and a handler, or one fallback function (tool, args, ctx) => result");
-    }
-    if (!TOOL_NAME_PATTERN.test(nameOrFallback)) {
-      throw new PedelecError(
-        "INVALID_INPUT",
-        `onTool: ${JSON.stringify(nameOrFallback)} is not a tool name: it must start with a letter and contain only letters, digits, "_", "." and "-" (the pattern is ^[a-zA-Z][a-zA-Z0-9_.-]*$)`,
-        { tool: nameOrFallback }
-      );
-    }
-    if (typeof handler !== "function") {
-      throw new PedelecError("INVALID_INPUT", `onTool(${JSON.stringify(nameOrFallback)}, handler): handler must be a function`, { tool: nameOrFallback });
-    }
-    return this.registry.setNamed(nameOrFallback, handler);
-  }
-  uploadAsset(file, targetPath) {
-    return uploadAsset(this.assetSession(), file, targetPath);
-  }
-  /** Every regular file in assets/, at every level, newest first, then by name. */
-  listAssets() {
-    return listAssets(this.assetSession());
-  }
-  readAsset(path, type) {
-    return readAsset(this.assetSession(), path, type);
-  }
-  assetSession() {
-    return { connection: this.connection, sessionId: this.sessionId, ended: () => this.ended };
-  }
-  // ---- WebMCP (webmcp/): hooks for the page's tools that change while the session lives ----
-  /** @internal Where the page's WebMCP tools' handlers are looked up. */
-  setDynamicHandlers(lookup) {
-    this.registry.setDynamic(lookup);
-  }
-  /** @internal Runs fn when the session ends (at once if it has). */
+  /** Runs fn when the session ends (at once if it has). */
   onCleanup(fn) {
     if (this.ended) fn();
     else this.cleanups.push(fn);
-  }
-  /** @internal Reports an error that belongs to no promise, through onError. */
-  reportError(err) {
-    this.emitError(err, "sdk");
-  }
-  /**
-   * @internal Sends Core the session's whole new tool list (update_tools).
-   * Core's refusal is reported through onError and rejects.
-   */
-  async updateTools(tools) {
-    if (this.ended) return;
-    try {
-      if (this.reconnected) await this.reconnected;
-      const res = await this.connection.request("update_tools", { sessionId: this.sessionId, tools });
-      if (Array.isArray(res?.tools)) this.tools = Object.freeze([...res.tools]);
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (!this.ended) this.emitError(new PedelecError(e.code, `Core refused the page's new tool list: ${e.message}`, e.details), "sdk");
-      throw e;
-    }
-  }
-  /**
-   * @internal Runs a tool's handler for the browser's own agent (a native
-   * document.modelContext): the same handler Core's calls get, with a
-   * context that says no Core turn is behind it. Rejects with the
-   * handler's error message.
-   */
-  async runForBrowser(tool, input, signal) {
-    const now = Date.now();
-    const ctx = {
-      ...this.context("sdk"),
-      type: "tool_call",
-      toolRequestId: `webmcp_${++this.browserCalls}`,
-      tool,
-      turnId: "",
-      turnStartedAt: now,
-      eventReceivedAt: now,
-      deadline: Number.MAX_SAFE_INTEGER,
-      timeoutMs: 0,
-      redelivered: false,
-      signal
-    };
-    const outcome = await this.registry.run(tool, input ?? {}, ctx);
-    if (outcome.failure) throw new PedelecError(outcome.failure.code, outcome.failure.message, { tool });
-    return outcome.result;
-  }
-  // ---- internals ----
-  endedError() {
-    return new PedelecError("SESSION_ENDED", `Session ${this.sessionId} has ended`);
   }
   /** The context fields every listener gets. */
   context(source, eventReceivedAt, turnId) {
     const ctx = {
       sessionId: this.sessionId,
-      provider: this.provider,
-      sessionCreatedAt: this.sessionCreatedAt,
+      provider: this.id.provider,
+      sessionCreatedAt: this.id.sessionCreatedAt,
       eventEmittedAt: Date.now(),
       source
     };
-    if (this.model !== void 0) ctx.model = this.model;
+    if (this.id.model !== void 0) ctx.model = this.id.model;
     if (eventReceivedAt !== void 0) ctx.eventReceivedAt = eventReceivedAt;
-    const turn = this.turn;
-    if (turn && (turnId === void 0 || turn.turnId === null || turn.turnId === turnId)) {
+    const turn = this.turnRef(turnId);
+    if (turn) {
       if (turn.turnId) ctx.turnId = turn.turnId;
-      if (turn.startedAt) ctx.turnStartedAt = turn.startedAt;
-      ctx.turnKind = turn.kind;
-    } else if (turnId) {
-      ctx.turnId = turnId;
-      const other = this.otherTurns.get(turnId);
-      if (other) ctx.turnStartedAt = other.startedAt;
-      ctx.turnKind = "user";
+      if (turn.turnStartedAt) ctx.turnStartedAt = turn.turnStartedAt;
+      ctx.turnKind = turn.turnKind;
     }
     return ctx;
   }
   emitError(error, source, eventReceivedAt, turnId) {
     const ctx = { ...this.context(source, eventReceivedAt, turnId), type: source === "core" ? "error" : "sdk_error" };
     this.errors.emit(error, ctx);
-  }
-  async startTurn(method, params, kind) {
-    if (this.ended) throw this.endedError();
-    if (this.turn) {
-      throw new PedelecError(
-        "SESSION_BUSY",
-        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
-        { turnId: this.turn.turnId }
-      );
-    }
-    let resolve;
-    let reject;
-    const done = new Promise((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    if (this.reconnecting) {
-      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
-    }
-    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
-    this.turn = turn;
-    const before = this.status;
-    this.setStatus("running", "sdk", []);
-    try {
-      const started = await this.connection.request(method, params);
-      turn.turnId = started.turnId;
-      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (this.turn === turn) this.turn = null;
-      if (e.code === "SESSION_ENDED" || e.code === "THREAD_NOT_FOUND") this.markEnded("end_session", "sdk");
-      else if (this.status === "running" && !this.ended) this.setStatus(before, "sdk", this.waitingOn);
-      throw e;
-    }
-    const early = turn.turnId ? this.earlyDone.get(turn.turnId) : void 0;
-    if (early && turn.turnId) {
-      this.earlyDone.delete(turn.turnId);
-      this.finishTurn(turn, early);
-    }
-    return done;
-  }
-  finishTurn(turn, data) {
-    if (this.turn === turn) this.turn = null;
-    if (this.status === "running" && !this.ended) this.setStatus(data.ok ? "idle" : "error", "sdk", []);
-    if (data.ok) {
-      turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
-    } else {
-      turn.reject(PedelecError.from(data.error ?? { code: "PROVIDER_ERROR", message: "The turn failed" }));
-    }
-  }
-  /**
-   * @internal The connection to Core closed. The session waits in a visible
-   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
-   * details say reconnecting) while the client retries; a running turn and
-   * running handlers are kept: Core replays what happened meanwhile.
-   */
-  connectionLost(err) {
-    if (this.ended || this.reconnecting) return;
-    this.reconnecting = true;
-    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
-    this.setStatus("error", "sdk", []);
-    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
-    const turn = this.turn;
-    if (turn && this.autoEndOnDisconnect) {
-      this.turn = null;
-      turn.reject(lost);
-    }
-    this.emitError(lost, "sdk");
-  }
-  /**
-   * @internal One reconnect attempt: resume with the last seq handled, so
-   * Core replays every event after it, once and in order.
-   */
-  async resumeAfterReconnect() {
-    if (this.ended || !this.reconnecting) return "done";
-    let info;
-    try {
-      info = await this.connection.request("resume_session", { sessionId: this.sessionId, lastSeq: this.seq.lastSeq });
-    } catch (err) {
-      const e = PedelecError.from(err);
-      if (worthRetrying(e)) return "retry";
-      this.finishReconnect();
-      this.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
-      return "done";
-    }
-    this.finishReconnect();
-    this.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
-    const waiting = [...this.calls].map(([toolRequestId, call]) => ({ toolRequestId, tool: call.tool }));
-    this.setStatus(this.coreStatus, "core", waiting);
-    return "done";
-  }
-  /**
-   * @internal After a reconnect, Core no longer approves this origin and the
-   * user is being asked: the session says it waits for approval (status
-   * waiting_approval with no calls, ctx.originApproval naming the window)
-   * and stays reconnecting until the decision.
-   */
-  approvalPending(pending) {
-    if (this.ended || !this.reconnecting) return;
-    this.setStatus("waiting_approval", "sdk", [], void 0, { ...pending });
-  }
-  /** @internal Core went away again while the user decided: back to plain reconnecting. */
-  approvalInterrupted() {
-    if (this.ended || !this.reconnecting || !this.originApproval) return;
-    this.setStatus("error", "sdk", []);
-  }
-  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
-  approvalFailed(err) {
-    if (this.ended) return;
-    this.finishReconnect();
-    this.emitError(err, "sdk");
-    this.markEnded(err.code.toLowerCase(), "sdk");
-  }
-  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
-  clientClosed() {
-    this.finishReconnect();
-    if (this.autoEndOnDisconnect) this.markEnded("disconnect", "sdk");
-  }
-  /** @internal Reconnecting failed for good. */
-  reconnectFailed(err) {
-    if (this.ended) return;
-    this.finishReconnect();
-    this.emitError(err, "sdk");
-    this.markEnded("core_unreachable", "sdk");
-  }
-  finishReconnect() {
-    this.reconnecting = false;
-    this.markReconnected?.();
-    this.markReconnected = null;
-    this.reconnected = null;
-  }
-  receive(ev) {
-    if (this.ended || !this.seq.admit(ev.seq)) return;
-    const receivedAt = Date.now();
-    switch (ev.event) {
-      case "status_changed": {
-        const d = ev.data;
-        if (!STATUSES.includes(d.status)) return;
-        const waiting = [...d.waitingOn ?? []];
-        if (d.status !== "waiting_approval") for (const [toolRequestId, call] of this.calls) {
-          if (!waiting.some((p) => p.toolRequestId === toolRequestId)) waiting.push({ toolRequestId, tool: call.tool });
-        }
-        this.setStatus(d.status, "core", waiting, receivedAt);
-        return;
-      }
-      case "agent_activity":
-        return this.onActivity(ev.turnId, ev.data, receivedAt);
-      case "chat_delta":
-        return this.onDelta(ev.turnId, ev.data.text, receivedAt);
-      case "tool_call":
-        void this.dispatch(ev.turnId ?? "", ev.data, receivedAt);
-        return;
-      case "tool_call_settled":
-        return this.settled(ev.data);
-      case "error": {
-        const d = ev.data;
-        this.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
-        return;
-      }
-      case "done":
-        return this.onDone(ev.turnId, ev.data);
-      case "ended":
-        return this.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
-      case "events_truncated": {
-        const d = ev.data;
-        const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
-        this.emitError(err, "core", receivedAt);
-        const turn = this.turn;
-        if (turn && this.coreStatus !== "running" && this.coreStatus !== "waiting_tool_result" && this.coreStatus !== "waiting_approval") {
-          this.turn = null;
-          turn.reject(err);
-        }
-        return;
-      }
-    }
-  }
-  onDelta(turnId, text, receivedAt) {
-    if (typeof text !== "string") return;
-    const turn = this.turn;
-    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
-    if (mine) {
-      mine.text += text;
-      if (mine.kind === "prepare") return;
-      const id = turnId ?? mine.turnId ?? "";
-      const base2 = this.context("core", receivedAt, turnId);
-      this.chat.emit(text, { ...base2, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
-      return;
-    }
-    if (!turnId) return;
-    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
-    other.text += text;
-    this.otherTurns.set(turnId, other);
-    const base = this.context("core", receivedAt, turnId);
-    this.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
-  }
-  onDone(turnId, data) {
-    if (turnId) this.otherTurns.delete(turnId);
-    const turn = this.turn;
-    if (turn && (turn.turnId === turnId || !turnId)) return this.finishTurn(turn, data ?? { ok: true });
-    if (turn && turn.turnId === null && turnId) this.earlyDone.set(turnId, data);
   }
   setStatus(status, source, waitingOn, receivedAt, originApproval) {
     if (this.ended && status !== "ended") return;
@@ -2219,19 +2021,26 @@ var PedelecSession = class {
     if (originApproval) ctx.originApproval = { ...originApproval };
     this.statusEmitter.emit(status, ctx);
   }
+  /** Shows something that changes no status (a step, a progress report) to onStatus. */
+  emitStatusDetail(source, detail, receivedAt, turnId) {
+    if (this.statusEmitter.size === 0) return;
+    const ctx = {
+      ...this.context(source, receivedAt, turnId),
+      type: source === "core" ? "status_changed" : "sdk_status_changed",
+      status: this.status,
+      previousStatus: this.status,
+      waitingOn: this.getWaitingOn(),
+      ...detail
+    };
+    this.statusEmitter.emit(this.status, ctx);
+  }
   markEnded(reason, source, receivedAt) {
     if (this.ended) return;
     this.setStatus("ended", source, [], receivedAt);
     this.ended = true;
     const ctx = { ...this.context(source, receivedAt), type: source === "core" ? "ended" : "sdk_ended", reason };
     const ended = new PedelecError("SESSION_ENDED", `Session ${this.sessionId} ended (${reason})`, { reason });
-    const turn = this.turn;
-    this.turn = null;
-    turn?.reject(ended);
-    for (const [, call] of this.calls) abortCall(call, ended);
-    this.calls.clear();
-    clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = void 0;
+    for (const fn of this.endHooks) fn(ended);
     this.unsubscribe();
     for (const fn of this.cleanups.splice(0)) {
       try {
@@ -2242,147 +2051,521 @@ var PedelecSession = class {
     this.onForget?.();
     this.endedEmitter.emit(ctx);
   }
-  settled(data) {
-    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== data.toolRequestId);
-    const call = this.calls.get(data.toolRequestId);
-    if (!call || data.outcome === "result") return;
-    abortCall(call, settledReason(data));
+  startReconnect() {
+    this.reconnecting = true;
+    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
   }
-  async dispatch(turnId, data, eventReceivedAt) {
-    const { toolRequestId, tool } = data;
-    if (this.calls.has(toolRequestId)) return;
-    const controller = new AbortController();
-    const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
-    const call = { tool, controller, deadline };
-    this.calls.set(toolRequestId, call);
-    if (deadline < this.deadlineAt) this.watchDeadlines(deadline);
-    else keepAlive(this.deadlineTimer, true);
-    const waiting = this.waitingOn.some((p) => p.toolRequestId === toolRequestId) ? this.waitingOn : [...this.waitingOn, { toolRequestId, tool }];
-    this.setStatus("waiting_tool_result", "sdk", waiting);
-    const ctx = {
-      ...this.context("core", eventReceivedAt, turnId || void 0),
-      type: "tool_call",
-      toolRequestId,
-      tool,
-      turnId,
-      turnStartedAt: data.turnStartedAt,
-      eventReceivedAt,
-      deadline,
-      timeoutMs: data.timeoutMs,
-      redelivered: data.redelivered === true,
-      signal: controller.signal
-    };
-    const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
-    ctx.progress = reporter.report;
-    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
-    if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
-    if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
-    this.waitingOn = this.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
-    if (outcome.failure?.code === "TOOL_RESULT_INVALID") {
-      const cause = { code: outcome.failure.code, message: outcome.failure.message };
-      this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
+  finishReconnect() {
+    this.reconnecting = false;
+    this.markReconnected?.();
+    this.markReconnected = null;
+    this.reconnected = null;
+  }
+};
+
+// src/session/events.ts
+function routeEvent(s, turns, calls, ev) {
+  if (s.ended || !s.seq.admit(ev.seq)) return;
+  const receivedAt = Date.now();
+  switch (ev.event) {
+    case "status_changed": {
+      const d = ev.data;
+      if (!STATUSES.includes(d.status)) return;
+      const waiting = d.status === "waiting_approval" ? [...d.waitingOn ?? []] : calls.withRunning(d.waitingOn ?? []);
+      s.setStatus(d.status, "core", waiting, receivedAt);
+      return;
     }
-    if (this.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+    case "agent_activity": {
+      const a = ev.data;
+      if (!a || typeof a.toolCallId !== "string") return;
+      return s.emitStatusDetail("core", { activity: { ...a } }, receivedAt, ev.turnId);
+    }
+    case "chat_delta":
+      return turns.delta(ev.turnId, ev.data?.text, receivedAt);
+    case "tool_call":
+      void calls.dispatch(ev.turnId ?? "", ev.data, receivedAt);
+      return;
+    case "tool_call_settled":
+      return calls.settled(ev.data);
+    case "error": {
+      const d = ev.data;
+      s.emitError(PedelecError.from(d.error), "core", receivedAt, ev.turnId);
+      return;
+    }
+    case "done":
+      return turns.done(ev.turnId, ev.data);
+    case "ended":
+      return s.markEnded(ev.data?.reason ?? "ended", "core", receivedAt);
+    case "events_truncated": {
+      const d = ev.data;
+      const err = PedelecError.from(d?.error ?? { code: "EVENTS_TRUNCATED", message: "Some of this session's events were lost while the page was away" });
+      s.emitError(err, "core", receivedAt);
+      turns.truncated(err);
+      return;
+    }
   }
-  /** Shows one step of a tool of the agent's own to onStatus; the status stays. */
-  onActivity(turnId, a, receivedAt) {
-    if (this.ended || !a || typeof a.toolCallId !== "string" || this.statusEmitter.size === 0) return;
-    const ctx = {
-      ...this.context("core", receivedAt, turnId),
-      type: "status_changed",
-      status: this.status,
-      previousStatus: this.status,
-      waitingOn: this.getWaitingOn(),
-      activity: { ...a }
-    };
-    this.statusEmitter.emit(this.status, ctx);
+}
+
+// src/session/reconnect.ts
+var Reconnect = class {
+  constructor(s, turns, calls) {
+    __publicField(this, "s", s);
+    __publicField(this, "turns", turns);
+    __publicField(this, "calls", calls);
   }
-  /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
-  sendProgress(toolRequestId, tool, p, turnId) {
-    if (this.ended || !this.calls.has(toolRequestId)) return;
-    this.connection.request("tool_progress", { sessionId: this.sessionId, toolRequestId, ...p }).catch(() => {
-    });
-    if (this.statusEmitter.size === 0) return;
-    const ctx = {
-      ...this.context("sdk", void 0, turnId || void 0),
-      type: "sdk_status_changed",
-      status: this.status,
-      previousStatus: this.status,
-      waitingOn: this.getWaitingOn(),
-      progress: { ...p, toolRequestId, tool }
-    };
-    this.statusEmitter.emit(this.status, ctx);
+  /** The connection closed; running turns and handlers are kept unless the session ends with its page. */
+  connectionLost(err) {
+    const s = this.s;
+    if (s.ended || s.reconnecting) return;
+    s.startReconnect();
+    s.setStatus("error", "sdk", []);
+    const lost = new PedelecError("CORE_UNREACHABLE", `${err.message}; reconnecting`, { reconnecting: true, cause: PedelecError.from(err).toJSON() });
+    this.turns.connectionLost(lost);
+    s.emitError(lost, "sdk");
   }
-  /** Arms the deadline timer for at, the earliest deadline of a running call. */
-  watchDeadlines(at) {
-    clearTimeout(this.deadlineTimer);
-    this.deadlineAt = at;
-    this.deadlineTimer = setTimeout(() => {
-      this.deadlineTimer = void 0;
-      this.deadlineAt = Infinity;
-      const now = Date.now();
-      let next = Infinity;
-      for (const call of this.calls.values()) {
-        if (call.deadline <= now) {
-          if (!call.controller.signal.aborted) {
-            call.controller.abort(new PedelecError("TOOL_TIMEOUT", `The deadline for ${call.tool} passed; Core no longer waits for its result`));
-          }
-        } else if (call.deadline < next) next = call.deadline;
-      }
-      if (next !== Infinity && !this.ended) this.watchDeadlines(next);
-    }, Math.max(0, at - Date.now()));
-  }
-  async submit(toolRequestId, tool, result, turnId, refusal) {
+  /** One attempt: resume with the last seq handled, so Core replays every event after it, once and in order. */
+  async resume() {
+    const s = this.s;
+    if (s.ended || !s.reconnecting) return "done";
+    let info;
     try {
-      if (this.reconnected) await this.reconnected;
-      const params = refusal ? { sessionId: this.sessionId, toolRequestId, refusal } : { sessionId: this.sessionId, toolRequestId, result };
-      await this.connection.request("submit_tool_result", params);
+      info = await s.connection.request("resume_session", { sessionId: s.sessionId, lastSeq: s.seq.lastSeq });
     } catch (err) {
-      const cause = PedelecError.from(err);
-      if (cause.code === "CORE_UNREACHABLE" && !this.ended && this.reconnected) {
-        await this.reconnected;
-        if (!this.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
-        return;
-      }
-      if (cause.code === "TOOL_RESULT_INVALID") {
-        this.emitError(new PedelecError("TOOL_RESULT_INVALID", cause.message, { ...cause.details, tool, toolRequestId }), "sdk", void 0, turnId);
-        return;
-      }
-      if (cause.code === "MESSAGE_TOO_LARGE") {
-        const message = `The result of ${tool} is larger than Core accepts; return less data (page through it, or summarize)`;
-        this.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", message, { tool, toolRequestId, cause: { code: "MESSAGE_TOO_LARGE", message } }), "sdk", void 0, turnId);
-        return this.submit(toolRequestId, tool, { error: { code: "MESSAGE_TOO_LARGE", message } }, turnId);
-      }
-      if (this.ended) return;
-      this.emitError(
-        new PedelecError(
-          "SUBMIT_TOOL_RESULT_FAILED",
-          `Core refused the result of ${tool} (${toolRequestId}): ${cause.code}: ${cause.message}`,
-          { tool, toolRequestId, cause: cause.toJSON() }
-        ),
-        "sdk",
-        void 0,
-        turnId
+      const e = PedelecError.from(err);
+      if (worthRetrying(e)) return "retry";
+      s.finishReconnect();
+      s.markEnded(e.code === "SESSION_ENDED" ? "disconnect" : e.code.toLowerCase(), "core");
+      return "done";
+    }
+    s.finishReconnect();
+    s.coreStatus = STATUSES.includes(info.status) ? info.status : "idle";
+    s.setStatus(s.coreStatus, "core", this.calls.running());
+    return "done";
+  }
+  /** Core no longer approves this origin and the user is being asked: status waiting_approval with no calls. */
+  approvalPending(pending) {
+    const s = this.s;
+    if (s.ended || !s.reconnecting) return;
+    s.setStatus("waiting_approval", "sdk", [], void 0, { ...pending });
+  }
+  /** Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    const s = this.s;
+    if (s.ended || !s.reconnecting || !s.originApproval) return;
+    s.setStatus("error", "sdk", []);
+  }
+  /** The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err) {
+    const s = this.s;
+    if (s.ended) return;
+    s.finishReconnect();
+    s.emitError(err, "sdk");
+    s.markEnded(err.code.toLowerCase(), "sdk");
+  }
+  /** The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.s.finishReconnect();
+    if (this.s.id.autoEndOnDisconnect) this.s.markEnded("disconnect", "sdk");
+  }
+  /** Reconnecting failed for good. */
+  failed(err) {
+    const s = this.s;
+    if (s.ended) return;
+    s.finishReconnect();
+    s.emitError(err, "sdk");
+    s.markEnded("core_unreachable", "sdk");
+  }
+};
+
+// src/session/turns.ts
+var Turns = class {
+  constructor(s) {
+    __publicField(this, "s", s);
+    __publicField(this, "turn", null);
+    __publicField(this, "preparing", null);
+    __publicField(this, "prepared", false);
+    __publicField(this, "earlyDone", /* @__PURE__ */ new Map());
+    __publicField(this, "otherTurns", /* @__PURE__ */ new Map());
+    s.turnRef = (turnId) => this.ref(turnId);
+    s.onEnd((ended) => {
+      const turn = this.turn;
+      this.turn = null;
+      turn?.reject(ended);
+    });
+  }
+  async sendTurn(text) {
+    if (typeof text !== "string") {
+      throw new PedelecError("INVALID_INPUT", "sendText(text): text must be a string");
+    }
+    if (this.preparing) await this.preparing.catch(() => {
+    });
+    return this.start((s) => s.connection.request("send_text", { sessionId: s.sessionId, text }), "user");
+  }
+  prepare() {
+    if (this.s.ended) return Promise.reject(this.s.endedError());
+    if (this.turn?.kind === "user") {
+      return Promise.reject(new PedelecError("SESSION_BUSY", "prepare() during a user turn: the session is already running one; prepare before the first sendText", { turnId: this.turn.turnId }));
+    }
+    if (this.prepared) return Promise.resolve();
+    if (this.preparing) return this.preparing;
+    const p = this.start((s) => s.connection.request("prepare", { sessionId: s.sessionId }), "prepare").then(() => {
+      this.prepared = true;
+    });
+    this.preparing = p;
+    const clear = () => {
+      if (this.preparing === p) this.preparing = null;
+    };
+    p.then(clear, clear);
+    return p;
+  }
+  /** The turn a listener's context names: this page's, or one it did not start. */
+  ref(turnId) {
+    const turn = this.turn;
+    if (turn && (turnId === void 0 || turn.turnId === null || turn.turnId === turnId)) {
+      const ref2 = { turnKind: turn.kind };
+      if (turn.turnId) ref2.turnId = turn.turnId;
+      if (turn.startedAt) ref2.turnStartedAt = turn.startedAt;
+      return ref2;
+    }
+    if (!turnId) return void 0;
+    const ref = { turnId, turnKind: "user" };
+    const other = this.otherTurns.get(turnId);
+    if (other) ref.turnStartedAt = other.startedAt;
+    return ref;
+  }
+  async start(send, kind) {
+    const s = this.s;
+    if (s.ended) throw s.endedError();
+    if (this.turn) {
+      throw new PedelecError(
+        "SESSION_BUSY",
+        "A turn is already running in this session; wait for it to finish (its sendText promise settles) before sending another",
+        { turnId: this.turn.turnId }
       );
+    }
+    let resolve;
+    let reject;
+    const done = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    if (s.reconnecting) {
+      throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
+    }
+    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
+    this.turn = turn;
+    const before = s.status;
+    s.setStatus("running", "sdk", []);
+    try {
+      const started = await send(s);
+      turn.turnId = started.turnId;
+      if (typeof started.startedAt === "number") turn.startedAt = started.startedAt;
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (this.turn === turn) this.turn = null;
+      if (e.code === "SESSION_ENDED" || e.code === "THREAD_NOT_FOUND") s.markEnded("end_session", "sdk");
+      else if (s.status === "running" && !s.ended) s.setStatus(before, "sdk", s.waitingOn);
+      throw e;
+    }
+    const early = turn.turnId ? this.earlyDone.get(turn.turnId) : void 0;
+    if (early && turn.turnId) {
+      this.earlyDone.delete(turn.turnId);
+      this.finish(turn, early);
+    }
+    return done;
+  }
+  finish(turn, data) {
+    const s = this.s;
+    if (this.turn === turn) this.turn = null;
+    if (s.status === "running" && !s.ended) s.setStatus(data.ok ? "idle" : "error", "sdk", []);
+    if (data.ok) {
+      turn.resolve({ turnId: turn.turnId ?? "", startedAt: turn.startedAt, text: turn.text });
+    } else {
+      turn.reject(PedelecError.from(data.error ?? { code: "PROVIDER_ERROR", message: "The turn failed" }));
+    }
+  }
+  /** chat_delta: the assistant's text, this page's turn's or another's. */
+  delta(turnId, text, receivedAt) {
+    if (typeof text !== "string") return;
+    const s = this.s;
+    const turn = this.turn;
+    const mine = turn && (turn.turnId === null || !turnId || turn.turnId === turnId) ? turn : null;
+    if (mine) {
+      mine.text += text;
+      if (mine.kind === "prepare") return;
+      const id = turnId ?? mine.turnId ?? "";
+      const base2 = s.context("core", receivedAt, turnId);
+      s.chat.emit(text, { ...base2, type: "chat_delta", turnId: id, turnStartedAt: mine.startedAt, eventReceivedAt: receivedAt, text: mine.text });
+      return;
+    }
+    if (!turnId) return;
+    const other = this.otherTurns.get(turnId) ?? { text: "", startedAt: receivedAt };
+    other.text += text;
+    this.otherTurns.set(turnId, other);
+    const base = s.context("core", receivedAt, turnId);
+    s.chat.emit(text, { ...base, type: "chat_delta", turnId, turnStartedAt: other.startedAt, eventReceivedAt: receivedAt, text: other.text });
+  }
+  /** done: a turn is over. */
+  done(turnId, data) {
+    if (turnId) this.otherTurns.delete(turnId);
+    const turn = this.turn;
+    if (turn && (turn.turnId === turnId || !turnId)) return this.finish(turn, data ?? { ok: true });
+    if (turn && turn.turnId === null && turnId && data) this.earlyDone.set(turnId, data);
+  }
+  /**
+   * Events were lost for good: the turn's done may be among them. If Core
+   * is no longer running the turn, it will not come.
+   */
+  truncated(err) {
+    const s = this.s;
+    const turn = this.turn;
+    if (turn && s.coreStatus !== "running" && s.coreStatus !== "waiting_tool_result" && s.coreStatus !== "waiting_approval") {
+      this.turn = null;
+      turn.reject(err);
+    }
+  }
+  /**
+   * The connection dropped. Core ends an autoEndOnDisconnect session when
+   * its page goes: its turn cannot finish, so the pending sendText rejects
+   * now, as the original's did on a disconnect. A session that outlives
+   * its page keeps its turn across the reconnect (Core replays what
+   * happened meanwhile).
+   */
+  connectionLost(lost) {
+    const turn = this.turn;
+    if (turn && this.s.id.autoEndOnDisconnect) {
+      this.turn = null;
+      turn.reject(lost);
     }
   }
 };
-function abortCall(call, reason) {
-  if (!call.controller.signal.aborted) call.controller.abort(reason);
-}
-function settledReason(data) {
-  switch (data.outcome) {
-    case "timeout":
-      return new PedelecError("TOOL_TIMEOUT", `Core stopped waiting for ${data.tool}: its timeout passed`);
-    case "cancelled":
-      return new PedelecError("TOOL_CALL_CANCELLED", `The agent cancelled its call to ${data.tool}`);
-    case "interrupted":
-      return new PedelecError("TURN_INTERRUPTED", `Core stopped while ${data.tool} ran; the call was not answered`);
-    default:
-      return new PedelecError("SESSION_ENDED", `The call to ${data.tool} was settled by Core (${data.outcome})`);
+
+// src/session.ts
+var PedelecSession = class {
+  /** @internal Sessions come from Pedelec.createSession / resumeSession. */
+  constructor(init) {
+    /** Core's id for this session; keep it to resumeSession() after a reload. */
+    __publicField(this, "sessionId");
+    /** The provider running the agent (codex, claude, openai, script, ...). */
+    __publicField(this, "provider");
+    /** The model, when one was chosen (explicitly or by Core's configuration). */
+    __publicField(this, "model");
+    /** When this session object was constructed (browser Date.now()). */
+    __publicField(this, "sessionCreatedAt");
+    /** Pedelec Core addition: the tool names Core registered for this session. */
+    __publicField(this, "tools");
+    /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
+    __publicField(this, "autoEndOnDisconnect");
+    __publicField(this, "state");
+    __publicField(this, "turns");
+    __publicField(this, "calls");
+    __publicField(this, "reconnect");
+    if (!init?.info || !init.connection) {
+      throw new TypeError("Pedelec: sessions come from pedelec.createSession() or pedelec.resumeSession()");
+    }
+    const { info } = init;
+    this.sessionId = info.sessionId;
+    this.provider = info.provider ?? "";
+    if (info.model) this.model = info.model;
+    this.sessionCreatedAt = Date.now();
+    this.tools = Object.freeze([...info.tools ?? []]);
+    this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
+    const id = { sessionId: this.sessionId, provider: this.provider, sessionCreatedAt: this.sessionCreatedAt, autoEndOnDisconnect: this.autoEndOnDisconnect };
+    const status = STATUSES.includes(info.status) ? info.status : "idle";
+    const s = new SessionState(this.model === void 0 ? id : { ...id, model: this.model }, init.connection, new SeqGate(info.seq ?? 0), status, init.onForget);
+    this.state = s;
+    this.turns = new Turns(s);
+    this.calls = new Calls(s, init.tools);
+    this.reconnect = new Reconnect(s, this.turns, this.calls);
+    s.unsubscribe = s.connection.subscribe(this.sessionId, (ev) => routeEvent(s, this.turns, this.calls, ev));
   }
-}
+  // ---- turns ----
+  /**
+   * Starts one user turn. Resolves when the turn is over; rejects with the
+   * turn's error, SESSION_BUSY when a turn is already running (one at a
+   * time), or SESSION_ENDED when the session ends first. The text arrives
+   * through onChat; sendTurn() also resolves with it.
+   */
+  async sendText(text) {
+    await this.turns.sendTurn(text);
+  }
+  /**
+   * Pedelec Core addition: sendText that resolves with the turn's record,
+   * {turnId, startedAt, text}, text being the whole assistant message.
+   */
+  sendTurn(text) {
+    return this.turns.sendTurn(text);
+  }
+  /**
+   * Warms the provider up before the first user turn; its chat is not
+   * delivered. Idempotent once it succeeded; concurrent callers share one
+   * promise. SESSION_BUSY during a user turn, SESSION_ENDED after end.
+   */
+  prepare() {
+    return this.turns.prepare();
+  }
+  /**
+   * Ends the session: Core stops its provider and fails its pending calls.
+   * Resolves at once on an ended session. When Core cannot be told, it
+   * reports the error through onError, rejects, and the session stays as it was.
+   */
+  async end() {
+    const s = this.state;
+    if (s.ended) return;
+    try {
+      await s.connection.request("end_session", { sessionId: this.sessionId });
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code !== "THREAD_NOT_FOUND" && e.code !== "SESSION_ENDED") {
+        s.emitError(e, "sdk");
+        throw e;
+      }
+    }
+    s.markEnded("end_session", "sdk");
+  }
+  /**
+   * True while the connection to Core is lost and the SDK is reconnecting
+   * (status "error", an onError CORE_UNREACHABLE with details.reconnecting).
+   * When Core is back the session is resumed by itself, the events it
+   * missed are replayed, and the status becomes Core's again.
+   */
+  isReconnecting() {
+    return this.state.reconnecting;
+  }
+  /**
+   * The current status: idle, running, waiting_tool_result,
+   * waiting_approval (a call waits for the user's consent, or, while
+   * reconnecting, this origin waits for the user's approval:
+   * getOriginApproval()), ended or error.
+   */
+  getStatus() {
+    return this.state.status;
+  }
+  /**
+   * Pedelec Core addition: the origin approval this session waits for
+   * while it reconnects ({origin, requestId, url, error?}; error is
+   * OPEN_POPUP_FAILED when the window was blocked), or null.
+   */
+  getOriginApproval() {
+    const pending = this.state.originApproval;
+    return pending ? { ...pending } : null;
+  }
+  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  getWaitingOn() {
+    return this.state.getWaitingOn();
+  }
+  // ---- listeners ----
+  /** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
+  onChat(handler) {
+    return this.state.chat.add(handler);
+  }
+  /** Status changes, deduplicated; not called with the initial status (use getStatus()). */
+  onStatus(handler) {
+    return this.state.statusEmitter.add(handler);
+  }
+  /**
+   * Errors that belong to no promise: Core's error events (ctx.source
+   * "core"), a result that could not be submitted (SUBMIT_TOOL_RESULT_FAILED:
+   * Core refused it, or it is not JSON), a lost connection, a failed end().
+   * A handler that throws, or no handler, is told to the agent only.
+   */
+  onError(handler) {
+    return this.state.errors.add(handler);
+  }
+  /** Called once when the session first becomes ended. */
+  onEnded(handler) {
+    return this.state.endedEmitter.add(handler);
+  }
+  onTool(nameOrFallback, handler) {
+    return this.calls.onTool(nameOrFallback, handler);
+  }
+  uploadAsset(file, targetPath) {
+    return uploadAsset(this.assetSession(), file, targetPath);
+  }
+  /** Every regular file in assets/, at every level, newest first, then by name. */
+  listAssets() {
+    return listAssets(this.assetSession());
+  }
+  readAsset(path, type) {
+    return readAsset(this.assetSession(), path, type);
+  }
+  assetSession() {
+    const s = this.state;
+    return { connection: s.connection, sessionId: s.sessionId, ended: () => s.ended };
+  }
+  // ---- hooks for the client and webmcp/ ----
+  /** @internal Where the page's WebMCP tools' handlers are looked up. */
+  setDynamicHandlers(lookup) {
+    this.calls.setDynamicHandlers(lookup);
+  }
+  /** @internal Runs fn when the session ends (at once if it has). */
+  onCleanup(fn) {
+    this.state.onCleanup(fn);
+  }
+  /** @internal Reports an error that belongs to no promise, through onError. */
+  reportError(err) {
+    this.state.emitError(err, "sdk");
+  }
+  /**
+   * @internal Sends Core the session's whole new tool list (update_tools).
+   * Core's refusal is reported through onError and rejects.
+   */
+  async updateTools(tools) {
+    if (this.state.ended) return;
+    const names = await this.calls.updateTools(tools);
+    if (names) this.tools = Object.freeze([...names]);
+  }
+  /**
+   * @internal Runs a tool's handler for the browser's own agent (a native
+   * document.modelContext): the same handler Core's calls get, with a
+   * context that says no Core turn is behind it. Rejects with the
+   * handler's error message.
+   */
+  runForBrowser(tool, input, signal) {
+    return this.calls.runForBrowser(tool, input, signal);
+  }
+  /**
+   * @internal The connection to Core closed. The session waits in a visible
+   * reconnecting state ("error", with an onError CORE_UNREACHABLE whose
+   * details say reconnecting) while the client retries; a running turn and
+   * running handlers are kept: Core replays what happened meanwhile.
+   */
+  connectionLost(err) {
+    this.reconnect.connectionLost(err);
+  }
+  /**
+   * @internal One reconnect attempt: resume with the last seq handled, so
+   * Core replays every event after it, once and in order.
+   */
+  resumeAfterReconnect() {
+    return this.reconnect.resume();
+  }
+  /**
+   * @internal After a reconnect, Core no longer approves this origin and the
+   * user is being asked: the session says it waits for approval (status
+   * waiting_approval with no calls, ctx.originApproval naming the window)
+   * and stays reconnecting until the decision.
+   */
+  approvalPending(pending) {
+    this.reconnect.approvalPending(pending);
+  }
+  /** @internal Core went away again while the user decided: back to plain reconnecting. */
+  approvalInterrupted() {
+    this.reconnect.approvalInterrupted();
+  }
+  /** @internal The user rejected the origin (or did not decide in time) while the session waited to resume. */
+  approvalFailed(err) {
+    this.reconnect.approvalFailed(err);
+  }
+  /** @internal The page closed the client: Core ends autoEndOnDisconnect sessions. */
+  clientClosed() {
+    this.reconnect.clientClosed();
+  }
+  /** @internal Reconnecting failed for good. */
+  reconnectFailed(err) {
+    this.reconnect.failed(err);
+  }
+};
 
 // src/webmcp/registrations.ts
 var WEBMCP_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -3002,7 +3185,7 @@ var Pedelec = class {
       params = { ...input };
       if (params.skills === void 0) params.skills = { guidance: "", tools: [] };
     }
-    return this.connection.request(type, params);
+    return this.connection.send(type, params);
   }
   /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
   async approvalAnswer() {

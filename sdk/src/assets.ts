@@ -5,6 +5,7 @@
 // sits in a WebSocket frame. Applications never see tickets or URLs.
 
 import type { Connection } from "./client/connection.js";
+import type { AssetTicket } from "./client/protocol.gen.js";
 import { PedelecError } from "./errors.js";
 import type { JsonValue, ReadAssetType, SandboxAsset, SandboxAssetPath } from "./types.js";
 
@@ -16,15 +17,6 @@ export type AssetSession = {
   connection: Connection;
   sessionId: string;
   ended: () => boolean;
-};
-
-type Ticket = {
-  url: string;
-  method: string;
-  path: SandboxAssetPath;
-  expiresAt: number;
-  asset?: SandboxAsset;
-  mimeType?: string;
 };
 
 const HEADER_NAME = "X-Pedelec-Asset-Name";
@@ -125,9 +117,9 @@ export async function uploadAsset(s: AssetSession, file: Blob, targetPath?: Sand
       limit: MAX_ASSET_BYTES,
     });
   }
-  let ticket: Ticket;
+  let ticket: AssetTicket;
   try {
-    ticket = await s.connection.request<Ticket>("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
+    ticket = await s.connection.request("asset_upload_ticket", { sessionId: s.sessionId, path, sizeBytes: file.size });
   } catch (err) {
     throw asOriginalBusy(PedelecError.from(err));
   }
@@ -170,8 +162,9 @@ function asOriginalBusy(e: PedelecError): PedelecError {
 
 export async function listAssets(s: AssetSession): Promise<SandboxAsset[]> {
   checkLive(s);
-  const r = await s.connection.request<{ assets: SandboxAsset[] }>("list_assets", { sessionId: s.sessionId });
-  return r.assets ?? [];
+  const r = await s.connection.request("list_assets", { sessionId: s.sessionId });
+  // Core's paths start with "/", as SandboxAssetPath says.
+  return (r.assets ?? []).map((a) => ({ ...a, path: a.path.startsWith("/") ? (a.path as SandboxAssetPath) : `/${a.path}` }));
 }
 
 export async function readAsset(s: AssetSession, path: SandboxAssetPath, type: ReadAssetType): Promise<string | JsonValue | File> {
@@ -182,7 +175,7 @@ export async function readAsset(s: AssetSession, path: SandboxAssetPath, type: R
   }
   const bad = assetPathError(path);
   if (bad) throw bad;
-  const ticket = await s.connection.request<Ticket>("asset_read_ticket", { sessionId: s.sessionId, path });
+  const ticket = await s.connection.request("asset_read_ticket", { sessionId: s.sessionId, path });
   const url = transferUrl(s, ticket.url);
   const failed = (why: string) => new PedelecError("ASSET_READ_FAILED", `read of ${path} failed: ${why}`, { path });
   let resp: Response;

@@ -5,7 +5,7 @@
 // (`pedelec serve`), and docs/compat.md maps each method's meaning.
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
-import type { ApprovalAnswer, Method, SessionInfo } from "./client/protocol.js";
+import type { CreateSessionParams, OriginApprovalStatus, SessionInfo } from "./client/protocol.gen.js";
 import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
@@ -180,7 +180,7 @@ export class Pedelec {
     // provider, none usable until createSession() asks and the user
     // approves), never an approval window.
     if ((await this.approvalAnswer()).approved !== true) return unapprovedProviders(pageOrigin());
-    const result = await this.connection.request<ProviderList>("list_providers", {});
+    const result = await this.connection.request("list_providers", {});
     if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
       throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });
     }
@@ -299,7 +299,7 @@ export class Pedelec {
     const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     await this.ensureApproved();
-    const params: Record<string, unknown> = { skills: web?.manifest ?? manifest };
+    const params: CreateSessionParams = { skills: web?.manifest ?? manifest };
     if (provider !== undefined) {
       params.provider = provider;
       if (model) params.model = model;
@@ -322,7 +322,7 @@ export class Pedelec {
       if (entry.defaultModel) params.model = entry.defaultModel;
     }
     if (autoEndOnDisconnect !== undefined) params.autoEndOnDisconnect = autoEndOnDisconnect;
-    const info = await this.connection.request<SessionInfo>("create_session", params);
+    const info = await this.connection.request("create_session", params);
     const session = this.track(info, defined as TTools);
     if (web) linkWebMCP(session, defined, web.sent);
     if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
@@ -356,7 +356,7 @@ export class Pedelec {
     if (inFlight) return (await inFlight) as unknown as PedelecSession<string, TTools>;
     const resumed = (async () => {
       await this.ensureApproved();
-      const info = await this.connection.request<SessionInfo>("resume_session", { sessionId });
+      const info = await this.connection.request("resume_session", { sessionId });
       const session = this.track(info, defined);
       // Core's list is the one before the reload: send the page's now.
       if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
@@ -388,13 +388,13 @@ export class Pedelec {
       params = { ...(input as Record<string, unknown>) };
       if (params.skills === undefined) params.skills = { guidance: "", tools: [] };
     }
-    return this.connection.request<T>(type as Method, params);
+    return this.connection.send<T>(type, params);
   }
 
   /** get_approval_status; a Core from before approvals that answers at all approved the origin. */
-  private async approvalAnswer(): Promise<ApprovalAnswer> {
+  private async approvalAnswer(): Promise<OriginApprovalStatus> {
     try {
-      return await this.connection.request<ApprovalAnswer>("get_approval_status", {});
+      return await this.connection.request("get_approval_status", {});
     } catch (err) {
       if (PedelecError.from(err).code === "UNKNOWN_METHOD") return { approved: true, origin: pageOrigin() ?? "" };
       throw err;
@@ -422,9 +422,9 @@ export class Pedelec {
   }
 
   private async waitForApproval(): Promise<void> {
-    let answer: ApprovalAnswer;
+    let answer: OriginApprovalStatus;
     try {
-      answer = await this.connection.request<ApprovalAnswer>("request_approval", {});
+      answer = await this.connection.request("request_approval", {});
     } catch (err) {
       // A Core from before approvals gates origins at the connection.
       if (PedelecError.from(err).code === "UNKNOWN_METHOD") return;
@@ -457,7 +457,7 @@ export class Pedelec {
     // The user's time to decide, not the bridge timeout: Core answers
     // await_approval only when the user decided or the request expired.
     const waitMs = (answer.timeoutMs ?? 120_000) + 30_000;
-    await this.connection.request<ApprovalAnswer>("await_approval", {}, waitMs);
+    await this.connection.request("await_approval", {}, waitMs);
   }
 
   /**

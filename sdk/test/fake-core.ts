@@ -1,8 +1,13 @@
 // A fake Core on the far side of a fake WebSocket: tests script its
 // answers per method and push events, and read every request the SDK sent.
 import type { SocketLike } from "../src/client/connection.js";
-import type { EventFrame, RequestFrame } from "../src/client/protocol.js";
+import type { Method } from "../src/client/protocol.gen.js";
 import { Pedelec } from "../src/client.js";
+
+/** A request as the SDK sent it; each test reads the params it expects. */
+type RequestFrame = { type: "request"; id: number; method: Method; params: unknown };
+/** An event as a test pushes it: any name, any data, so malformed ones too. */
+type EventFrame = { type: "event"; event: string; sessionId: string; seq: number; turnId?: string; data: unknown };
 
 type Answer = { result: unknown } | { error: { code: string; message: string; details?: unknown } };
 type Handler = (params: any, frame: RequestFrame) => Answer | Promise<Answer> | undefined;

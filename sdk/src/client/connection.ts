@@ -4,7 +4,7 @@
 // a new one is opened on the next request after it closes.
 
 import { PedelecError, isErrorData } from "../errors.js";
-import type { EventFrame, HelloFrame, Method, RequestFrame, ResponseFrame } from "./protocol.js";
+import type { EventFrame, HelloFrame, Method, ParamsOf, ResponseFrame, ResultOf } from "./protocol.gen.js";
 
 /** The subset of the browser WebSocket the connection uses; tests pass a fake. */
 export interface SocketLike {
@@ -37,7 +37,7 @@ export const fetchProbe: ReachabilityProbe = async (base) => {
   }
 };
 
-type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: Method; deadline: number };
+type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: string; deadline: number };
 
 type Sink = (event: EventFrame) => void;
 
@@ -102,11 +102,23 @@ export class Connection {
     return this.probe(httpBase(this.url)).catch(() => false);
   }
 
-  /** Sends one request and resolves with its result, or rejects with its error. */
-  async request<T>(method: Method, params: unknown, timeoutMs?: number): Promise<T> {
+  /**
+   * Sends one request and resolves with its result, or rejects with its
+   * error; params and result are the method's (protocol.gen.ts, generated
+   * from Core's own list).
+   */
+  request<M extends Method>(method: M, params: ParamsOf<M>, timeoutMs?: number): Promise<ResultOf<M>> {
+    return this.send<ResultOf<M>>(method, params, timeoutMs);
+  }
+
+  /**
+   * request for any method name: Pedelec.request, the original's untyped
+   * escape hatch, sends what the page names. T is not checked.
+   */
+  async send<T>(method: string, params: unknown, timeoutMs?: number): Promise<T> {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
-    const frame: RequestFrame = { type: "request", id, method, params };
+    const frame = { type: "request", id, method, params };
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method, deadline: Date.now() + (timeoutMs ?? this.timeoutMs) });
       this.watchDeadlines();
@@ -281,11 +293,7 @@ export class Connection {
     }
     // An array is several frames sent as one message: each means what it
     // would mean alone, in order.
-    if (Array.isArray(parsed)) {
-      for (const frame of parsed) this.backlog.push(frame as Frame);
-    } else {
-      this.backlog.push(parsed as Frame);
-    }
+    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) if (isFrame(frame)) this.backlog.push(frame);
     if (!this.resuming) this.drain();
   }
 
@@ -324,7 +332,6 @@ export class Connection {
   }
 
   private handle(frame: Frame) {
-    if (frame === null || typeof frame !== "object") return;
     if (frame.type === "response") {
       const p = this.pending.get(frame.id);
       if (!p) return;
@@ -348,6 +355,14 @@ export class Connection {
       if (maxFrames >= 2 && maxBytes > 0) this.batch = { maxFrames, maxBytes };
     }
   }
+}
+
+/**
+ * A frame is an object with a type; which type, and the rest of it, is
+ * handle's to read: Core wrote it from the same types as protocol.gen.ts.
+ */
+function isFrame(v: unknown): v is Frame {
+  return typeof v === "object" && v !== null && "type" in v && typeof v.type === "string";
 }
 
 /**

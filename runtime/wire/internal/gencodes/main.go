@@ -3,7 +3,9 @@
 // docs/errors.md's two tables and the SDK's union, sdk/src/codes.gen.ts;
 // and from the providers registered in runtime/provider: the SDK's
 // ProviderCode and display names, sdk/src/providers.gen.ts, and
-// docs/providers.md's table of providers.
+// docs/providers.md's table of providers; and from the page methods and
+// events (runtime/wire/page.go): the SDK's typed method map and event
+// union, sdk/src/client/protocol.gen.ts.
 // Run by `go generate ./runtime/wire`; its test fails while they are stale.
 package main
 

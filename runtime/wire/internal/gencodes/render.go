@@ -45,7 +45,11 @@ func render(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{tsPath: []byte(typescript()), providersTSPath: []byte(providers)}
+	protocol, err := protocolTS(root)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{tsPath: []byte(typescript()), providersTSPath: []byte(providers), protocolTSPath: []byte(protocol)}
 	for path, sections := range docSections {
 		doc, err := os.ReadFile(filepath.Join(root, path))
 		if err != nil {
