@@ -118,6 +118,7 @@ return { active: document.activeElement?.tagName + "#" + (document.activeElement
 	if !small {
 		t.Error("the tiny window does not say it is too small to decide in")
 	}
+	(&browser{ctx: pctx}).screenshot(t, "trust-approve-tiny-160")
 }
 
 // Finding 1, the delay: a window of the right size takes no decision
@@ -837,4 +838,64 @@ return { fakeOk: el.querySelectorAll(".line-ok, .tool-ok, [data-tool-result]").l
 			t.Errorf("the tool's result is not marked apart from the agent's text (%d marks)", marked)
 		}
 	})
+}
+
+// tinyPNG is a 24x24 red PNG, for the demo's Files panel.
+const tinyPNG = "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAH0lEQVR4nGO4YGBAFcQwatCoQaMGjRo0atCoQQNvEACIEqwf/dB3RAAAAABJRU5ErkJggg=="
+
+// The screens the fixes changed, at desktop, laptop and phone widths, for
+// a person to look at (e2e/artifacts): the origin approval window and the
+// demo with an agent's files and a tool result in its chat.
+func TestBrowserTrustScreens(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	p := waitPending(t, b)
+	user := newBrowser(t)
+	userFocus(t, user.ctx)
+	for _, w := range []int64{1280, 1024, 390} {
+		if err := user.do(10*time.Second, chromedp.EmulateViewport(w, 844), chromedp.Navigate(p.URL)); err != nil {
+			t.Fatal(err)
+		}
+		user.waitJS(t, 10*time.Second, `document.body.dataset.armed === "true"`, "the window to take input")
+		var wide bool
+		user.js(t, &wide, `return document.documentElement.scrollWidth > innerWidth + 1`)
+		if wide {
+			t.Errorf("the approval window scrolls sideways at %d px", w)
+		}
+		user.screenshot(t, fmt.Sprintf("trust-approve-origin-%d", w))
+	}
+
+	d := openDemo(t, "?provider=script")
+	d.typeAndSend(agentFiles + "\nwrite assets/red.b64 " + tinyPNG + "\ncall get_counter {}")
+	d.reply(1)
+	// The agent wrote the PNG as base64 text; the page uploads real bytes.
+	d.b.js(t, nil, `const bytes = Uint8Array.from(atob(`+jsString(tinyPNG)+`), (c) => c.charCodeAt(0));
+await window.pedelecDemo.session.uploadAsset(new File([bytes], "red.png", { type: "image/png" }), "/red.png"); return null;`)
+	d.click("#asset-refresh")
+	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/red.png']")`, "the image in the list")
+	d.click(`#asset-list li[data-path='/red.png'] button`)
+	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-view canvas")`, "the image as pixels")
+	var src string
+	d.b.js(t, &src, `return [...document.querySelectorAll("img, a, iframe, object, embed")].map((e) => e.src || e.href || e.data || "").filter((u) => /^(blob|data):/.test(u)).join(" ")`)
+	if src != "" {
+		t.Errorf("the demo holds blob:/data: URLs: %s", src)
+	}
+	for _, w := range []int64{1280, 1024, 390} {
+		if err := d.b.do(10*time.Second, chromedp.EmulateViewport(w, 844)); err != nil {
+			t.Fatal(err)
+		}
+		d.b.screenshot(t, fmt.Sprintf("trust-demo-%d", w))
+		d.b.js(t, nil, `document.getElementById("assets-card").scrollIntoView()`)
+		ctx, cancel := context.WithTimeout(d.b.ctx, 20*time.Second)
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeArtifact(t, fmt.Sprintf("trust-demo-files-%d.png", w), png)
+		checkNoSidewaysScroll(t, d, int(w))
+	}
 }
