@@ -964,15 +964,15 @@ document.body.prepend(btn); return null;`)
 			if err := user.do(20*time.Second, chromedp.EmulateViewport(w, 844), chromedp.Navigate(pend.URL), chromedp.WaitReady(`[data-decision="approve"]`)); err != nil {
 				t.Fatal(err)
 			}
-			var ignored string
-			user.js(t, &ignored, `document.querySelector('[data-decision="approve"]').click(); const r = document.querySelector('[data-decision="approve"]').getBoundingClientRect(); window.__at = [r.x + r.width / 2, r.y + r.height / 2]; return document.body.dataset.ignored ?? "0";`)
+			var ignored int
+			user.js(t, &ignored, `document.querySelector('[data-decision="approve"]').click(); const r = document.querySelector('[data-decision="approve"]').getBoundingClientRect(); window.__at = [r.x + r.width / 2, r.y + r.height / 2]; return Number(document.body.dataset.ignored ?? 0);`)
 			var at []float64
 			user.js(t, &at, `return window.__at`)
 			_ = user.do(5*time.Second, chromedp.MouseClickXY(at[0], at[1]))
 			time.Sleep(300 * time.Millisecond)
-			user.js(t, &ignored, `return document.body.dataset.ignored ?? "0"`)
-			t.Logf("inputs ignored before the window took input: %s", ignored)
-			return approvedNone() && ignored >= "2"
+			user.js(t, &ignored, `return Number(document.body.dataset.ignored ?? 0)`)
+			t.Logf("inputs ignored before the window took input: %d", ignored)
+			return approvedNone() && ignored >= 2
 		}},
 		{"page", "64 KiB frame from the unapproved page", func(t *testing.T, w int64) bool {
 			var code float64
@@ -1032,8 +1032,6 @@ document.body.prepend(btn); return null;`)
 				t.Fatal(err)
 			}
 			con.waitJS(t, 10*time.Second, `!!document.querySelector("#approvals-body [data-approval-id] .args-view")`, "the call in the console")
-			con.js(t, &inWindow, strings.ReplaceAll(readArgsView, "SCOPE", `"#args"`))
-			user.js(t, &inWindow, strings.ReplaceAll(readArgsView, "SCOPE", `"#args"`))
 			con.js(t, &inConsole, strings.ReplaceAll(readArgsView, "SCOPE", `"#approvals-body [data-approval-id]"`))
 			ok := func(a argsShown) bool {
 				return !a.Overflow && strings.Contains(a.Text, "mallory@evil.test") && slicesContain(a.Esc, `\u202E`) && slicesContain(a.Mixed, "\u0430lice") && a.Num == a.Want
@@ -1109,5 +1107,32 @@ return c.querySelectorAll('[data-part="result"] .esc, .call-body .esc').length;`
 			}
 		}
 		t.Logf("attack pass at %d px: page %d/%d held, agent %d/%d, tool result %d/%d", w, held["page"], total["page"], held["agent"], total["agent"], held["tool result"], total["tool result"])
+	}
+}
+
+// Finding 7's measure: 48 unapproved sockets each sending a 4 MiB frame
+// took Core from 31 MB to a 430 MB peak. Logged, and bounded loosely.
+func TestBrowserTrustUnapprovedSocketsMemory(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	pid := core.Cmd.Process.Pid
+	before := procKiB(t, pid, "VmHWM")
+	var closed []int
+	b.js(t, &closed, fmt.Sprintf(`const big = "x".repeat(4 << 20);
+const one = () => new Promise((r) => { const ws = new WebSocket(%q); ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: "get_approval_status", params: { pad: big } }));
+  ws.onmessage = () => r(0); ws.onclose = (e) => r(e.code); ws.onerror = () => {}; setTimeout(() => r(-1), 30000); });
+return await Promise.all(Array.from({ length: 48 }, one));`, strings.Replace(core.URL, "http://", "ws://", 1)+"/ws"))
+	peak := procKiB(t, pid, "VmHWM")
+	codes := map[int]int{}
+	for _, c := range closed {
+		codes[c]++
+	}
+	// 1009 when Core's close frame reached the page, 1006 when Core shut
+	// the socket while the browser was still sending; 0 would be an answer.
+	t.Logf("48 unapproved sockets sending 4 MiB frames: close codes %v; Core's peak RSS %d KiB before, %d KiB after", codes, before, peak)
+	if codes[0] != 0 || peak > 200<<10 {
+		t.Errorf("answered: %d of 48; peak RSS %d KiB", codes[0], peak)
 	}
 }
