@@ -20,8 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
-	page2 "github.com/chromedp/cdproto/page"
+	page2 "github.com/chromedp/cdproto/page" // "page" is the attack pass's hostile page
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
@@ -277,7 +276,7 @@ func TestBrowserTrustDemoFramedAndOnLoad(t *testing.T) {
 	if n := sessionCount(t, core); n != 0 {
 		t.Errorf("4 frames of the demo on a hostile site made %d sessions", n)
 	}
-	res, err := chromedp.Call(b.ctx, page.GetFrameTree, cdp.Empty{})
+	res, err := chromedp.Call(b.ctx, page2.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		t.Fatal(err)
 	}
