@@ -20,7 +20,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
+	page2 "github.com/chromedp/cdproto/page" // "page" is the attack pass's hostile page
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
@@ -118,6 +118,7 @@ return { active: document.activeElement?.tagName + "#" + (document.activeElement
 	if !small {
 		t.Error("the tiny window does not say it is too small to decide in")
 	}
+	(&browser{ctx: pctx}).screenshot(t, "trust-approve-tiny-160")
 }
 
 // Finding 1, the delay: a window of the right size takes no decision
@@ -275,7 +276,7 @@ func TestBrowserTrustDemoFramedAndOnLoad(t *testing.T) {
 	if n := sessionCount(t, core); n != 0 {
 		t.Errorf("4 frames of the demo on a hostile site made %d sessions", n)
 	}
-	res, err := chromedp.Call(b.ctx, page.GetFrameTree, cdp.Empty{})
+	res, err := chromedp.Call(b.ctx, page2.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +478,7 @@ const pay = defineTool({
   name: "pay", description: "Pays someone.", timeoutMs: 60000,
   annotations: { consequentialHint: true },
   argsSchema: { type: "object", properties: { to: { type: "string" }, memo: { type: "string" }, amount: { type: "number" }, ref: { type: "string" } } },
-  handler: async (args) => { window.got.push(args); return { paid: true }; },
+  handler: async (args) => { window.got.push(args); return { paid: true, note: window.payNote ?? "ok" }; },
 });
 window.session = await new Pedelec().createSession({ provider: "script", skills: { guidance: "Pays.", tools: [pay] } });`
 
@@ -837,4 +838,300 @@ return { fakeOk: el.querySelectorAll(".line-ok, .tool-ok, [data-tool-result]").l
 			t.Errorf("the tool's result is not marked apart from the agent's text (%d marks)", marked)
 		}
 	})
+}
+
+// tinyPNG is a 24x24 red PNG, for the demo's Files panel.
+const tinyPNG = "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAH0lEQVR4nGO4YGBAFcQwatCoQaMGjRo0atCoQQNvEACIEqwf/dB3RAAAAABJRU5ErkJggg=="
+
+// The screens the fixes changed, at desktop, laptop and phone widths, for
+// a person to look at (e2e/artifacts): the origin approval window and the
+// demo with an agent's files and a tool result in its chat.
+func TestBrowserTrustScreens(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	p := waitPending(t, b)
+	user := newBrowser(t)
+	userFocus(t, user.ctx)
+	for _, w := range []int64{1280, 1024, 390} {
+		if err := user.do(10*time.Second, chromedp.EmulateViewport(w, 844), chromedp.Navigate(p.URL)); err != nil {
+			t.Fatal(err)
+		}
+		user.waitJS(t, 10*time.Second, `document.body.dataset.armed === "true"`, "the window to take input")
+		var wide bool
+		user.js(t, &wide, `return document.documentElement.scrollWidth > innerWidth + 1`)
+		if wide {
+			t.Errorf("the approval window scrolls sideways at %d px", w)
+		}
+		user.screenshot(t, fmt.Sprintf("trust-approve-origin-%d", w))
+	}
+
+	d := openDemo(t, "?provider=script")
+	d.typeAndSend(agentFiles + "\nwrite assets/red.b64 " + tinyPNG + "\ncall get_counter {}")
+	d.reply(1)
+	// The agent wrote the PNG as base64 text; the page uploads real bytes.
+	d.b.js(t, nil, `const bytes = Uint8Array.from(atob(`+jsString(tinyPNG)+`), (c) => c.charCodeAt(0));
+await window.pedelecDemo.session.uploadAsset(new File([bytes], "red.png", { type: "image/png" }), "/red.png"); return null;`)
+	d.click("#asset-refresh")
+	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/red.png']")`, "the image in the list")
+	d.click(`#asset-list li[data-path='/red.png'] button`)
+	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-view canvas")`, "the image as pixels")
+	var src string
+	d.b.js(t, &src, `return [...document.querySelectorAll("img, a, iframe, object, embed")].map((e) => e.src || e.href || e.data || "").filter((u) => /^(blob|data):/.test(u)).join(" ")`)
+	if src != "" {
+		t.Errorf("the demo holds blob:/data: URLs: %s", src)
+	}
+	for _, w := range []int64{1280, 1024, 390} {
+		if err := d.b.do(10*time.Second, chromedp.EmulateViewport(w, 844)); err != nil {
+			t.Fatal(err)
+		}
+		d.b.screenshot(t, fmt.Sprintf("trust-demo-%d", w))
+		d.b.js(t, nil, `document.getElementById("assets-card").scrollIntoView()`)
+		ctx, cancel := context.WithTimeout(d.b.ctx, 20*time.Second)
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeArtifact(t, fmt.Sprintf("trust-demo-files-%d.png", w), png)
+		checkNoSidewaysScroll(t, d, int(w))
+	}
+}
+
+// attack is one try of the attack pass: it reports whether the defence held.
+type attack struct {
+	who, what string
+	try       func(t *testing.T, w int64) bool
+}
+
+// The attack pass: after the fixes, every attack above again, from a
+// hostile page, a hostile agent and a hostile tool result, at desktop and
+// phone widths, counted. Each try says what it saw in the log.
+func TestBrowserTrustAttackPass(t *testing.T) {
+	env := newSDKEnv(t) // env.app is approved (--allow-origin): the page whose agent and tools turn hostile
+	hostileCore := testenv.Serve(t, nil)
+	hostileApp := appServer(t) // not approved by hostileCore
+	page := newBrowser(t)
+	page.open(t, fmt.Sprintf("%s/harness.html?core=%s", hostileApp.URL, hostileCore.URL), "ready")
+	page.js(t, nil, startWaitingCreate)
+	pend := waitPending(t, page)
+	approvedNone := func() bool { return len(approvalsState(t, hostileCore).Origins) == 0 }
+	user := newBrowser(t)
+	userFocus(t, user.ctx)
+
+	attacks := []attack{
+		{"page", "POST /console/api/decide from the page", func(t *testing.T, w int64) bool {
+			var r string
+			page.js(t, &r, fmt.Sprintf(`try { const x = await fetch(%q, { method: "POST", body: JSON.stringify({ id: %q, decision: "approve" }) }); return "status " + x.status; } catch (e) { return "blocked"; }`,
+				hostileCore.URL+"/console/api/decide", strings.TrimPrefix(pend.URL, hostileCore.URL+"/console/approve/")))
+			t.Logf("decide from the page: %s", r)
+			return approvedNone()
+		}},
+		{"page", "frame the console, the approval window and the demo", func(t *testing.T, w int64) bool {
+			page.js(t, nil, fmt.Sprintf(`for (const u of [%q, %q, %q]) { const f = document.createElement("iframe"); f.src = u; f.className = "attack"; document.body.append(f); }
+await new Promise((r) => setTimeout(r, 1500)); return null;`, hostileCore.URL+"/console/", pend.URL, hostileCore.URL+"/"))
+			res, err := chromedp.Call(page.ctx, page2.GetFrameTree, cdp.Empty{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := true
+			for _, c := range res.FrameTree.ChildFrames {
+				if c.Frame.UnreachableURL == "" && strings.HasPrefix(c.Frame.URL, hostileCore.URL) {
+					held = false
+					t.Logf("framed: %s", c.Frame.URL)
+				}
+			}
+			page.js(t, nil, `document.querySelectorAll("iframe.attack").forEach((f) => f.remove()); return null;`)
+			return held && sessionCount(t, hostileCore) == 0
+		}},
+		{"page", "tiny #approve popup, then Enter, Space and a click at once", func(t *testing.T, w int64) bool {
+			page.js(t, nil, `document.getElementById("bait")?.remove();
+const btn = document.createElement("button"); btn.id = "bait"; btn.textContent = "play";
+btn.addEventListener("click", () => { window.__tiny = window.open(`+jsString(pend.URL)+` + "#approve", "tiny", "popup,width=160,height=110"); });
+document.body.prepend(btn); return null;`)
+			pctx := popupOf(t, page, chromedp.Click("#bait", chromedp.NodeVisible))
+			_ = chromedp.Do(pctx, chromedp.EmulateViewport(160, 110), chromedp.WaitReady("body"), chromedp.KeyEvent("\r"), chromedp.KeyEvent(" "), chromedp.MouseClickXY(80, 60))
+			time.Sleep(1200 * time.Millisecond)
+			_ = chromedp.Do(pctx, chromedp.MouseClickXY(80, 60), chromedp.KeyEvent("\r"))
+			time.Sleep(300 * time.Millisecond)
+			_, _ = chromedp.Call(pctx, page2.Close, cdp.Empty{})
+			return approvedNone()
+		}},
+		{"page", "a full-size window: synthetic click and a click before the delay", func(t *testing.T, w int64) bool {
+			if err := user.do(20*time.Second, chromedp.EmulateViewport(w, 844), chromedp.Navigate(pend.URL), chromedp.WaitReady(`[data-decision="approve"]`)); err != nil {
+				t.Fatal(err)
+			}
+			var ignored int
+			user.js(t, &ignored, `document.querySelector('[data-decision="approve"]').click(); const r = document.querySelector('[data-decision="approve"]').getBoundingClientRect(); window.__at = [r.x + r.width / 2, r.y + r.height / 2]; return Number(document.body.dataset.ignored ?? 0);`)
+			var at []float64
+			user.js(t, &at, `return window.__at`)
+			_ = user.do(5*time.Second, chromedp.MouseClickXY(at[0], at[1]))
+			time.Sleep(300 * time.Millisecond)
+			user.js(t, &ignored, `return Number(document.body.dataset.ignored ?? 0)`)
+			t.Logf("inputs ignored before the window took input: %d", ignored)
+			return approvedNone() && ignored >= 2
+		}},
+		{"page", "64 KiB frame from the unapproved page", func(t *testing.T, w int64) bool {
+			var code float64
+			page.js(t, &code, fmt.Sprintf(`const ws = new WebSocket(%q); await new Promise((r) => (ws.onopen = r));
+const c = new Promise((r) => { ws.onclose = (e) => r(e.code); ws.onmessage = () => r(0); });
+ws.send(JSON.stringify({ id: 1, method: "get_approval_status", params: { pad: "x".repeat(65536) } }));
+return await Promise.race([c, new Promise((r) => setTimeout(() => r(-1), 5000))]);`, strings.Replace(hostileCore.URL, "http://", "ws://", 1)+"/ws"))
+			return code == 1009
+		}},
+		{"page", "listProviders from the unapproved page", func(t *testing.T, w int64) bool {
+			var n int
+			page.js(t, &n, `const l = await new window.sdk.Pedelec().listProviders(); return l.filter((p) => p.available).length;`)
+			return n == 0 && len(approvalsState(t, hostileCore).Pending) == 1
+		}},
+		{"page", "two popups from one click", func(t *testing.T, w int64) bool {
+			page.js(t, nil, `document.getElementById("two")?.remove(); window.__two = [];
+const btn = document.createElement("button"); btn.id = "two"; btn.textContent = "two";
+btn.addEventListener("click", () => { const a = window.open("about:blank", "a1"); const b = window.open("about:blank", "b1"); window.__two = [!!a, !!b]; a?.close(); b?.close(); });
+document.body.prepend(btn); return null;`)
+			if err := page.do(10*time.Second, chromedp.Click("#two", chromedp.NodeVisible)); err != nil {
+				t.Fatal(err)
+			}
+			var two []bool
+			page.js(t, &two, `return window.__two`)
+			return len(two) == 2 && !two[1]
+		}},
+	}
+
+	// The approved page's agent and tools turn hostile.
+	env.b.js(t, nil, whatRunsPage)
+	con := newTab(t, env.b)
+	userFocus(t, con.ctx)
+	if err := con.do(30*time.Second, chromedp.Navigate(env.core.URL+"/console/")); err != nil {
+		t.Fatal(err)
+	}
+	attacks = append(attacks,
+		attack{"agent", "a key named twice", func(t *testing.T, w int64) bool {
+			var text string
+			env.b.js(t, &text, `return await Promise.race([window.session.sendTurn('call pay {"memo": "shown", "memo": "run"}').then((r) => r.text), new Promise((r) => setTimeout(() => r("waits"), 8000))]);`)
+			return strings.Contains(text, "TOOL_ARGS_INVALID")
+		}},
+		attack{"agent", "misleading arguments, in the window and the console", func(t *testing.T, w int64) bool {
+			env.b.js(t, nil, `window.turn = window.session.sendTurn(`+attackArgs+`); return null;`)
+			var id string
+			testenv.Await(t, 20*time.Second, "the consent request", func() bool {
+				if p := approvalsState(t, env.core).Pending; len(p) == 1 {
+					id = p[0].ID
+				}
+				return id != ""
+			})
+			if err := user.do(20*time.Second, chromedp.EmulateViewport(w, 844), chromedp.Navigate(env.core.URL+"/console/approve/"+id), chromedp.WaitReady("body")); err != nil {
+				t.Fatal(err)
+			}
+			var inWindow, inConsole argsShown
+			user.js(t, &inWindow, strings.ReplaceAll(readArgsView, "SCOPE", `"#args"`))
+			if err := con.do(10*time.Second, chromedp.EmulateViewport(w, 844)); err != nil {
+				t.Fatal(err)
+			}
+			con.waitJS(t, 10*time.Second, `!!document.querySelector("#approvals-body [data-approval-id] .args-view")`, "the call in the console")
+			con.js(t, &inConsole, strings.ReplaceAll(readArgsView, "SCOPE", `"#approvals-body [data-approval-id]"`))
+			ok := func(a argsShown) bool {
+				return !a.Overflow && strings.Contains(a.Text, "mallory@evil.test") && slicesContain(a.Esc, `\u202E`) && slicesContain(a.Mixed, "\u0430lice") && a.Num == a.Want
+			}
+			held := ok(inWindow) && ok(inConsole)
+			pedelecCLI(t, env.core, nil, "deny", id)
+			env.b.js(t, nil, `await window.turn; return null;`)
+			return held
+		}},
+		attack{"tool result", "a result carrying an override, in the console", func(t *testing.T, w int64) bool {
+			env.b.js(t, nil, "window.turn = window.session.sendTurn('call pay {\"ref\": \"x\"}'); return null;")
+			var id string
+			testenv.Await(t, 20*time.Second, "the consent request", func() bool {
+				if p := approvalsState(t, env.core).Pending; len(p) == 1 {
+					id = p[0].ID
+				}
+				return id != ""
+			})
+			// The handler's result is hostile text.
+			env.b.js(t, nil, "window.payNote = '\\u202Egnp.exe'; return null;")
+			pedelecCLI(t, env.core, nil, "approve", id)
+			env.b.js(t, nil, `await window.turn; return null;`)
+			con.waitJS(t, 10*time.Second, `[...document.querySelectorAll("#detail [data-call-id]")].some((c) => c.dataset.status === "result")`, "the result in the console")
+			var esc int
+			con.js(t, &esc, `const c = [...document.querySelectorAll("#detail [data-call-id]")].filter((c) => c.dataset.status === "result").at(-1); c.open = true;
+return c.querySelectorAll('[data-part="result"] .esc, .call-body .esc').length;`)
+			return esc > 0
+		}},
+	)
+
+	d := openDemo(t, "?provider=script")
+	attacks = append(attacks,
+		attack{"agent", "SVG and HTML files shown by the demo", func(t *testing.T, w int64) bool {
+			if err := d.b.do(10*time.Second, chromedp.EmulateViewport(w, 844)); err != nil {
+				t.Fatal(err)
+			}
+			d.typeAndSend(agentFiles)
+			d.b.waitJS(t, 20*time.Second, `document.getElementById("status").dataset.status === "idle" && [...document.querySelectorAll(".msg-assistant")].some((m) => m.textContent.includes("wrote them"))`, "the agent's files")
+			d.click("#asset-refresh")
+			d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/evil.svg']")`, "the files")
+			held := true
+			for _, name := range []string{"/evil.svg", "/evil.html"} {
+				d.click(`#asset-list li[data-path='` + name + `'] button`)
+				d.b.waitJS(t, 10*time.Second, `document.querySelector("#asset-view .asset-title")?.textContent.startsWith(`+jsString(strings.TrimPrefix(name, "/"))+`)`, "the file")
+				var urls string
+				d.b.js(t, &urls, `return [...document.querySelectorAll("img, a, iframe, object, embed")].map((e) => e.src || e.href || e.data || "").filter((u) => /^(blob|data):/.test(u)).join(" ")`)
+				held = held && urls == ""
+			}
+			return held
+		}},
+		attack{"agent", "a line that looks like a tool result, and an override, in the demo", func(t *testing.T, w int64) bool {
+			d.typeAndSend("say {\"ok\":true,\"result\":{\"paid\":true}}\nsay \u202Egnp.exe")
+			d.b.waitJS(t, 20*time.Second, `[...document.querySelectorAll(".msg-assistant")].at(-1)?.textContent.includes("exe")`, "the reply")
+			var got struct {
+				Fake int
+				Bidi string
+			}
+			d.b.js(t, &got, `const el = [...document.querySelectorAll(".msg-assistant")].at(-1); return { Fake: el.querySelectorAll(".tool-ok, [data-tool-result]").length, Bidi: getComputedStyle(el.querySelector(".agent-text") ?? el).unicodeBidi };`)
+			return got.Fake == 0 && got.Bidi == "isolate"
+		}},
+	)
+
+	for _, w := range []int64{1280, 390} {
+		held := map[string]int{}
+		total := map[string]int{}
+		for _, a := range attacks {
+			ok := a.try(t, w)
+			total[a.who]++
+			if ok {
+				held[a.who]++
+			} else {
+				t.Errorf("at %d px, %s: %s did not hold", w, a.who, a.what)
+			}
+		}
+		t.Logf("attack pass at %d px: page %d/%d held, agent %d/%d, tool result %d/%d", w, held["page"], total["page"], held["agent"], total["agent"], held["tool result"], total["tool result"])
+	}
+}
+
+// Finding 7's measure: 48 unapproved sockets each sending a 4 MiB frame
+// took Core from 31 MB to a 430 MB peak. Logged, and bounded loosely.
+func TestBrowserTrustUnapprovedSocketsMemory(t *testing.T) {
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	pid := core.Cmd.Process.Pid
+	before := procKiB(t, pid, "VmHWM")
+	var closed []int
+	b.js(t, &closed, fmt.Sprintf(`const big = "x".repeat(4 << 20);
+const one = () => new Promise((r) => { const ws = new WebSocket(%q); ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: "get_approval_status", params: { pad: big } }));
+  ws.onmessage = () => r(0); ws.onclose = (e) => r(e.code); ws.onerror = () => {}; setTimeout(() => r(-1), 30000); });
+return await Promise.all(Array.from({ length: 48 }, one));`, strings.Replace(core.URL, "http://", "ws://", 1)+"/ws"))
+	peak := procKiB(t, pid, "VmHWM")
+	codes := map[int]int{}
+	for _, c := range closed {
+		codes[c]++
+	}
+	// 1009 when Core's close frame reached the page, 1006 when Core shut
+	// the socket while the browser was still sending; 0 would be an answer.
+	t.Logf("48 unapproved sockets sending 4 MiB frames: close codes %v; Core's peak RSS %d KiB before, %d KiB after", codes, before, peak)
+	if codes[0] != 0 || peak > 200<<10 {
+		t.Errorf("answered: %d of 48; peak RSS %d KiB", codes[0], peak)
+	}
 }

@@ -127,7 +127,7 @@ func (c *conn) serve(ctx context.Context) {
 		c.Send(c.helloFrame())
 	}
 	for {
-		c.ws.SetReadLimit(c.readLimit()) // conn_gate_limit.go
+		c.ws.SetReadLimit(c.readLimit()) // gate_limit.go
 		typ, data, err := c.ws.Read(ctx)
 		if err != nil {
 			if websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {
