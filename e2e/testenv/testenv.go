@@ -46,14 +46,24 @@ func SkipShort(t testing.TB, what string) {
 }
 
 // Main is TestMain for a package that uses Binary: it runs the tests, then
-// removes the temporary directory the binary was built into.
+// removes the temporary directory the binary was built into, and runs what
+// AfterAll registered.
 func Main(m *testing.M) {
 	code := m.Run()
 	if buildPath != "" {
 		os.RemoveAll(filepath.Dir(buildPath))
 	}
+	for _, fn := range afterAll {
+		fn()
+	}
 	os.Exit(code)
 }
+
+var afterAll []func()
+
+// AfterAll runs fn once the package's tests are done (under Main): for
+// what several tests share, such as an app built once.
+func AfterAll(fn func()) { afterAll = append(afterAll, fn) }
 
 // Binary builds the real pedelec binary once per test process and returns
 // its path, in a temporary directory that Main removes after the run.
@@ -214,7 +224,15 @@ func (s *Server) start(t testing.TB, first bool) {
 	bin := Binary(t)
 	addr, args, env := s.Addr, s.args, s.env
 	s.done = make(chan struct{})
-	all := append([]string{"--log-level", "debug", "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
+	// Debug logs by default, for a failing test's log; an env entry
+	// PEDELEC_LOG_LEVEL=... (a benchmark's "info", what users run) wins.
+	level := "debug"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PEDELEC_LOG_LEVEL="); ok {
+			level = v
+		}
+	}
+	all := append([]string{"--log-level", level, "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
 	cmd := exec.Command(bin, all...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Env = append(cmd.Env, "PEDELEC_CONFIG="+filepath.Join(s.StateDir, "no-config.toml"))

@@ -12,6 +12,7 @@
 import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue, ToolAnnotations, ToolArgsSchema, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
+import { fromCallToolResult } from "./call-result.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
@@ -19,11 +20,11 @@ export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { 
 
 const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
 
-/** The handler a session runs for a WebMCP tool. */
+/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration) {
   return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
     const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
-    return asJson(value);
+    return fromCallToolResult(asJson(value));
   };
 }
 
@@ -38,9 +39,23 @@ export function asJson(value: unknown): JsonValue {
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
+// The dialects whose top-level "$schema" only names what the subset already
+// is: Zod 4's z.toJSONSchema() and the WebMCP hook packages that use it put
+// one on every schema. Dropping it loosens nothing; any other "$schema",
+// or one deeper in, is still refused.
+const DIALECTS = new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
+
+function withoutDialect(schema: ToolArgsSchema): ToolArgsSchema {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const s = schema as Record<string, unknown>;
+  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = s;
+  return rest as ToolArgsSchema;
+}
+
 /** Converts one registration and checks it as Core will. */
 export function convert(reg: WebMCPRegistration): Converted {
-  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : (JSON.parse(reg.inputSchema) as ToolArgsSchema);
+  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema) as ToolArgsSchema);
   let annotations: ToolAnnotations | undefined;
   if (reg.annotations || reg.title !== undefined) {
     annotations = { ...(reg.annotations as ToolAnnotations | undefined) };
