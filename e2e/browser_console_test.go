@@ -116,7 +116,7 @@ return {
   Origin: document.querySelector("[data-session-id] .origin").textContent,
   Provider: d.querySelector(".facts").textContent,
   // The secret is named, never given: only as the shell's ${VAR:?…} check.
-  Secret: /PEDELEC_AGENT_SECRET=(?!"\$\{PEDELEC_AGENT_SECRET:\?)/.test(document.documentElement.outerHTML),
+  Secret: /PEDELEC_AGENT_SECRET=(?!("|&quot;)\$\{PEDELEC_AGENT_SECRET:\?)/.test(document.documentElement.outerHTML),
 };`)
 		if !strings.Contains(got.User, "call add_note") || !strings.Contains(got.Agent, "Saved.") {
 			t.Errorf("chat: user %q, agent %q", got.User, got.Agent)
