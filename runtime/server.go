@@ -26,7 +26,15 @@ type Assets struct {
 func (c *Core) Handler(assets Assets) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
+		if r.Header.Get("Origin") != "" {
+			// A page's SDK asks whether what answers at its URL is Pedelec
+			// Core (through a port forward, often it is something else): it
+			// may read the answer, which then says no more than that.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.Handle("GET /ws", c.pages)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
@@ -50,8 +58,12 @@ func (c *Core) checkHost(next http.Handler) http.Handler {
 		if !c.hostAllowed(r) {
 			c.refusals.Note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
 				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
+			// Readable by the page whose SDK asks (fetchProbe): the refusal
+			// is the next step a user behind a forward needs.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
-				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
+				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost, or to the name given with --public-url (a port forward, docs/remote.md)", r.Host).
+				WithDetails(map[string]any{"host": r.Host})})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -88,17 +100,6 @@ func sdkHandler(sdk fs.FS) http.Handler {
 // writeJSON is wire.WriteJSON, under the short name Core's handlers use.
 func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, status, v) }
 
-// Listen binds addr; ":0" picks a free port. It records the address
-// provider processes dial back to.
-func (c *Core) Listen(addr string) (net.Listener, error) {
-	l, url, err := Listen(addr)
-	if err != nil {
-		return nil, err
-	}
-	c.coreURL = url
-	return l, nil
-}
-
 // baseURL is the http:// URL of a listener's address; an unspecified IP
 // (0.0.0.0, ::) is reached on 127.0.0.1.
 func baseURL(addr net.Addr) string {
@@ -116,11 +117,14 @@ func baseURL(addr net.Addr) string {
 // URL is the base URL provider processes and people use.
 func (c *Core) URL() string { return c.coreURL }
 
-// Serve runs the HTTP server on l until ctx is cancelled, then shuts down:
-// sessions end, provider processes die, work directories are removed.
+// Serve runs the HTTP server on l until ctx is cancelled, then shuts down
+// without ending the sessions (Shutdown): running turns are cut off and
+// their provider processes stopped, every session is written down with
+// its work directory kept, and the next `pedelec serve` on the same state
+// directory gives each page its session back.
 func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
-	// A listener made elsewhere than Listen still tells providers where to
-	// dial back; sessions start only once the server below answers.
+	// Providers dial back to the address l listens on; sessions start
+	// only once the server below answers.
 	if c.coreURL == "" {
 		c.coreURL = baseURL(l.Addr())
 	}
