@@ -46,14 +46,24 @@ func SkipShort(t testing.TB, what string) {
 }
 
 // Main is TestMain for a package that uses Binary: it runs the tests, then
-// removes the temporary directory the binary was built into.
+// removes the temporary directory the binary was built into, and runs what
+// AfterAll registered.
 func Main(m *testing.M) {
 	code := m.Run()
 	if buildPath != "" {
 		os.RemoveAll(filepath.Dir(buildPath))
 	}
+	for _, fn := range afterAll {
+		fn()
+	}
 	os.Exit(code)
 }
+
+var afterAll []func()
+
+// AfterAll runs fn once the package's tests are done (under Main): for
+// what several tests share, such as an app built once.
+func AfterAll(fn func()) { afterAll = append(afterAll, fn) }
 
 // Binary builds the real pedelec binary once per test process and returns
 // its path, in a temporary directory that Main removes after the run.

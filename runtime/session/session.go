@@ -32,8 +32,11 @@ type Session struct {
 	// page sends update_tools (tools.go), read without s.mu.
 	toolset atomic.Pointer[toolSet]
 	autoEnd bool
-	dirs    workDirs
-	log     fieldlog.Log
+	// disconnectGrace: how long an autoEnd session waits for a page to
+	// resume it before it ends (0: it ends at once). Set at creation.
+	disconnectGrace time.Duration
+	dirs            workDirs
+	log             fieldlog.Log
 
 	mu             sync.Mutex
 	status         wire.Status
@@ -125,12 +128,16 @@ func (c *Table) Create(ctx context.Context, pc Page, p wire.CreateSessionParams)
 	if p.AutoEndOnDisconnect != nil {
 		autoEnd = *p.AutoEndOnDisconnect
 	}
+	grace, err := disconnectGrace(p.DisconnectGraceMs, autoEnd)
+	if err != nil {
+		return nil, err
+	}
 
 	s := &Session{
 		table: c, secret: ids.New("k_"), origin: pc.Origin(),
 		provider: prov, model: model, createdAt: time.Now(),
-		autoEnd: autoEnd,
-		status:  wire.StatusIdle, page: pc,
+		autoEnd: autoEnd, disconnectGrace: grace,
+		status: wire.StatusIdle, page: pc,
 		events: eventLog{max: c.cfg.EventLogSize},
 		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
@@ -193,6 +200,7 @@ func (s *Session) infoLocked() *wire.SessionInfo {
 	return &wire.SessionInfo{
 		SessionID: s.id, Provider: s.provider.Name(), Model: s.model, Status: s.status,
 		Seq: s.seq, Tools: s.tools().Names(), AutoEndOnDisconnect: s.autoEnd,
+		DisconnectGraceMs: s.disconnectGrace.Milliseconds(),
 	}
 }
 
@@ -366,24 +374,49 @@ func (s *Session) Detached(pc Page) {
 		return
 	}
 	s.saveLocked()
-	autoEnd := s.autoEnd
+	autoEnd := s.autoEnd && s.disconnectGrace == 0
 	if !autoEnd {
-		window := s.table.cfg.ResumeWindow
+		// A following page's session (autoEnd with a grace) is waited for
+		// briefly: a navigation comes back within it, a closed tab does
+		// not, and ends it as a disconnect.
+		window, reason := s.table.cfg.ResumeWindow, wire.EndReasonResumeWindowExpired
+		if s.autoEnd {
+			window, reason = s.disconnectGrace, wire.EndReasonDisconnect
+		}
 		s.detachTimer = time.AfterFunc(window, func() {
 			s.mu.Lock()
 			stillDetached := s.page == nil
 			s.mu.Unlock()
 			if stillDetached {
-				s.End(wire.EndedData{Reason: wire.EndReasonResumeWindowExpired})
+				s.End(wire.EndedData{Reason: reason})
 			}
 		})
-	}
-	s.mu.Unlock()
-	if autoEnd {
-		s.End(wire.EndedData{Reason: wire.EndReasonDisconnect})
+		s.mu.Unlock()
+		s.log.Info("page disconnected; session kept for resume", "window", window)
 		return
 	}
-	s.log.Info("page disconnected; session kept for resume", "window", s.table.cfg.ResumeWindow)
+	s.mu.Unlock()
+	s.End(wire.EndedData{Reason: wire.EndReasonDisconnect})
+}
+
+// MaxDisconnectGrace bounds create_session's disconnectGraceMs: long
+// enough for a slow page to load, short enough that a closed tab's agent
+// stops soon.
+const MaxDisconnectGrace = 2 * time.Minute
+
+// disconnectGrace checks create_session's disconnectGraceMs.
+func disconnectGrace(ms int64, autoEnd bool) (time.Duration, error) {
+	switch {
+	case ms == 0:
+		return 0, nil
+	case ms < 0 || ms > MaxDisconnectGrace.Milliseconds():
+		return 0, wire.Errorf(wire.CodeInvalidInput, "params.disconnectGraceMs must be between 1 and %d (milliseconds)", MaxDisconnectGrace.Milliseconds()).
+			WithDetails(map[string]any{"problems": []map[string]string{{"path": "disconnectGraceMs", "message": "out of range"}}})
+	case !autoEnd:
+		return 0, wire.Errorf(wire.CodeInvalidInput, "params.disconnectGraceMs applies to autoEndOnDisconnect sessions; a session with autoEndOnDisconnect false waits for the resume window").
+			WithDetails(map[string]any{"problems": []map[string]string{{"path": "disconnectGraceMs", "message": "needs autoEndOnDisconnect"}}})
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // End ends the session: pending calls fail with SESSION_ENDED, the running

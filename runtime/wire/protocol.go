@@ -156,6 +156,11 @@ type CreateSessionParams struct {
 	Model               string          `json:"model,omitempty"`
 	Skills              json.RawMessage `json:"skills"`
 	AutoEndOnDisconnect *bool           `json:"autoEndOnDisconnect,omitempty"` // default true
+	// DisconnectGraceMs: an autoEndOnDisconnect session ends only when no
+	// page resumed it within this long after its page went away, so a page
+	// that navigates (or reloads) in the same tab keeps it (the SDK's
+	// followPage). 0 (the default) ends it at once, as before.
+	DisconnectGraceMs int64 `json:"disconnectGraceMs,omitempty"`
 }
 
 // SessionInfo is the result of create_session and resume_session.
@@ -167,6 +172,7 @@ type SessionInfo struct {
 	Seq                 int64    `json:"seq"` // the last seq already sent; the next event has a larger one
 	Tools               []string `json:"tools"`
 	AutoEndOnDisconnect bool     `json:"autoEndOnDisconnect"`
+	DisconnectGraceMs   int64    `json:"disconnectGraceMs,omitempty"`
 }
 
 type SessionParams struct {

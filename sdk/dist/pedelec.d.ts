@@ -456,12 +456,33 @@ TProvider extends string = ProviderCode> = {
 	skills?: SkillsInput<TTools>;
 	/** End the session when this page disconnects (default true). */
 	autoEndOnDisconnect?: boolean;
-} & WebMCPSessionOptions | ({
+} & WebMCPSessionOptions & FollowPageOptions | ({
 	provider?: undefined;
 	model?: never;
 	skills?: SkillsInput<TTools>;
 	autoEndOnDisconnect?: boolean;
-} & WebMCPSessionOptions);
+} & WebMCPSessionOptions & FollowPageOptions);
+/** Pedelec Core addition: a session that continues when the page navigates (docs/sdk.md, "Sessions that follow the page"). */
+export type FollowPageOptions = {
+	/**
+	 * Keep this session across same-origin navigations and reloads in this
+	 * tab: its id is kept in sessionStorage, and createSession() on the next
+	 * page (with followPage: true) resumes it with that page's tools. A tab
+	 * closed for good still ends it, once Core's grace (10 s) has passed.
+	 * Implies autoEndOnDisconnect (a false one is INVALID_INPUT). Default false.
+	 */
+	followPage?: boolean;
+};
+/** Pedelec Core addition: a call that was running when the previous page navigated away, as the next page sees it. */
+export type NavigatedCall = {
+	toolRequestId: string;
+	tool: string;
+	args: unknown;
+	/** The page the call was running in. */
+	from: string;
+	/** This page. */
+	to: string;
+};
 /** Pedelec Core addition (issue 24): how a session meets the page's WebMCP tools (docs/webmcp.md). */
 export type WebMCPSessionOptions = {
 	/**
@@ -657,6 +678,8 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	readonly tools: readonly string[];
 	/** Pedelec Core addition: whether Core ends the session when this page disconnects. */
 	readonly autoEndOnDisconnect: boolean;
+	/** Pedelec Core addition: how long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+	readonly disconnectGraceMs: number;
 	private readonly state;
 	private readonly turns;
 	private readonly calls;
@@ -817,6 +840,11 @@ export declare class Pedelec {
 	createSession(): Promise<PedelecSession<string>>;
 	createSession<const TTools extends readonly AnyToolDefinition[]>(input: CreateSessionInput<TTools, AnyProviderCode>): Promise<PedelecSession<ToolNameOf<TTools>, TTools>>;
 	/**
+	 * The session this tab followed from its previous page, resumed with
+	 * this page's tools, or null when there is none or it ended meanwhile.
+	 */
+	private resumeFollowed;
+	/**
 	 * Attaches to an existing session (after a reload, with
 	 * autoEndOnDisconnect: false). Register the handlers again right after it
 	 * resolves, or pass the same tool definitions to restore their inline
@@ -824,6 +852,8 @@ export declare class Pedelec {
 	 * delivered again.
 	 */
 	resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]>(sessionId: string, options?: ResumeSessionOptions<TTools>): Promise<PedelecSession<string, TTools>>;
+	/** resumeSession, with the router follow.ts gives for the calls the previous page was running. */
+	private resumeRouted;
 	/**
 	 * Sends one request of Core's WebSocket protocol (docs/protocol.md) and
 	 * resolves with its result. `T` is not checked. Prefer the typed methods.
@@ -950,5 +980,24 @@ export type ModelContextLike = {
  * installed. Returns undefined outside a browser.
  */
 export declare function installModelContext(): ModelContextLike | undefined;
+/**
+ * Pedelec Core addition: offers one more tool to a live session, until the
+ * returned disposer is called (then the agent gets TOOL_NOT_FOUND for it).
+ * The definition is checked as createSession checks its tools
+ * (INVALID_INPUT); its inline handler answers the calls. Core gets the
+ * session's whole new list (update_tools) once per burst of changes.
+ */
+export declare function addTool(session: PedelecSession<string, readonly AnyToolDefinition[]> | PedelecSession<string, any>, definition: AnyToolDefinition): Disposer;
+/** How long Core keeps a following session after its page went away (the next page must load within it). */
+export declare const FOLLOW_GRACE_MS = 10000;
+/**
+ * Pedelec Core addition: answers the calls that were running when the
+ * previous page navigated away (a tool that submitted a form or followed
+ * a link) with what this page knows: the answer's value is the call's
+ * result (undefined: the default {navigated: true, url, ...}); a throw is
+ * the handler's error. Register it as the page starts: a carried call
+ * waits a second for an answer, then gets the default. Returns a disposer.
+ */
+export declare function onNavigatedCall(session: PedelecSession<string, any>, answer: (call: NavigatedCall) => unknown): Disposer;
 
 export {};

@@ -1596,8 +1596,8 @@ var HandlerRegistry = class {
    * It never throws: a throw, a rejected promise or a non-JSON value all
    * become error results, so the agent always gets an answer.
    */
-  async run(tool, args, ctx) {
-    const selected = this.select(tool);
+  async run(tool, args, ctx, override) {
+    const selected = override ? { source: "named", run: override } : this.select(tool);
     if (selected.source === "none") {
       const message = `No handler is registered in the page for tool "${tool}". Register one with session.onTool("${tool}", handler), give its definition an inline handler, or add a fallback with session.onTool((tool, args, ctx) => ...).`;
       return sdkFailure("none", "TOOL_HANDLER_NOT_FOUND", message, { tool });
@@ -1685,8 +1685,9 @@ function checkProgress(p) {
 
 // src/session/calls.ts
 var Calls = class {
-  constructor(s, tools) {
+  constructor(s, tools, router) {
     __publicField(this, "s", s);
+    __publicField(this, "router", router);
     __publicField(this, "registry");
     __publicField(this, "calls", /* @__PURE__ */ new Map());
     // One timer for the running calls' deadlines, armed for the earliest and
@@ -1804,7 +1805,7 @@ var Calls = class {
     };
     const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
     ctx.progress = reporter.report;
-    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
+    const outcome = await this.registry.run(tool, data.args, ctx, this.router?.(toolRequestId, tool)).finally(reporter.stop);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);
@@ -2333,7 +2334,7 @@ var Turns = class {
    */
   connectionLost(lost) {
     const turn = this.turn;
-    if (turn && this.s.id.autoEndOnDisconnect) {
+    if (turn && this.s.id.autoEndOnDisconnect && this.s.id.disconnectGraceMs === 0) {
       this.turn = null;
       turn.reject(lost);
     }
@@ -2356,6 +2357,8 @@ var PedelecSession = class {
     __publicField(this, "tools");
     /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
     __publicField(this, "autoEndOnDisconnect");
+    /** Pedelec Core addition: how long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+    __publicField(this, "disconnectGraceMs");
     __publicField(this, "state");
     __publicField(this, "turns");
     __publicField(this, "calls");
@@ -2370,12 +2373,19 @@ var PedelecSession = class {
     this.sessionCreatedAt = Date.now();
     this.tools = Object.freeze([...info.tools ?? []]);
     this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
-    const id = { sessionId: this.sessionId, provider: this.provider, sessionCreatedAt: this.sessionCreatedAt, autoEndOnDisconnect: this.autoEndOnDisconnect };
+    this.disconnectGraceMs = typeof info.disconnectGraceMs === "number" ? info.disconnectGraceMs : 0;
+    const id = {
+      sessionId: this.sessionId,
+      provider: this.provider,
+      sessionCreatedAt: this.sessionCreatedAt,
+      autoEndOnDisconnect: this.autoEndOnDisconnect,
+      disconnectGraceMs: this.disconnectGraceMs
+    };
     const status = STATUSES.includes(info.status) ? info.status : "idle";
     const s = new SessionState(this.model === void 0 ? id : { ...id, model: this.model }, init.connection, new SeqGate(info.seq ?? 0), status, init.onForget);
     this.state = s;
     this.turns = new Turns(s);
-    this.calls = new Calls(s, init.tools);
+    this.calls = new Calls(s, init.tools, init.router);
     this.reconnect = new Reconnect(s, this.turns, this.calls);
     s.unsubscribe = s.connection.subscribe(this.sessionId, (ev) => routeEvent(s, this.turns, this.calls, ev));
   }
@@ -2498,6 +2508,10 @@ var PedelecSession = class {
   setDynamicHandlers(lookup) {
     this.calls.setDynamicHandlers(lookup);
   }
+  /** @internal The calls whose handlers run now in this page (follow.ts records them when the page goes). */
+  runningCalls() {
+    return this.calls.running();
+  }
   /** @internal Runs fn when the session ends (at once if it has). */
   onCleanup(fn) {
     this.state.onCleanup(fn);
@@ -2567,6 +2581,56 @@ var PedelecSession = class {
   }
 };
 
+// src/webmcp/tools.ts
+var NO_INPUT = { type: "object", properties: {} };
+function webmcpHandler(reg) {
+  return async (args, ctx) => {
+    const value = await reg.execute(args, { signal: ctx.signal });
+    return asJson(value);
+  };
+}
+function asJson(value) {
+  const text = JSON.stringify(value);
+  return text === void 0 ? null : JSON.parse(text);
+}
+var DIALECTS = /* @__PURE__ */ new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
+function withoutDialect(schema) {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const s = schema;
+  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = s;
+  return rest;
+}
+function convert(reg) {
+  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema));
+  let annotations;
+  if (reg.annotations || reg.title !== void 0) {
+    annotations = { ...reg.annotations };
+    if (reg.title !== void 0) annotations.title = reg.title;
+  }
+  const def = { name: reg.name, description: reg.description, argsSchema };
+  if (annotations) def.annotations = annotations;
+  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
+    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    message: p.message
+  }));
+  if (problems.length > 0) return { reg, problems };
+  def.handler = webmcpHandler(reg);
+  return { reg, def };
+}
+function refusedTools(refused) {
+  const problems = refused.flatMap(
+    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
+  );
+  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
+  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
+  return new PedelecError(
+    "INVALID_INPUT",
+    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
+    { problems, tools: refused.map((r) => r.reg.name) }
+  );
+}
+
 // src/webmcp/registrations.ts
 var WEBMCP_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 var Registrations = class {
@@ -2609,6 +2673,295 @@ var Registrations = class {
   }
 };
 var registrations = new Registrations();
+
+// src/webmcp/link.ts
+function currentWebMCPTools(defined) {
+  const taken = new Set(defined.map((t) => t?.name));
+  const offered = [];
+  const refused = [];
+  for (const reg of registrations.list()) {
+    if (taken.has(reg.name)) {
+      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
+      continue;
+    }
+    const c = convert(reg);
+    if ("problems" in c) refused.push(c);
+    else offered.push(c);
+  }
+  return { offered, refused };
+}
+function manifestOf(defs) {
+  return defs.map((d) => {
+    const { handler: _h, ...rest } = d;
+    return JSON.parse(JSON.stringify(rest));
+  });
+}
+function nextTask2() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+function linkWebMCP(session, definedNow, sent) {
+  const handlers = /* @__PURE__ */ new Map();
+  const reported = /* @__PURE__ */ new WeakSet();
+  let lastSent = sent === null ? null : JSON.stringify(sent);
+  let scheduled = false;
+  let running = Promise.resolve();
+  let stopped = false;
+  const refresh = (report) => {
+    const defined = definedNow();
+    const { offered, refused } = currentWebMCPTools(defined);
+    handlers.clear();
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
+    for (const r of fresh) reported.add(r.reg);
+    if (fresh.length > 0) session.reportError(refusedTools(fresh));
+    return manifestOf([...defined, ...offered.map((c) => c.def)]);
+  };
+  const flush = async () => {
+    scheduled = false;
+    if (stopped) return;
+    const manifest = refresh(true);
+    const text = JSON.stringify(manifest);
+    if (text === lastSent) return;
+    lastSent = text;
+    try {
+      await session.updateTools(manifest);
+    } catch {
+      lastSent = null;
+    }
+  };
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      running = running.then(flush);
+    });
+  };
+  refresh(false);
+  const off = registrations.subscribe(schedule);
+  session.onCleanup(() => {
+    stopped = true;
+    off();
+  });
+  setTimeout(schedule, 0);
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask2().then(() => running) };
+}
+
+// src/page-tools.ts
+var PageTools = class {
+  /** base: the tools createSession/resumeSession was given; sent: what Core has now, null when unknown (a resume). */
+  constructor(session, base, sent) {
+    __publicField(this, "session", session);
+    __publicField(this, "base", base);
+    __publicField(this, "added", /* @__PURE__ */ new Map());
+    __publicField(this, "link", null);
+    __publicField(this, "lastSent");
+    __publicField(this, "scheduled", false);
+    __publicField(this, "running", Promise.resolve());
+    this.lastSent = sent === null ? null : JSON.stringify(sent);
+    session.setDynamicHandlers((tool) => this.added.get(tool)?.handler ?? this.link?.handler(tool));
+  }
+  /**
+   * The session's own tools now: the base ones, then the added ones by
+   * name, so a tool removed and added again (StrictMode) leaves the list,
+   * and what Core is sent, as it was.
+   */
+  defined() {
+    const added = [...this.added.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return [...this.base, ...added];
+  }
+  followWebMCP(sent) {
+    this.link = linkWebMCP(this.session, () => this.defined(), sent);
+  }
+  add(def) {
+    const name = def?.name;
+    if (this.session.getStatus() === "ended") throw new PedelecError("SESSION_ENDED", `addTool(${JSON.stringify(name)}): the session has ended`);
+    checkedManifest({ guidance: "", tools: [def] });
+    if (this.base.some((t) => t.name === name) || this.added.has(name)) {
+      throw new PedelecError("INVALID_INPUT", `addTool: this session already has a tool named ${JSON.stringify(name)}; remove it first or choose another name`, {
+        problems: [{ path: "name", message: "already a tool of this session" }],
+        tool: name
+      });
+    }
+    this.added.set(name, def);
+    this.changed();
+    return () => {
+      if (this.added.get(name) !== def) return;
+      this.added.delete(name);
+      this.changed();
+    };
+  }
+  /** Resolves once the changes made so far reached Core (or failed). */
+  async sent() {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await this.running;
+    await this.link?.sent();
+  }
+  /** Sends the list again now; the first send after a resume is always made. */
+  changed() {
+    if (this.link) return this.link.schedule();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.running = this.running.then(() => this.flush());
+    });
+  }
+  async flush() {
+    this.scheduled = false;
+    if (this.session.getStatus() === "ended") return;
+    const manifest = manifestOf(this.defined());
+    const text = JSON.stringify(manifest);
+    if (text === this.lastSent) return;
+    this.lastSent = text;
+    try {
+      await this.session.updateTools(manifest);
+    } catch {
+      this.lastSent = null;
+    }
+  }
+};
+var bySession = /* @__PURE__ */ new WeakMap();
+function attachPageTools(session, base, sent, webmcp) {
+  const tools = new PageTools(session, base, sent);
+  bySession.set(session, tools);
+  if (webmcp) tools.followWebMCP(sent);
+  else if (sent === null) tools.changed();
+}
+function toolsSent(session) {
+  return bySession.get(session)?.sent() ?? Promise.resolve();
+}
+function addTool(session, definition) {
+  const tools = bySession.get(session);
+  if (!tools) throw new PedelecError("INVALID_INPUT", "addTool(session, definition): pass a session from pedelec.createSession() or resumeSession()");
+  return tools.add(definition);
+}
+
+// src/follow.ts
+var FOLLOW_GRACE_MS = 1e4;
+var ANSWER_WAIT_MS = 1e3;
+var KEY = "pedelec.follow:";
+function storage() {
+  try {
+    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
+  } catch {
+    return null;
+  }
+}
+function read(coreUrl) {
+  try {
+    const raw = storage()?.getItem(KEY + coreUrl);
+    const v = raw ? JSON.parse(raw) : null;
+    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
+  } catch {
+    return null;
+  }
+}
+function write(coreUrl, v) {
+  try {
+    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
+  } catch {
+  }
+}
+function followedSession(coreUrl) {
+  return read(coreUrl);
+}
+function forgetFollowed(coreUrl, sessionId) {
+  const cur = read(coreUrl);
+  if (!cur || sessionId && cur.sessionId !== sessionId) return;
+  try {
+    storage()?.removeItem(KEY + coreUrl);
+  } catch {
+  }
+}
+var Carried = class {
+  constructor(stored) {
+    __publicField(this, "ids");
+    __publicField(this, "from");
+    __publicField(this, "answerers", []);
+    /** Set by follow(): the session whose tools must reach Core before an answer does. */
+    __publicField(this, "session", null);
+    __publicField(this, "waiting", /* @__PURE__ */ new Map());
+    /** The handler for a call that was running on the previous page, or undefined for any other. */
+    __publicField(this, "route", (toolRequestId, tool) => {
+      if (!this.ids.has(toolRequestId)) return void 0;
+      this.ids.delete(toolRequestId);
+      return (args) => {
+        const call = { toolRequestId, tool, args, from: this.from, to: here() };
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
+          const settle = (v) => {
+            if (!this.waiting.delete(toolRequestId)) return;
+            clearTimeout(timer);
+            const result = v === void 0 ? navigatedResult(call) : v;
+            const session = this.session;
+            resolve(session ? toolsSent(session).then(() => result) : result);
+          };
+          this.waiting.set(toolRequestId, { call, settle });
+          this.offer(toolRequestId);
+        });
+      };
+    });
+    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
+    this.from = stored.from ?? "";
+  }
+  addAnswerer(fn) {
+    this.answerers.push(fn);
+    for (const id of [...this.waiting.keys()]) this.offer(id);
+    return () => {
+      this.answerers = this.answerers.filter((a) => a !== fn);
+    };
+  }
+  offer(id) {
+    const w = this.waiting.get(id);
+    if (!w || this.answerers.length === 0) return;
+    const answer = this.answerers[this.answerers.length - 1];
+    let v;
+    try {
+      v = answer(w.call);
+    } catch (err) {
+      v = Promise.reject(err);
+    }
+    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
+  }
+};
+function here() {
+  return typeof location !== "undefined" ? location.href : "";
+}
+function navigatedResult(call) {
+  const title = typeof document !== "undefined" ? document.title : "";
+  return {
+    navigated: true,
+    url: call.to,
+    from: call.from,
+    title,
+    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
+  };
+}
+var carriedBySession = /* @__PURE__ */ new WeakMap();
+function carriedCalls(stored) {
+  return new Carried(stored);
+}
+function follow(session, coreUrl, carried) {
+  if (carried) {
+    carried.session = session;
+    carriedBySession.set(session, carried);
+  }
+  write(coreUrl, { sessionId: session.sessionId });
+  const onHide = () => {
+    if (session.getStatus() === "ended") return;
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
+  };
+  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
+  session.onCleanup(() => {
+    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
+    forgetFollowed(coreUrl, session.sessionId);
+  });
+}
+function onNavigatedCall(session, answer) {
+  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
+  const carried = carriedBySession.get(session);
+  return carried ? carried.addAnswerer(answer) : () => {
+  };
+}
 
 // src/webmcp/model-context.ts
 var MAX_NAME_LENGTH = 128;
@@ -2813,116 +3166,6 @@ function exposeToBrowser(session, defined, toError) {
   }
 }
 
-// src/webmcp/tools.ts
-var NO_INPUT = { type: "object", properties: {} };
-function webmcpHandler(reg) {
-  return async (args, ctx) => {
-    const value = await reg.execute(args, { signal: ctx.signal });
-    return asJson(value);
-  };
-}
-function asJson(value) {
-  const text = JSON.stringify(value);
-  return text === void 0 ? null : JSON.parse(text);
-}
-function convert(reg) {
-  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
-  let annotations;
-  if (reg.annotations || reg.title !== void 0) {
-    annotations = { ...reg.annotations };
-    if (reg.title !== void 0) annotations.title = reg.title;
-  }
-  const def = { name: reg.name, description: reg.description, argsSchema };
-  if (annotations) def.annotations = annotations;
-  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
-    message: p.message
-  }));
-  if (problems.length > 0) return { reg, problems };
-  def.handler = webmcpHandler(reg);
-  return { reg, def };
-}
-function refusedTools(refused) {
-  const problems = refused.flatMap(
-    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
-  );
-  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
-  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
-  return new PedelecError(
-    "INVALID_INPUT",
-    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
-    { problems, tools: refused.map((r) => r.reg.name) }
-  );
-}
-
-// src/webmcp/link.ts
-function currentWebMCPTools(defined) {
-  const taken = new Set(defined.map((t) => t?.name));
-  const offered = [];
-  const refused = [];
-  for (const reg of registrations.list()) {
-    if (taken.has(reg.name)) {
-      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
-      continue;
-    }
-    const c = convert(reg);
-    if ("problems" in c) refused.push(c);
-    else offered.push(c);
-  }
-  return { offered, refused };
-}
-function manifestOf(defs) {
-  return defs.map((d) => {
-    const { handler: _h, ...rest } = d;
-    return JSON.parse(JSON.stringify(rest));
-  });
-}
-function linkWebMCP(session, defined, sent) {
-  const handlers = /* @__PURE__ */ new Map();
-  const reported = /* @__PURE__ */ new WeakSet();
-  let lastSent = sent === null ? null : JSON.stringify(sent);
-  let scheduled = false;
-  let running = Promise.resolve();
-  let stopped = false;
-  const refresh = (report) => {
-    const { offered, refused } = currentWebMCPTools(defined);
-    handlers.clear();
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
-    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
-    for (const r of fresh) reported.add(r.reg);
-    if (fresh.length > 0) session.reportError(refusedTools(fresh));
-    return manifestOf([...defined, ...offered.map((c) => c.def)]);
-  };
-  const flush = async () => {
-    scheduled = false;
-    if (stopped) return;
-    const manifest = refresh(true);
-    const text = JSON.stringify(manifest);
-    if (text === lastSent) return;
-    lastSent = text;
-    try {
-      await session.updateTools(manifest);
-    } catch {
-      lastSent = null;
-    }
-  };
-  const schedule = () => {
-    if (scheduled || stopped) return;
-    scheduled = true;
-    queueMicrotask(() => {
-      running = running.then(flush);
-    });
-  };
-  session.setDynamicHandlers((tool) => handlers.get(tool));
-  refresh(false);
-  const off = registrations.subscribe(schedule);
-  session.onCleanup(() => {
-    stopped = true;
-    off();
-  });
-  setTimeout(schedule, 0);
-}
-
 // src/client.ts
 function browserSocket(url) {
   if (typeof WebSocket === "undefined") {
@@ -3091,7 +3334,7 @@ var Pedelec = class {
     if (input !== void 0 && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
     }
-    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser: exposeToBrowser2 } = input ?? {};
+    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser: exposeToBrowser2, followPage } = input ?? {};
     if (provider !== void 0 && (typeof provider !== "string" || provider === "")) {
       throw invalid('createSession: provider must be a provider code such as "codex" (see listProviders())', "provider");
     }
@@ -3104,9 +3347,17 @@ var Pedelec = class {
     }
     if (webmcp !== void 0 && typeof webmcp !== "boolean") throw invalid("createSession: webmcp must be a boolean", "webmcp");
     if (exposeToBrowser2 !== void 0 && typeof exposeToBrowser2 !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
+    if (followPage !== void 0 && typeof followPage !== "boolean") throw invalid("createSession: followPage must be a boolean", "followPage");
+    if (followPage === true && autoEndOnDisconnect === false) {
+      throw invalid("createSession: followPage ends the session when the tab closes for good, which autoEndOnDisconnect: false would not; leave autoEndOnDisconnect out", "followPage");
+    }
     const manifest = checkedManifest(skills === void 0 ? { guidance: "", tools: [] } : skills);
     const defined = skills?.tools ?? [];
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
+    if (followPage === true) {
+      const resumed = await this.resumeFollowed(defined, webmcp === true);
+      if (resumed) return resumed;
+    }
     await this.ensureApproved();
     const params = { skills: web?.manifest ?? manifest };
     if (provider !== void 0) {
@@ -3131,11 +3382,39 @@ var Pedelec = class {
       if (entry.defaultModel) params.model = entry.defaultModel;
     }
     if (autoEndOnDisconnect !== void 0) params.autoEndOnDisconnect = autoEndOnDisconnect;
+    if (followPage === true) {
+      params.autoEndOnDisconnect = true;
+      params.disconnectGraceMs = FOLLOW_GRACE_MS;
+    }
     const info = await this.connection.request("create_session", params);
     const session = this.track(info, defined);
-    if (web) linkWebMCP(session, defined, web.sent);
+    attachPageTools(session, defined, web?.sent ?? manifest.tools, web !== null);
     if (exposeToBrowser2 !== false) exposeToBrowser(session, defined, browserError);
+    if (followPage === true && session.getStatus() !== "ended") follow(session, this.url, null);
     return session;
+  }
+  /**
+   * The session this tab followed from its previous page, resumed with
+   * this page's tools, or null when there is none or it ended meanwhile.
+   */
+  async resumeFollowed(defined, webmcp) {
+    const stored = followedSession(this.url);
+    if (!stored) return null;
+    const held = [...this.sessions].find((s) => s.sessionId === stored.sessionId && s.getStatus() !== "ended");
+    if (held) return held;
+    const carried = carriedCalls(stored);
+    try {
+      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route);
+      if (session.getStatus() !== "ended") {
+        follow(session, this.url, carried);
+        return session;
+      }
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code !== "SESSION_ENDED" && e.code !== "THREAD_NOT_FOUND") throw e;
+    }
+    forgetFollowed(this.url, stored.sessionId);
+    return null;
   }
   /**
    * Attaches to an existing session (after a reload, with
@@ -3145,6 +3424,10 @@ var Pedelec = class {
    * delivered again.
    */
   async resumeSession(sessionId, options) {
+    return this.resumeRouted(sessionId, options, void 0);
+  }
+  /** resumeSession, with the router follow.ts gives for the calls the previous page was running. */
+  async resumeRouted(sessionId, options, router) {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
@@ -3158,8 +3441,9 @@ var Pedelec = class {
     const resumed = (async () => {
       await this.ensureApproved();
       const info = await this.connection.request("resume_session", { sessionId });
-      const session = this.track(info, defined);
-      if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+      const session = this.track(info, defined, router);
+      const replace = options?.webmcp === true || router !== void 0;
+      if (session.getStatus() !== "ended") attachPageTools(session, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
       return session;
     })();
     this.resuming.set(sessionId, resumed);
@@ -3279,12 +3563,13 @@ var Pedelec = class {
     for (const session of [...this.sessions]) session.clientClosed();
     this.connection.close();
   }
-  track(info, tools) {
+  track(info, tools, router) {
     let session = void 0;
     const s = new PedelecSession({
       connection: this.connection,
       info,
       tools,
+      router,
       onForget: () => {
         if (session) this.sessions.delete(session);
       }
@@ -3308,6 +3593,7 @@ function asksConsent(tool) {
 export {
   DEFAULT_URL,
   ERROR_CODES,
+  FOLLOW_GRACE_MS,
   MAX_ASSET_BYTES,
   ORIGINAL_PROVIDER_CODES,
   PROVIDER_TITLES,
@@ -3316,9 +3602,11 @@ export {
   PedelecSdkError,
   PedelecSession,
   ToolRefusal,
+  addTool,
   asksConsent,
   defineTool,
   installModelContext,
+  onNavigatedCall,
   refuse,
   toManifest
 };

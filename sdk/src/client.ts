@@ -11,10 +11,12 @@ import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
 import { displayName, isOriginalProvider, providerInfo, settingsFrom, unapprovedProviders } from "./providers.js";
-import { PedelecSession } from "./session.js";
+import { PedelecSession, type SessionInit } from "./session.js";
+import { carriedCalls, follow, followedSession, forgetFollowed, FOLLOW_GRACE_MS } from "./follow.js";
+import { attachPageTools } from "./page-tools.js";
 import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
 import { installModelContext } from "./webmcp/install.js";
-import { currentWebMCPTools, linkWebMCP, manifestOf } from "./webmcp/link.js";
+import { currentWebMCPTools, manifestOf } from "./webmcp/link.js";
 import { refusedTools } from "./webmcp/tools.js";
 import type {
   AnyProviderCode,
@@ -275,13 +277,14 @@ export class Pedelec {
     if (input !== undefined && (typeof input !== "object" || input === null || Array.isArray(input))) {
       throw invalid("createSession(input): input must be an object such as {provider, model, skills, autoEndOnDisconnect}", "(root)");
     }
-    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser } = (input ?? {}) as {
+    const { provider, model, skills, autoEndOnDisconnect, webmcp, exposeToBrowser, followPage } = (input ?? {}) as {
       provider?: unknown;
       model?: unknown;
       skills?: unknown;
       autoEndOnDisconnect?: unknown;
       webmcp?: unknown;
       exposeToBrowser?: unknown;
+      followPage?: unknown;
     };
     if (provider !== undefined && (typeof provider !== "string" || provider === "")) {
       throw invalid("createSession: provider must be a provider code such as \"codex\" (see listProviders())", "provider");
@@ -295,9 +298,18 @@ export class Pedelec {
     }
     if (webmcp !== undefined && typeof webmcp !== "boolean") throw invalid("createSession: webmcp must be a boolean", "webmcp");
     if (exposeToBrowser !== undefined && typeof exposeToBrowser !== "boolean") throw invalid("createSession: exposeToBrowser must be a boolean", "exposeToBrowser");
+    if (followPage !== undefined && typeof followPage !== "boolean") throw invalid("createSession: followPage must be a boolean", "followPage");
+    if (followPage === true && autoEndOnDisconnect === false) {
+      throw invalid("createSession: followPage ends the session when the tab closes for good, which autoEndOnDisconnect: false would not; leave autoEndOnDisconnect out", "followPage");
+    }
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
     const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
+    if (followPage === true) {
+      // The previous page of this tab had a session: this page continues it.
+      const resumed = await this.resumeFollowed(defined as TTools, webmcp === true);
+      if (resumed) return resumed as unknown as PedelecSession<ToolNameOf<TTools>, TTools>;
+    }
     await this.ensureApproved();
     const params: CreateSessionParams = { skills: web?.manifest ?? manifest };
     if (provider !== undefined) {
@@ -322,11 +334,40 @@ export class Pedelec {
       if (entry.defaultModel) params.model = entry.defaultModel;
     }
     if (autoEndOnDisconnect !== undefined) params.autoEndOnDisconnect = autoEndOnDisconnect;
+    if (followPage === true) {
+      params.autoEndOnDisconnect = true;
+      params.disconnectGraceMs = FOLLOW_GRACE_MS;
+    }
     const info = await this.connection.request("create_session", params);
     const session = this.track(info, defined as TTools);
-    if (web) linkWebMCP(session, defined, web.sent);
+    attachPageTools(session as never, defined, web?.sent ?? (manifest as { tools: JsonValue[] }).tools, web !== null);
     if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
+    if (followPage === true && session.getStatus() !== "ended") follow(session as never, this.url, null);
     return session;
+  }
+
+  /**
+   * The session this tab followed from its previous page, resumed with
+   * this page's tools, or null when there is none or it ended meanwhile.
+   */
+  private async resumeFollowed<TTools extends readonly AnyToolDefinition[]>(defined: TTools, webmcp: boolean): Promise<PedelecSession<string, TTools> | null> {
+    const stored = followedSession(this.url);
+    if (!stored) return null;
+    const held = [...this.sessions].find((s) => s.sessionId === stored.sessionId && s.getStatus() !== "ended");
+    if (held) return held as unknown as PedelecSession<string, TTools>; // StrictMode's second createSession
+    const carried = carriedCalls(stored);
+    try {
+      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route);
+      if (session.getStatus() !== "ended") {
+        follow(session as never, this.url, carried);
+        return session;
+      }
+    } catch (err) {
+      const e = PedelecError.from(err);
+      if (e.code !== "SESSION_ENDED" && e.code !== "THREAD_NOT_FOUND") throw e;
+    }
+    forgetFollowed(this.url, stored.sessionId);
+    return null;
   }
 
   /**
@@ -339,6 +380,15 @@ export class Pedelec {
   async resumeSession<const TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
     options?: ResumeSessionOptions<TTools>,
+  ): Promise<PedelecSession<string, TTools>> {
+    return this.resumeRouted(sessionId, options, undefined);
+  }
+
+  /** resumeSession, with the router follow.ts gives for the calls the previous page was running. */
+  private async resumeRouted<const TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]>(
+    sessionId: string,
+    options: ResumeSessionOptions<TTools> | undefined,
+    router: SessionInit["router"],
   ): Promise<PedelecSession<string, TTools>> {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
@@ -357,9 +407,12 @@ export class Pedelec {
     const resumed = (async () => {
       await this.ensureApproved();
       const info = await this.connection.request("resume_session", { sessionId });
-      const session = this.track(info, defined);
-      // Core's list is the one before the reload: send the page's now.
-      if (options?.webmcp && session.getStatus() !== "ended") linkWebMCP(session, defined, null);
+      const session = this.track(info, defined, router);
+      // Core's list is the one before the reload. With webmcp, or when
+      // following the page (router), the page's list replaces it now; a
+      // plain resume keeps it until the page changes its tools (addTool).
+      const replace = options?.webmcp === true || router !== undefined;
+      if (session.getStatus() !== "ended") attachPageTools(session as never, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
       return session as unknown as PedelecSession<string, readonly AnyToolDefinition[]>;
     })();
     this.resuming.set(sessionId, resumed);
@@ -495,12 +548,13 @@ export class Pedelec {
     this.connection.close();
   }
 
-  private track<TTools extends readonly AnyToolDefinition[]>(info: SessionInfo, tools: TTools): PedelecSession<ToolNameOf<TTools>, TTools> {
+  private track<TTools extends readonly AnyToolDefinition[]>(info: SessionInfo, tools: TTools, router?: SessionInit["router"]): PedelecSession<ToolNameOf<TTools>, TTools> {
     let session: PedelecSession<string, readonly AnyToolDefinition[]> | undefined = undefined;
     const s = new PedelecSession<ToolNameOf<TTools>, TTools>({
       connection: this.connection,
       info,
       tools,
+      router,
       onForget: () => {
         if (session) this.sessions.delete(session);
       },

@@ -78,8 +78,10 @@ export class HandlerRegistry {
    * It never throws: a throw, a rejected promise or a non-JSON value all
    * become error results, so the agent always gets an answer.
    */
-  async run(tool: string, args: unknown, ctx: ToolCallContext): Promise<Outcome> {
-    const selected = this.select(tool);
+  async run(tool: string, args: unknown, ctx: ToolCallContext, override?: AnyHandler): Promise<Outcome> {
+    // override: a call the page answers another way (follow.ts: a call that
+    // was running when the previous page navigated away).
+    const selected: Selected = override ? { source: "named", run: override } : this.select(tool);
     if (selected.source === "none") {
       const message = `No handler is registered in the page for tool "${tool}". Register one with session.onTool("${tool}", handler), give its definition an inline handler, or add a fallback with session.onTool((tool, args, ctx) => ...).`;
       return sdkFailure("none", "TOOL_HANDLER_NOT_FOUND", message, { tool });

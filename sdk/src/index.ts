@@ -15,6 +15,8 @@ export { DEFAULT_URL } from "./client/url.js";
 export { ORIGINAL_PROVIDER_CODES, PROVIDER_TITLES } from "./providers.gen.js";
 export { MAX_ASSET_BYTES } from "./assets.js";
 export { installModelContext } from "./webmcp/install.js";
+export { addTool } from "./page-tools.js";
+export { onNavigatedCall, FOLLOW_GRACE_MS } from "./follow.js";
 export type { ModelContextLike, WebMCPAnnotations, WebMCPRegisterOptions, WebMCPTool } from "./webmcp/registrations.js";
 export type {
   // the original's names
@@ -72,6 +74,8 @@ export type {
   ToolResult,
   TurnResult,
   WebMCPSessionOptions,
+  FollowPageOptions,
+  NavigatedCall,
   // our previous names (deprecated aliases)
   ArraySchema,
   BooleanSchema,

@@ -11,7 +11,7 @@ import type { SessionInfo } from "./client/protocol.gen.js";
 import { listAssets, readAsset, uploadAsset } from "./assets.js";
 import { PedelecError } from "./errors.js";
 import { SeqGate } from "./seq.js";
-import { Calls } from "./session/calls.js";
+import { Calls, type CallRouter } from "./session/calls.js";
 import { routeEvent } from "./session/events.js";
 import { Reconnect } from "./session/reconnect.js";
 import { SessionState, STATUSES } from "./session/state.js";
@@ -44,6 +44,8 @@ export type SessionInit = {
   tools: readonly AnyToolDefinition[];
   /** Called once when the session ends, so the client can forget it. */
   onForget?: () => void;
+  /** Answers chosen calls another way, from the first event on (follow.ts). */
+  router?: CallRouter;
 };
 
 /**
@@ -67,6 +69,8 @@ export class PedelecSession<
   readonly tools: readonly string[];
   /** Pedelec Core addition: whether Core ends the session when this page disconnects. */
   readonly autoEndOnDisconnect: boolean;
+  /** Pedelec Core addition: how long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+  readonly disconnectGraceMs: number;
 
   private readonly state: SessionState;
   private readonly turns: Turns;
@@ -85,12 +89,19 @@ export class PedelecSession<
     this.sessionCreatedAt = Date.now();
     this.tools = Object.freeze([...(info.tools ?? [])]);
     this.autoEndOnDisconnect = info.autoEndOnDisconnect !== false;
-    const id = { sessionId: this.sessionId, provider: this.provider, sessionCreatedAt: this.sessionCreatedAt, autoEndOnDisconnect: this.autoEndOnDisconnect };
+    this.disconnectGraceMs = typeof info.disconnectGraceMs === "number" ? info.disconnectGraceMs : 0;
+    const id = {
+      sessionId: this.sessionId,
+      provider: this.provider,
+      sessionCreatedAt: this.sessionCreatedAt,
+      autoEndOnDisconnect: this.autoEndOnDisconnect,
+      disconnectGraceMs: this.disconnectGraceMs,
+    };
     const status = STATUSES.includes(info.status) ? info.status : "idle";
     const s = new SessionState(this.model === undefined ? id : { ...id, model: this.model }, init.connection, new SeqGate(info.seq ?? 0), status, init.onForget);
     this.state = s;
     this.turns = new Turns(s);
-    this.calls = new Calls(s, init.tools);
+    this.calls = new Calls(s, init.tools, init.router);
     this.reconnect = new Reconnect(s, this.turns, this.calls);
     s.unsubscribe = s.connection.subscribe(this.sessionId, (ev) => routeEvent(s, this.turns, this.calls, ev));
   }
@@ -257,6 +268,11 @@ export class PedelecSession<
   /** @internal Where the page's WebMCP tools' handlers are looked up. */
   setDynamicHandlers(lookup: (tool: string) => ((args: unknown, ctx: ToolCallContext) => unknown) | undefined): void {
     this.calls.setDynamicHandlers(lookup);
+  }
+
+  /** @internal The calls whose handlers run now in this page (follow.ts records them when the page goes). */
+  runningCalls(): PendingTool[] {
+    return this.calls.running();
   }
 
   /** @internal Runs fn when the session ends (at once if it has). */

@@ -361,13 +361,36 @@ export type CreateSessionInput<
       skills?: SkillsInput<TTools>;
       /** End the session when this page disconnects (default true). */
       autoEndOnDisconnect?: boolean;
-    } & WebMCPSessionOptions
+    } & WebMCPSessionOptions & FollowPageOptions
   | ({
       provider?: undefined;
       model?: never;
       skills?: SkillsInput<TTools>;
       autoEndOnDisconnect?: boolean;
-    } & WebMCPSessionOptions);
+    } & WebMCPSessionOptions & FollowPageOptions);
+
+/** Pedelec Core addition: a session that continues when the page navigates (docs/sdk.md, "Sessions that follow the page"). */
+export type FollowPageOptions = {
+  /**
+   * Keep this session across same-origin navigations and reloads in this
+   * tab: its id is kept in sessionStorage, and createSession() on the next
+   * page (with followPage: true) resumes it with that page's tools. A tab
+   * closed for good still ends it, once Core's grace (10 s) has passed.
+   * Implies autoEndOnDisconnect (a false one is INVALID_INPUT). Default false.
+   */
+  followPage?: boolean;
+};
+
+/** Pedelec Core addition: a call that was running when the previous page navigated away, as the next page sees it. */
+export type NavigatedCall = {
+  toolRequestId: string;
+  tool: string;
+  args: unknown;
+  /** The page the call was running in. */
+  from: string;
+  /** This page. */
+  to: string;
+};
 
 /** Pedelec Core addition (issue 24): how a session meets the page's WebMCP tools (docs/webmcp.md). */
 export type WebMCPSessionOptions = {

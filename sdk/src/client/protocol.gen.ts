@@ -148,6 +148,13 @@ export type CreateSessionParams = {
   skills: JsonValue;
   /** default true */
   autoEndOnDisconnect?: boolean;
+  /**
+   * DisconnectGraceMs: an autoEndOnDisconnect session ends only when no
+   * page resumed it within this long after its page went away, so a page
+   * that navigates (or reloads) in the same tab keeps it (the SDK's
+   * followPage). 0 (the default) ends it at once, as before.
+   */
+  disconnectGraceMs?: number;
 };
 
 /** SessionInfo is the result of create_session and resume_session. */
@@ -160,6 +167,7 @@ export type SessionInfo = {
   seq: number;
   tools: string[];
   autoEndOnDisconnect: boolean;
+  disconnectGraceMs?: number;
 };
 
 /** Status is a session's status; runtime/status.go holds the transitions. */

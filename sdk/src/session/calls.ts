@@ -15,6 +15,8 @@ import type { SessionState } from "./state.js";
 type RunningCall = { tool: string; controller: AbortController; deadline: number };
 
 type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
+/** Answers chosen calls another way than by their tool's handler (follow.ts: calls the previous page was running). */
+export type CallRouter = (toolRequestId: string, tool: string) => Handler | undefined;
 
 export class Calls {
   private readonly registry: HandlerRegistry;
@@ -29,6 +31,7 @@ export class Calls {
   constructor(
     private readonly s: SessionState,
     tools: readonly AnyToolDefinition[],
+    private readonly router?: CallRouter,
   ) {
     this.registry = new HandlerRegistry(tools);
     s.onEnd((ended) => {
@@ -153,7 +156,7 @@ export class Calls {
     };
     const reporter = progressReporter((p) => this.sendProgress(toolRequestId, tool, p, turnId));
     ctx.progress = reporter.report;
-    const outcome = await this.registry.run(tool, data.args, ctx).finally(reporter.stop);
+    const outcome = await this.registry.run(tool, data.args, ctx, this.router?.(toolRequestId, tool)).finally(reporter.stop);
     if (this.calls.get(toolRequestId) === call) this.calls.delete(toolRequestId);
     if (this.calls.size === 0) keepAlive(this.deadlineTimer, false);
     s.waitingOn = s.waitingOn.filter((p) => p.toolRequestId !== toolRequestId);

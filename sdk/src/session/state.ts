@@ -31,6 +31,8 @@ export type Identity = {
   model?: string;
   sessionCreatedAt: number;
   autoEndOnDisconnect: boolean;
+  /** How long Core waits for the next page before a disconnect ends the session (followPage); 0 without. */
+  disconnectGraceMs: number;
 };
 
 export class SessionState {

@@ -186,7 +186,8 @@ export class Turns {
    */
   connectionLost(lost: PedelecError) {
     const turn = this.turn;
-    if (turn && this.s.id.autoEndOnDisconnect) {
+    // A session that follows the page has a grace: Core keeps it, and its turn.
+    if (turn && this.s.id.autoEndOnDisconnect && this.s.id.disconnectGraceMs === 0) {
       this.turn = null;
       turn.reject(lost);
     }

@@ -12,7 +12,6 @@ type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
 
 /** What the link needs of its session (PedelecSession's internal hooks). */
 export type LinkedSession = {
-  setDynamicHandlers(lookup: (tool: string) => Handler | undefined): void;
   updateTools(tools: JsonValue[]): Promise<void>;
   reportError(err: PedelecError): void;
   onCleanup(fn: () => void): void;
@@ -47,12 +46,27 @@ export function manifestOf(defs: readonly AnyToolDefinition[]): JsonValue[] {
   });
 }
 
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** A session's link to the page's WebMCP tools. */
+export type WebMCPLink = {
+  /** The handler of a WebMCP tool the session offers now. */
+  handler(tool: string): Handler | undefined;
+  /** Sends Core the list again if it changed (the session's own tools did: page-tools.ts). */
+  schedule(): void;
+  /** Resolves once the updates scheduled so far were sent. */
+  sent(): Promise<void>;
+};
+
 /**
- * Links session to the page's WebMCP tools. sent is the manifest Core has
- * now (create_session's), or null when Core's list is unknown (a resume),
+ * Links session to the page's WebMCP tools. definedNow gives the session's
+ * own tools (they win a name); sent is the manifest Core has now
+ * (create_session's), or null when Core's list is unknown (a resume),
  * which sends the page's list at once.
  */
-export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefinition[], sent: JsonValue[] | null) {
+export function linkWebMCP(session: LinkedSession, definedNow: () => readonly AnyToolDefinition[], sent: JsonValue[] | null): WebMCPLink {
   const handlers = new Map<string, Handler>();
   const reported = new WeakSet<WebMCPRegistration>();
   let lastSent = sent === null ? null : JSON.stringify(sent);
@@ -61,6 +75,7 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
   let stopped = false;
 
   const refresh = (report: boolean) => {
+    const defined = definedNow();
     const { offered, refused } = currentWebMCPTools(defined);
     handlers.clear();
     for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler as Handler);
@@ -93,7 +108,6 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
     });
   };
 
-  session.setDynamicHandlers((tool) => handlers.get(tool));
   refresh(false);
   const off = registrations.subscribe(schedule);
   session.onCleanup(() => {
@@ -104,4 +118,5 @@ export function linkWebMCP(session: LinkedSession, defined: readonly AnyToolDefi
   // out in a task of its own: by then the page that awaited
   // createSession has its onError listener, for a tool refused meanwhile.
   setTimeout(schedule, 0);
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask().then(() => running) };
 }

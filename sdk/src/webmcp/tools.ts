@@ -38,9 +38,23 @@ export function asJson(value: unknown): JsonValue {
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
+// The dialects whose top-level "$schema" only names what the subset already
+// is: Zod 4's z.toJSONSchema() and the WebMCP hook packages that use it put
+// one on every schema. Dropping it loosens nothing; any other "$schema",
+// or one deeper in, is still refused.
+const DIALECTS = new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
+
+function withoutDialect(schema: ToolArgsSchema): ToolArgsSchema {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  const s = schema as Record<string, unknown>;
+  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
+  const { $schema: _dialect, ...rest } = s;
+  return rest as ToolArgsSchema;
+}
+
 /** Converts one registration and checks it as Core will. */
 export function convert(reg: WebMCPRegistration): Converted {
-  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : (JSON.parse(reg.inputSchema) as ToolArgsSchema);
+  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema) as ToolArgsSchema);
   let annotations: ToolAnnotations | undefined;
   if (reg.annotations || reg.title !== undefined) {
     annotations = { ...(reg.annotations as ToolAnnotations | undefined) };
