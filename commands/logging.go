@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/log"
+	"github.com/muesli/termenv"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,10 +30,28 @@ func newLogger(c *cli.Context, w io.Writer) (func() *log.Logger, error) {
 		return nil, usageErrorf("--log-format: %q is not text or json", format)
 	}
 	return sync.OnceValue(func() *log.Logger {
-		logger := log.NewWithOptions(w, log.Options{Level: level, ReportTimestamp: true})
+		profile := colourProfile(w)
+		logger := log.NewWithOptions(noTerminal{w}, log.Options{Level: level, ReportTimestamp: true})
+		logger.SetColorProfile(profile)
 		if format == "json" {
 			logger.SetFormatter(log.JSONFormatter)
 		}
 		return logger
 	}), nil
 }
+
+// colourProfile is what the environment says w can show (a terminal or
+// not, TERM, COLORTERM, NO_COLOR, CLICOLOR_FORCE), read without writing
+// to the terminal.
+func colourProfile(w io.Writer) termenv.Profile {
+	return termenv.NewOutput(w).EnvColorProfile()
+}
+
+// noTerminal hides the file behind the log writer from charmbracelet/log:
+// given a terminal, it asks it for its foreground and background colours
+// (ESC ]10;? and ESC ]11;?) and waits up to 5 s for each answer, so a
+// terminal that never answers (`script -qc`, IDE run panes, CI ptys)
+// held `pedelec serve` back 10 s and showed the raw queries. The log's
+// styles use no colour that depends on the background; the profile is
+// set from the environment instead (colourProfile).
+type noTerminal struct{ io.Writer }

@@ -36,6 +36,13 @@ type browser struct {
 // let it run as root in a container.
 func newBrowser(t testing.TB) *browser {
 	t.Helper()
+	return newBrowserWith(t)
+}
+
+// newBrowserWith is newBrowser with more command-line options (such as
+// Chromium's native WebMCP, enable-features=WebMCPTesting).
+func newBrowserWith(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(testenv.Chromium(t)),
 		chromedp.Headless,
@@ -50,6 +57,7 @@ func newBrowser(t testing.TB) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1360, 1000),
 	}
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(allocCtx)
 	b := &browser{ctx: ctx}
@@ -230,9 +238,15 @@ type sdkEnv struct {
 // harness page, which imports the SDK from Core.
 func newSDKEnv(t testing.TB, serveArgs ...string) *sdkEnv {
 	t.Helper()
+	return newSDKEnvWith(t, nil, serveArgs...)
+}
+
+// newSDKEnvWith is newSDKEnv with serve's environment entries (KEY=VALUE).
+func newSDKEnvWith(t testing.TB, env []string, serveArgs ...string) *sdkEnv {
+	t.Helper()
 	b := newBrowser(t)
 	app := appServer(t)
-	core := testenv.Serve(t, append([]string{"--allow-origin", app.URL}, serveArgs...))
+	core := testenv.Serve(t, append([]string{"--allow-origin", app.URL}, serveArgs...), env...)
 	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
 	return &sdkEnv{core: core, app: app, b: b}
 }

@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -57,7 +58,14 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 }
 
 func BenchmarkMCPCall(b *testing.B) {
-	env := newSDKEnv(b)
+	// Core logs at info, as users run it (PEDELEC_BENCH_LOG_LEVEL=debug
+	// for the tests' level: its per-call debug lines were a fifth of
+	// Core's CPU here).
+	level := "info"
+	if l := os.Getenv("PEDELEC_BENCH_LOG_LEVEL"); l != "" {
+		level = l
+	}
+	env := newSDKEnvWith(b, []string{"PEDELEC_LOG_LEVEL=" + level})
 	env.b.js(b, nil, benchPage)
 
 	b.Run("mcp", func(b *testing.B) {

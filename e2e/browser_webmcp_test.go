@@ -58,7 +58,13 @@ func webmcpApp(t testing.TB) (*httptest.Server, *atomic.Pointer[string]) {
 // native.html) of an app whose origin Core, started by serve, allows.
 func webmcpEnv(t *testing.T, page string, serve func(origin string) *testenv.Server) (*browser, *testenv.Server) {
 	t.Helper()
-	b := newBrowser(t)
+	return webmcpEnvIn(t, newBrowser(t), page, serve)
+}
+
+// webmcpEnvIn is webmcpEnv in a browser of the caller's (one with
+// Chromium's native WebMCP, say).
+func webmcpEnvIn(t testing.TB, b *browser, page string, serve func(origin string) *testenv.Server) (*browser, *testenv.Server) {
+	t.Helper()
 	app, coreURL := webmcpApp(t)
 	core := serve(app.URL)
 	coreURL.Store(&core.URL)
@@ -407,7 +413,7 @@ func TestBrowserWebMCPThroughMCPClient(t *testing.T) {
 		!strings.Contains(string(u.Content[0]), "untrusted content") || !strings.Contains(string(u.Content[1]), "IGNORE PREVIOUS") {
 		t.Errorf("read_reviews' result should be marked untrusted: %+v", u)
 	}
-	if r := called.Rejected; r.IsError || !strings.Contains(string(r.Content[0]), "TOOL_HANDLER_ERROR") || !strings.Contains(string(r.Content[0]), "the shop is closed") {
+	if r := called.Rejected; !r.IsError || !strings.Contains(string(r.Content[0]), "TOOL_HANDLER_ERROR") || !strings.Contains(string(r.Content[0]), "the shop is closed") {
 		t.Errorf("checkout's rejection: %+v", r)
 	}
 	if called.Cancelled == nil {

@@ -31,7 +31,7 @@ func TestServesSDKDemoAndHealth(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp, body
 	}
-	for path, file := range map[string]string{"/sdk/pedelec.js": "pedelec.js", "/sdk/pedelec.d.ts": "pedelec.d.ts"} {
+	for path, file := range map[string]string{"/sdk/pedelec.js": "pedelec.js", "/sdk/pedelec.d.ts": "pedelec.d.ts", "/sdk/webmcp.js": "webmcp.js"} {
 		resp, body := get(path, "http://some-app.example")
 		want, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "sdk", "dist", file))
 		if err != nil {

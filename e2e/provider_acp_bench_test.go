@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -17,7 +18,14 @@ import (
 //     the MCP server, its first model request, the MCP call);
 //   - warm-tool-call-ms: the same on the session's second turn, on the warm
 //     process (target: within 300 ms);
-//   - warm-turn-ms: a third, text-only turn, send_text to done.
+//   - warm-turn-ms: a third, text-only turn, send_text to done;
+//   - after-pause-tool-call-ms: createSession, a pause of twice this
+//     iteration's no-early-tool-call-ms, then the first turn's send_text to
+//     its tool_call (the agent started at createSession);
+//   - no-early-tool-call-ms: the first turn with early_start = false.
+//
+// Since agents start at createSession, cold-tool-call-ms is a send_text
+// sent right after createSession.
 //
 // go test ./e2e -run '^$' -bench ACPAgents -benchtime 3x
 func BenchmarkACPAgents(b *testing.B) {
@@ -27,7 +35,11 @@ func BenchmarkACPAgents(b *testing.B) {
 			srv := serveCLIEnv(b, withBaseURL(cli, ms.URL), cli.env(b, ms.URL))
 			page := dialCLIPage(b, srv)
 			page.Handle("update_counter", func(json.RawMessage) any { return map[string]int{"value": 1} })
-			toolCall := func(sid, text string) time.Duration {
+			off := cli
+			off.settings += "\nearly_start = false"
+			offPage := dialCLIPage(b, serveCLIEnv(b, withBaseURL(off, ms.URL), cli.env(b, ms.URL)))
+			offPage.Handle("update_counter", func(json.RawMessage) any { return map[string]int{"value": 1} })
+			toolCallOn := func(page *wspage.Page, sid, text string) time.Duration {
 				ms.Push(modelserver.Use("update_counter", map[string]int{"delta": 1}), modelserver.Say("Done."))
 				start := time.Now()
 				turnID := page.SendText(sid, text)
@@ -40,10 +52,21 @@ func BenchmarkACPAgents(b *testing.B) {
 				}
 				return d
 			}
-			var cold, warm, turn time.Duration
+			toolCall := func(sid, text string) time.Duration { return toolCallOn(page, sid, text) }
+			var cold, warm, turn, paused, noEarly time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				sid := cliSession(b, page, cli)
+				sid := cliSession(b, offPage, off)
+				thisNoEarly := toolCallOn(offPage, sid, "Add one.")
+				noEarly += thisNoEarly
+				offPage.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
+
+				sid = cliSession(b, page, cli)
+				time.Sleep(2 * thisNoEarly)
+				paused += toolCall(sid, "Add one.")
+				page.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
+
+				sid = cliSession(b, page, cli)
 				cold += toolCall(sid, "Add one.")
 				warm += toolCall(sid, "Add one again.")
 				ms.Push(modelserver.Say("Again."))
@@ -58,6 +81,8 @@ func BenchmarkACPAgents(b *testing.B) {
 			b.ReportMetric(float64(cold.Milliseconds())/n, "cold-tool-call-ms")
 			b.ReportMetric(float64(warm.Milliseconds())/n, "warm-tool-call-ms")
 			b.ReportMetric(float64(turn.Milliseconds())/n, "warm-turn-ms")
+			b.ReportMetric(float64(paused.Milliseconds())/n, "after-pause-tool-call-ms")
+			b.ReportMetric(float64(noEarly.Milliseconds())/n, "no-early-tool-call-ms")
 		})
 	}
 }

@@ -16,7 +16,7 @@ import (
 // Assets are the files Core serves besides its API: the SDK module and the
 // demo page. They come from the sdk and web packages' embedded files.
 type Assets struct {
-	SDK fs.FS // holds dist/pedelec.js and dist/pedelec.d.ts
+	SDK fs.FS // holds dist/pedelec.js, dist/pedelec.d.ts and dist/webmcp.js
 	Web fs.FS // holds index.html and the demo's files at its root
 	// Console holds the console's index.html and files (web/console).
 	Console fs.FS
@@ -62,7 +62,7 @@ func (c *Core) checkHost(next http.Handler) http.Handler {
 // module straight from Core. Serving code is harmless; the WebSocket is
 // what the origin allowlist guards.
 func sdkHandler(sdk fs.FS) http.Handler {
-	files := map[string]string{"/sdk/pedelec.js": "dist/pedelec.js", "/sdk/pedelec.d.ts": "dist/pedelec.d.ts"}
+	files := map[string]string{"/sdk/pedelec.js": "dist/pedelec.js", "/sdk/pedelec.d.ts": "dist/pedelec.d.ts", "/sdk/webmcp.js": "dist/webmcp.js"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name, ok := files[r.URL.Path]
 		if !ok {
@@ -136,6 +136,7 @@ func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
 	defer c.removeApproverToken()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(c.peers.Listener(l)) }()
+	c.sessions.StartRestoredAgents()
 	select {
 	case err := <-errc:
 		return err

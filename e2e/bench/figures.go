@@ -14,8 +14,12 @@ type figure struct {
 	value  float64
 	unit   string
 	target float64 // NaN: no target, reported for context
-	higher bool    // true when a larger value is better (calls/s)
-	how    string  // how it was measured, one line
+	// watched: a former target kept in view, no longer a goal (package
+	// init and process ratios against hello-world, which a user does not
+	// feel next to an agent's own start): shown, never counted as missed.
+	watched bool
+	higher  bool   // true when a larger value is better (calls/s)
+	how     string // how it was measured, one line
 }
 
 func (f figure) hasTarget() bool { return !math.IsNaN(f.target) }
@@ -38,6 +42,8 @@ func (f figure) verdict() string {
 	switch {
 	case !f.hasTarget():
 		return "(context)"
+	case f.watched:
+		return "(watched)"
 	case f.met():
 		return "MET"
 	default:

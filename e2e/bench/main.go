@@ -195,7 +195,7 @@ func measureStartup(ctx context.Context, cfg config, r *report, pedelec, hello, 
 			least = min(least, total)
 			top = t
 		}
-		r.add(figure{name: "init: pedelec " + sub[0], value: median(totals), unit: "ms", target: 2,
+		r.add(figure{name: "init: pedelec " + sub[0], value: median(totals), unit: "ms", target: 2, watched: true,
 			how: fmt.Sprintf("median of %d runs of the sum of GODEBUG=inittrace=1 clock times (least disturbed run %.2f ms); largest: %s",
 				len(totals), least, strings.Join(top, ", "))})
 		sum := 0.0
@@ -290,7 +290,7 @@ func measureProcessCall(ctx context.Context, cfg config, r *report, pedelec, hel
 		how: fmt.Sprintf("fresh process per call, %d calls; p90 %.2f ms", len(tc), ms(percentile(tc, 90)))})
 	r.add(figure{name: "hello-world process p50", value: hwp, unit: "ms", target: math.NaN(),
 		how: "static Go binary printing one JSON line, started the same way, interleaved"})
-	r.add(figure{name: "tool-call ÷ hello-world (p50)", value: tcp / hwp, unit: "×", target: 1.5, how: "ratio of the two lines above"})
+	r.add(figure{name: "tool-call ÷ hello-world (p50)", value: tcp / hwp, unit: "×", target: 1.5, watched: true, how: "ratio of the two lines above"})
 	r.add(figure{name: "tool-call process CPU p50", value: ms(percentile(tcCPU, 50)), unit: "ms", target: math.NaN(),
 		how: fmt.Sprintf("user+system time of the tool-call process (hello-world: %.2f ms); steadier than wall time on a loaded machine", ms(percentile(hwCPU, 50)))})
 	r.add(figure{name: "tool-call process page faults p50", value: median(tcFaults), unit: "faults", target: math.NaN(),

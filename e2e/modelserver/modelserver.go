@@ -113,6 +113,7 @@ type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []Request
+	sides    []Request // the side requests side answered
 	hangs    chan struct{}
 }
 
@@ -163,6 +164,14 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// SideRequests are the side requests answered so far (session titles,
+// summaries): work an agent does before or beside the real request.
+func (s *Server) SideRequests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.sides...)
+}
+
 // Remaining is how many steps have not been used yet.
 func (s *Server) Remaining() int {
 	s.mu.Lock()
@@ -189,6 +198,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.side != nil && s.side(w, r, body) {
+		s.mu.Lock()
+		s.sides = append(s.sides, Request{Path: r.URL.Path, Body: body})
+		s.mu.Unlock()
 		return
 	}
 	s.mu.Lock()

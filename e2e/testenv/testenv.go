@@ -224,7 +224,15 @@ func (s *Server) start(t testing.TB, first bool) {
 	bin := Binary(t)
 	addr, args, env := s.Addr, s.args, s.env
 	s.done = make(chan struct{})
-	all := append([]string{"--log-level", "debug", "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
+	// Debug logs by default, for a failing test's log; an env entry
+	// PEDELEC_LOG_LEVEL=... (a benchmark's "info", what users run) wins.
+	level := "debug"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PEDELEC_LOG_LEVEL="); ok {
+			level = v
+		}
+	}
+	all := append([]string{"--log-level", level, "serve", "--addr", addr, "--state-dir", s.StateDir}, args...)
 	cmd := exec.Command(bin, all...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Env = append(cmd.Env, "PEDELEC_CONFIG="+filepath.Join(s.StateDir, "no-config.toml"))

@@ -334,6 +334,9 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		if file != nil {
 			return FileResult(file), nil
 		}
+		if isToolErrorResult(result) {
+			return failedResult(result), nil // handler_error.go
+		}
 		return Result(result), nil
 	}
 }

@@ -189,6 +189,24 @@ func settle(n *atomic.Int32) {
 	}
 }
 
+// A handler's error result ({"error":{code, message}}, what the SDK
+// submits for a throw) is isError to MCP clients; other results are not.
+func TestToolErrorResultIsError(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"error":{"code":"TOOL_HANDLER_ERROR","message":"the shop is closed"}}`:      true,
+		`{"error":{"code":"OUT_OF_STOCK","message":"none left","details":{"sku":1}}}`: true,
+		`{"error":"just a string"}`:                          false,
+		`{"error":{"code":"X","message":"m"},"partial":[1]}`: false,
+		`{"value":3}`:                            false,
+		`[{"error":{"code":"X","message":"m"}}]`: false,
+		`"error"`:                                false,
+	} {
+		if got := isToolErrorResult(json.RawMessage(raw)); got != want {
+			t.Errorf("isToolErrorResult(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
 // A name the client was given stays that tool's while its page is open,
 // however pages come and go; descriptions name the page once there are
 // several.

@@ -86,6 +86,8 @@ type acpAgent struct {
 
 	mu   sync.Mutex
 	warm map[string]*acpWarm // by Pedelec session id
+	// starting are the early starts under way (acp_early.go).
+	starting map[string]*acpStart
 	// stopping are closed when the session's agent being stopped is gone.
 	stopping map[string]chan struct{}
 	clock    func(time.Duration, func()) *time.Timer
@@ -118,7 +120,7 @@ func newACPAgent(spec acpSpec, s Settings) *acpAgent {
 	if d, err := time.ParseDuration(s.IdleTimeout); err == nil && d > 0 {
 		idle = d
 	}
-	return &acpAgent{spec: spec, settings: s, idle: idle, warm: map[string]*acpWarm{}, stopping: map[string]chan struct{}{}, clock: time.AfterFunc,
+	return &acpAgent{spec: spec, settings: s, idle: idle, warm: map[string]*acpWarm{}, starting: map[string]*acpStart{}, stopping: map[string]chan struct{}{}, clock: time.AfterFunc,
 		program: &cliProgram{name: spec.name, command: spec.command, envVar: spec.envVar,
 			explicit: s.Executable, env: s.Env, native: spec.native, npmPackage: spec.npmPackage}}
 }
@@ -136,6 +138,7 @@ func (a *acpAgent) Check(ctx context.Context) wire.ProviderInfo {
 // it is gone, also when another goroutine is already stopping it: Core
 // stopping must not exit while an agent it started still runs.
 func (a *acpAgent) CloseSession(sessionID string) {
+	a.cancelStart(sessionID)
 	a.mu.Lock()
 	w := a.warm[sessionID]
 	a.mu.Unlock()
@@ -191,6 +194,15 @@ func (a *acpAgent) drop(sessionID string, w *acpWarm) {
 
 func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	name := a.spec.name
+	// The agent started at createSession: this turn waits for that start
+	// and takes its agent; a start that failed is tried once more below.
+	if st, err := a.awaitStart(ctx, turn.SessionID); err != nil {
+		return stoppedTurn(ctx, name)
+	} else if st != nil {
+		for _, ev := range st.takeEvents() {
+			emit(ev)
+		}
+	}
 	a.mu.Lock()
 	w := a.warm[turn.SessionID]
 	if w != nil && w.idle != nil && !w.idle.Stop() {

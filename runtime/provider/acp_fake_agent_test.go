@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,14 +24,33 @@ import (
 //
 // session/load works for a session id it made (they carry "fake-"), with
 // fakeACPNoLoadEnv set it fails.
+//
+// For the early start (acp_early_test.go): each start appends a line to
+// the file fakeACPStartsEnv names; the first fakeACPFailStartsEnv starts
+// write to stderr and exit 2 at once; initialize waits until the file
+// fakeACPInitGateEnv names exists.
 const (
-	fakeACPAgentEnv  = "PEDELEC_FAKE_ACP_AGENT"
-	fakeACPNoLoadEnv = "PEDELEC_FAKE_ACP_NO_LOAD"
+	fakeACPAgentEnv      = "PEDELEC_FAKE_ACP_AGENT"
+	fakeACPNoLoadEnv     = "PEDELEC_FAKE_ACP_NO_LOAD"
+	fakeACPStartsEnv     = "PEDELEC_FAKE_ACP_STARTS"
+	fakeACPFailStartsEnv = "PEDELEC_FAKE_ACP_FAIL_STARTS"
+	fakeACPInitGateEnv   = "PEDELEC_FAKE_ACP_INIT_GATE"
 )
 
 func init() {
 	if os.Getenv(fakeACPAgentEnv) != "1" {
 		return
+	}
+	if path := os.Getenv(fakeACPStartsEnv); path != "" {
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		fmt.Fprintln(f, os.Getpid())
+		f.Close()
+		data, _ := os.ReadFile(path)
+		fail, _ := strconv.Atoi(os.Getenv(fakeACPFailStartsEnv))
+		if strings.Count(string(data), "\n") <= fail {
+			fmt.Fprintln(os.Stderr, "fake agent: no model configured")
+			os.Exit(2)
+		}
 	}
 	a := &fakeAgent{prompts: map[acp.SessionId]int{}, cancel: map[acp.SessionId]chan struct{}{}}
 	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
@@ -51,6 +71,14 @@ func (a *fakeAgent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.
 }
 
 func (a *fakeAgent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	if gate := os.Getenv(fakeACPInitGateEnv); gate != "" {
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{LoadSession: true}, AuthMethods: []acp.AuthMethod{}}, nil
 }

@@ -96,6 +96,11 @@ func opencodeConfig(a cliArgs) map[string]any {
 		"autoupdate": false,
 		"share":      "disabled",
 		"permission": map[string]any{"edit": "deny", "webfetch": "deny", "bash": bash},
+		// No model request for a session title before the first real one
+		// (opencode's hidden "title" agent; a disabled agent is removed),
+		// and no git snapshot of the work directory around every step.
+		"agent":    map[string]any{"title": map[string]any{"disable": true}},
+		"snapshot": false,
 	}
 	if a.settings.BaseURL != "" {
 		model := strings.TrimPrefix(a.turn.Model, opencodeProvider+"/")

@@ -138,6 +138,10 @@ type Settings struct {
 	// IdleTimeout is how long a warm ACP agent process waits for the
 	// session's next turn before it is stopped (Go duration, default 10m).
 	IdleTimeout string `json:"idleTimeout,omitempty" toml:"idle_timeout"`
+	// EarlyStart = false starts an ACP agent at the session's first turn
+	// instead of when the session is created (or resumed, or restored by
+	// a restarted Core). Absent means on.
+	EarlyStart *bool `json:"earlyStart,omitempty" toml:"early_start"`
 	// Enabled = false turns the provider off: it is listed as unavailable,
 	// with the reason, and no session may use it. Absent means on.
 	Enabled *bool `json:"enabled,omitempty" toml:"enabled"`

@@ -55,6 +55,9 @@ type Session struct {
 	detachTimer    *time.Timer // ends the session if no page resumes it in time
 	events         eventLog    // recent events, for a page that resumes
 	providerState  json.RawMessage
+	// restoredActive is when a session a restarted Core restored was last
+	// written (zero for a new one); set before it is indexed, read only.
+	restoredActive time.Time
 	notes          console.Notes        // what the console shows that the events lack (runtime/console)
 	consoleFinal   *wire.ConsoleSession // a retired session's last console view (ended.go)
 }
@@ -153,6 +156,7 @@ func (c *Table) Create(ctx context.Context, pc Page, p wire.CreateSessionParams)
 	}
 	c.host.SessionChanged(s)
 	s.log.Info("session created", "provider", name, "model", model, "tools", len(skills.Tools), "origin", pc.Origin())
+	s.startAgentEarly(time.Now())
 	return s, nil
 }
 
@@ -352,7 +356,9 @@ func (s *Session) Resume(pc Page, lastSeq *int64) (*wire.SessionInfo, func(), er
 		attach()
 		if pc.Closed() {
 			s.Detached(pc) // the page left before it was attached
+			return
 		}
+		s.startAgentEarly(time.Now())
 	}
 	s.log.Info("session resumed", "pending", pending, "lastSeq", from)
 	return info, then, nil

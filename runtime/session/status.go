@@ -14,12 +14,13 @@ import (
 //	  ▲                           │  ▲                        │
 //	  └──────── done ok ──────────┘  └──── last call settles ─┘
 //	running/waiting ── turn failed ──▶ error ── send_text ──▶ running
+//	idle ── the agent started ahead of the first turn failed to start ──▶ error
 //	any but ended ── end_session / disconnect / shutdown ──▶ ended
 //	idle ── an external (provider mcp) agent calls a tool ──▶ waiting_tool_result ── last call settles ──▶ idle
 //	running/waiting_tool_result ── a call asks for consent ──▶ waiting_approval ── decided ──▶ waiting_tool_result/running
 //	(idle ── an external agent's call asks for consent ──▶ waiting_approval ── decided ──▶ waiting_tool_result/idle)
 var transitions = map[wire.Status][]wire.Status{
-	wire.StatusIdle:              {wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusWaitingApproval, wire.StatusEnded}, // idle → waiting: an external (mcp) agent's call
+	wire.StatusIdle:              {wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusWaitingApproval, wire.StatusError, wire.StatusEnded}, // idle → waiting: an external (mcp) agent's call; idle → error: an early start failed
 	wire.StatusRunning:           {wire.StatusWaitingToolResult, wire.StatusWaitingApproval, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
 	wire.StatusWaitingToolResult: {wire.StatusRunning, wire.StatusWaitingApproval, wire.StatusIdle, wire.StatusError, wire.StatusEnded},
 	wire.StatusWaitingApproval:   {wire.StatusRunning, wire.StatusWaitingToolResult, wire.StatusIdle, wire.StatusError, wire.StatusEnded},

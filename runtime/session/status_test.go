@@ -13,6 +13,8 @@ func TestTransitionTable(t *testing.T) {
 		{"running", "waiting_tool_result"}: true, {"running", "idle"}: true, {"running", "error"}: true, {"running", "ended"}: true,
 		{"waiting_tool_result", "running"}: true, {"waiting_tool_result", "idle"}: true, {"waiting_tool_result", "error"}: true, {"waiting_tool_result", "ended"}: true,
 		{"error", "running"}: true, {"error", "ended"}: true,
+		// the agent started at createSession did not start: reported before any turn
+		{"idle", "error"}: true,
 		// issue 22: a call waits for the user's consent, then goes to the page (or fails)
 		{"idle", "waiting_approval"}: true, {"running", "waiting_approval"}: true, {"waiting_tool_result", "waiting_approval"}: true,
 		{"waiting_approval", "running"}: true, {"waiting_approval", "waiting_tool_result"}: true, {"waiting_approval", "idle"}: true,

@@ -974,10 +974,12 @@ export type ModelContextLike = {
  * Makes document.modelContext (and navigator.modelContext) usable and
  * visible to Pedelec, once; later calls return the same object. Where the
  * browser has a modelContext, it stays the browser's: its registerTool is
- * wrapped so each registration is also recorded for Pedelec sessions
- * (tools registered before this call are not seen: call it before the
- * page's WebMCP code runs). Where it has none, the SDK's polyfill is
- * installed. Returns undefined outside a browser.
+ * wrapped so each registration is also recorded for Pedelec sessions,
+ * and where the browser lets the page enumerate its tools (getTools), the
+ * ones registered before this call and the declarative <form toolname>
+ * ones are read from it. Where it has none, the SDK's polyfill is
+ * installed, and the document's <form toolname> tools are followed.
+ * Returns undefined outside a browser.
  */
 export declare function installModelContext(): ModelContextLike | undefined;
 /**

@@ -1,4 +1,5 @@
-// Builds the SDK into one ES module and one .d.ts:
+// Builds the SDK into one ES module and one .d.ts, and the classic script
+// that installs document.modelContext before a page's own scripts (webmcp.js):
 //   node scripts/build.mjs <outdir>   build into outdir (npm run build: dist)
 //   node scripts/build.mjs --check    build into a temp dir and fail when the
 //                                     committed dist/ differs, so CI proves the
@@ -19,7 +20,7 @@ const entry = join(root, "src", "index.ts");
 const banner = "// @kaoruisaac/pedelec: the Pedelec browser SDK. Generated from sdk/src by `npm run build`; do not edit.";
 const reactEntry = join(root, "src", "react", "index.ts");
 const SELF = "@kaoruisaac/pedelec";
-const FILES = ["pedelec.js", "pedelec.d.ts", "react.js", ...reactDeclarationNames()];
+const FILES = ["pedelec.js", "pedelec.d.ts", "webmcp.js", "react.js", ...reactDeclarationNames()];
 
 function reactDeclarationNames() {
   return readdirSync(join(root, "src", "react"))
@@ -64,6 +65,8 @@ async function buildReact(outdir) {
   const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics).filter((d) => d.file?.fileName.startsWith(reactDir));
   if (errors.length > 0) throw new Error(ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" }));
 }
+const classicEntry = join(root, "src", "webmcp-classic.ts");
+const classicBanner = "// @kaoruisaac/pedelec webmcp.js: installs document.modelContext for Pedelec. Generated from sdk/src by `npm run build`; do not edit.";
 
 async function buildInto(outdir) {
   mkdirSync(outdir, { recursive: true });
@@ -78,6 +81,19 @@ async function buildInto(outdir) {
     legalComments: "none",
     charset: "utf8",
     banner: { js: banner },
+    logLevel: "warning",
+  });
+  await build({
+    entryPoints: [classicEntry],
+    outfile: join(outdir, "webmcp.js"),
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: ["es2020", "chrome100", "firefox100", "safari15"],
+    sourcemap: false,
+    legalComments: "none",
+    charset: "utf8",
+    banner: { js: classicBanner },
     logLevel: "warning",
   });
   const [dts] = dtsBundleGenerator.generateDtsBundle(

@@ -15,7 +15,7 @@ import { PedelecSession, type SessionInit } from "./session.js";
 import { carriedCalls, follow, followedSession, forgetFollowed, FOLLOW_GRACE_MS } from "./follow.js";
 import { attachPageTools } from "./page-tools.js";
 import { exposeToBrowser as exposeToBrowserAgent } from "./webmcp/expose.js";
-import { installModelContext } from "./webmcp/install.js";
+import { installModelContext, webmcpReady } from "./webmcp/install.js";
 import { currentWebMCPTools, manifestOf } from "./webmcp/link.js";
 import { refusedTools } from "./webmcp/tools.js";
 import type {
@@ -304,6 +304,7 @@ export class Pedelec {
     }
     const manifest = checkedManifest(skills === undefined ? { guidance: "", tools: [] } : skills);
     const defined = ((skills as { tools?: readonly AnyToolDefinition[] } | undefined)?.tools ?? []) as readonly AnyToolDefinition[];
+    if (webmcp === true) await webmcpReady();
     const web = webmcp === true ? withWebMCP(manifest, defined) : null;
     if (followPage === true) {
       // The previous page of this tab had a session: this page continues it.

@@ -7,6 +7,7 @@
 import type { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue } from "../types.js";
 import { nativeModelContext, ownTools } from "./install.js";
+import { ownToolNames } from "./native-tools.js";
 import type { WebMCPTool } from "./registrations.js";
 
 export type ExposedSession = {
@@ -32,6 +33,8 @@ export function exposeToBrowser(session: ExposedSession, defined: readonly AnyTo
     if (a?.title) tool.title = a.title;
     if (a) tool.annotations = { ...a };
     ownTools.add(tool);
+    ownToolNames.add(def.name);
+    controller.signal.addEventListener("abort", () => ownToolNames.delete(def.name), { once: true });
     let registered: Promise<unknown>;
     try {
       registered = Promise.resolve(mc.registerTool(tool, { signal: controller.signal }));

@@ -3,11 +3,17 @@
 // the browser has none. The older navigator.modelContext entry point
 // names the same object.
 
-import { checkRegistration, ModelContextPolyfill } from "./model-context.js";
+import { startDeclarativeTools } from "./declarative.js";
+import { checkRegistration, isPolyfill, ModelContextPolyfill } from "./model-context.js";
+import { canEnumerate, mirrorNativeTools } from "./native-tools.js";
 import { registrations, type ModelContextLike, type WebMCPRegisterOptions, type WebMCPTool } from "./registrations.js";
+import { pageShared } from "./shared.js";
 
 /** Tools the SDK itself registers with a native modelContext (defineTool's): not the page's WebMCP tools. */
-export const ownTools = new WeakSet<object>();
+export const ownTools: WeakSet<object> = pageShared("ownTools.v1", () => new WeakSet<object>());
+
+/** Resolves when the page's WebMCP tools are all in the registrations (a native list is read asynchronously). */
+let ready: Promise<void> = Promise.resolve();
 
 const OBSERVED = Symbol.for("pedelec.webmcp.observed");
 
@@ -24,32 +30,47 @@ function holders(): { doc: Holder | undefined; nav: Holder | undefined } {
  * Makes document.modelContext (and navigator.modelContext) usable and
  * visible to Pedelec, once; later calls return the same object. Where the
  * browser has a modelContext, it stays the browser's: its registerTool is
- * wrapped so each registration is also recorded for Pedelec sessions
- * (tools registered before this call are not seen: call it before the
- * page's WebMCP code runs). Where it has none, the SDK's polyfill is
- * installed. Returns undefined outside a browser.
+ * wrapped so each registration is also recorded for Pedelec sessions,
+ * and where the browser lets the page enumerate its tools (getTools), the
+ * ones registered before this call and the declarative <form toolname>
+ * ones are read from it. Where it has none, the SDK's polyfill is
+ * installed, and the document's <form toolname> tools are followed.
+ * Returns undefined outside a browser.
  */
 export function installModelContext(): ModelContextLike | undefined {
   const { doc, nav } = holders();
   if (!doc) return undefined;
-  const native = doc.modelContext ?? nav?.modelContext;
+  const existing = doc.modelContext ?? nav?.modelContext;
   let mc: ModelContextLike;
-  if (native && typeof native.registerTool === "function") {
-    observe(native);
-    mc = native;
+  if (existing && isPolyfill(existing)) {
+    // Installed by the SDK's other copy (webmcp.js before pedelec.js).
+    mc = existing;
+    startDeclarativeTools();
+  } else if (existing && typeof existing.registerTool === "function") {
+    observe(existing);
+    mc = existing;
+    if (canEnumerate(existing)) ready = mirrorNativeTools(existing);
+    else startDeclarativeTools();
   } else {
     mc = new ModelContextPolyfill() as unknown as ModelContextLike;
+    startDeclarativeTools();
   }
   define(doc, mc);
   if (nav) define(nav, mc);
   return mc;
 }
 
+/** installModelContext, then the moment its first list of the page's tools is complete. */
+export function webmcpReady(): Promise<void> {
+  installModelContext();
+  return ready;
+}
+
 /** The browser's own modelContext, when it has one (not the SDK's polyfill). */
 export function nativeModelContext(): ModelContextLike | undefined {
   const { doc, nav } = holders();
   const mc = doc?.modelContext ?? nav?.modelContext;
-  if (!mc || typeof mc.registerTool !== "function" || mc instanceof ModelContextPolyfill) return undefined;
+  if (!mc || typeof mc.registerTool !== "function" || isPolyfill(mc)) return undefined;
   return mc;
 }
 

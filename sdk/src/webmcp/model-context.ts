@@ -27,12 +27,21 @@ function potentiallyTrustworthy(url: URL): boolean {
   return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** Marks the SDK's polyfill, whichever copy of the SDK made it (instanceof cannot tell across copies). */
+const POLYFILL = Symbol.for("pedelec.webmcp.polyfill");
+
+/** Whether mc is the SDK's polyfill (from this copy of the SDK or another in the page). */
+export function isPolyfill(mc: object): boolean {
+  return (mc as { [POLYFILL]?: boolean })[POLYFILL] === true;
+}
+
 /**
  * The stand-in ModelContext. Its tools live in the SDK's registrations
  * (registrations.ts), where a native modelContext's observed ones live
  * too, so sessions read one list whichever registered them.
  */
 export class ModelContextPolyfill extends EventTarget {
+  readonly [POLYFILL] = true;
   private handler: ((ev: Event) => unknown) | null = null;
 
   /** The toolchange event handler attribute. */

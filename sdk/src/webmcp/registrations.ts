@@ -3,6 +3,8 @@
 // registerTool the SDK observes. Sessions created with webmcp: true read
 // this list and follow its changes.
 
+import { pageShared } from "./shared.js";
+
 /** WebMCP's tool annotations (the draft's two, plus MCP's hints a page may add). */
 export type WebMCPAnnotations = {
   readOnlyHint?: boolean;
@@ -49,6 +51,8 @@ export type WebMCPRegistration = {
   untrustedContentHint: boolean;
   annotations?: WebMCPAnnotations;
   exposedTo: string[];
+  /** Where it came from when not registerTool: a <form toolname> (declarative.ts), or only the browser's getTools() (native-tools.ts). */
+  source?: "form" | "native";
 };
 
 /** The draft's tool name rule: ASCII letters, digits, "_", "-", "." (1 to 128). */
@@ -102,5 +106,5 @@ class Registrations {
   }
 }
 
-/** The page's one list. */
-export const registrations = new Registrations();
+/** The page's one list, whichever copy of the SDK registered a tool (shared.ts). */
+export const registrations: Registrations = pageShared("registrations.v1", () => new Registrations());

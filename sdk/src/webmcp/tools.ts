@@ -2,7 +2,7 @@
 //   name, description          → name, description
 //   title                      → annotations.title
 //   inputSchema (JSON Schema)  → argsSchema, checked against Pedelec's subset
-//   annotations                → annotations (readOnlyHint never asks for
+//   annotations                → annotations (readOnlyHint alone never asks for
 //                                consent; untrustedContentHint marks results)
 //   execute(input, {signal})   → the handler; signal aborts when the agent
 //                                cancels, the deadline passes or the session ends
@@ -12,6 +12,7 @@
 import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue, ToolAnnotations, ToolArgsSchema, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
+import { fromCallToolResult } from "./call-result.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
@@ -19,11 +20,11 @@ export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { 
 
 const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
 
-/** The handler a session runs for a WebMCP tool. */
+/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration) {
   return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
     const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
-    return asJson(value);
+    return fromCallToolResult(asJson(value));
   };
 }
 

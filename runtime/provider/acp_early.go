@@ -1,0 +1,135 @@
+package provider
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The early start: an ACP agent's process, initialize and session/new (or
+// session/load) cost a second or more (node programs, MCP servers), and a
+// page creates its session well before the user's first message. So Core
+// asks for the agent at createSession, resumeSession and its own restart
+// (EarlyStarter), and the first turn lands on a live agent. One start per
+// session at a time: a turn that arrives during it waits for it; a start
+// that failed is reported on the session and the first turn starts the
+// agent again (one retry); a started agent that no turn uses is stopped
+// after the idle time like any warm one; CloseSession during the start
+// cancels it and returns once its process is gone.
+
+// EarlyStarter is a provider that can start a session's agent before the
+// session's first turn.
+type EarlyStarter interface {
+	// StartEarly starts the agent for turn (no prompt: SessionID, WorkDir,
+	// Env, Model, ResumeID, Tools, MCP) in the background and reports
+	// whether it did. It does not when the provider's early_start setting
+	// is false, when the session's agent is already live or starting, or
+	// when lastActive is longer ago than the idle time (a session its
+	// agent would already have left: Core's restart). failed is called,
+	// from another goroutine, with the start's error.
+	StartEarly(turn *Turn, lastActive time.Time, failed func(error)) bool
+}
+
+// acpStart is one session's agent being started ahead of its turn.
+type acpStart struct {
+	done   chan struct{} // closed when the start finished, its outcome set
+	cancel context.CancelFunc
+	// closed: CloseSession wants no agent; set under acpAgent.mu.
+	closed bool
+	// events are what the start reported (a session/load that fell back
+	// to session/new): the turn that takes the agent passes them on.
+	mu     sync.Mutex
+	events []Event
+	err    error
+}
+
+func (st *acpStart) emit(ev Event) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.events = append(st.events, ev)
+}
+
+// takeEvents returns the start's events, once.
+func (st *acpStart) takeEvents() []Event {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	evs := st.events
+	st.events = nil
+	return evs
+}
+
+func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(error)) bool {
+	if a.settings.EarlyStart != nil && !*a.settings.EarlyStart {
+		return false
+	}
+	left := a.idle - time.Since(lastActive)
+	if left <= 0 {
+		return false
+	}
+	sid := turn.SessionID
+	a.mu.Lock()
+	if a.warm[sid] != nil || a.starting[sid] != nil || a.stopping[sid] != nil {
+		a.mu.Unlock()
+		return false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &acpStart{done: make(chan struct{}), cancel: cancel}
+	a.starting[sid] = st
+	a.mu.Unlock()
+	go func() {
+		defer cancel()
+		w, err := a.start(ctx, turn, st.emit)
+		a.mu.Lock()
+		delete(a.starting, sid)
+		closed := st.closed
+		unwanted := err == nil && (closed || a.warm[sid] != nil) // closed meanwhile, or a turn started its own
+		switch {
+		case err != nil:
+			st.err = err
+		case !unwanted:
+			a.warm[sid] = w
+			w.idle = a.clock(left, func() { a.drop(sid, w) })
+		}
+		a.mu.Unlock()
+		if unwanted {
+			w.stop()
+		}
+		close(st.done)
+		if err != nil && !closed {
+			failed(err)
+		}
+	}()
+	return true
+}
+
+// awaitStart waits for the session's early start, if one runs, and returns
+// it (nil if none ran), or ctx's error.
+func (a *acpAgent) awaitStart(ctx context.Context, sessionID string) (*acpStart, error) {
+	a.mu.Lock()
+	st := a.starting[sessionID]
+	a.mu.Unlock()
+	if st == nil {
+		return nil, nil
+	}
+	select {
+	case <-st.done:
+		return st, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// cancelStart stops the session's early start, if one runs, and returns
+// once its process is gone.
+func (a *acpAgent) cancelStart(sessionID string) {
+	a.mu.Lock()
+	st := a.starting[sessionID]
+	if st != nil {
+		st.closed = true
+		st.cancel()
+	}
+	a.mu.Unlock()
+	if st != nil {
+		<-st.done
+	}
+}
