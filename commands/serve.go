@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -33,6 +34,7 @@ provider processes killed.`,
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:7077", Usage: "address to listen on; use port 0 for a free port", EnvVars: []string{"PEDELEC_ADDR"}},
 			&cli.StringSliceFlag{Name: "allow-origin", Usage: "allow pages from this origin (repeatable; \"http://localhost:*\" patterns work)", EnvVars: []string{"PEDELEC_ALLOW_ORIGIN"}},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "accept this Host name besides loopback names (only when deliberately exposing Core)", EnvVars: []string{"PEDELEC_ALLOW_HOST"}},
+			&cli.StringFlag{Name: "public-url", Usage: "where your browser reaches Core through an HTTPS port forward with its own name (an editor's or Codespaces' forward, e.g. https://name-7077.app.github.dev): that name is accepted, its origin is Core's own, and the links Core gives it use it (docs/remote.md)", EnvVars: []string{"PEDELEC_PUBLIC_URL"}},
 			&cli.StringFlag{Name: "state-dir", Value: defaultStateDir(), Usage: "directory for the session database and session work directories", EnvVars: []string{"PEDELEC_STATE_DIR"}},
 			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
@@ -80,6 +82,9 @@ func runServe(c *cli.Context) error {
 	if inlineResult == 0 || inlineResult < -1 {
 		return usageErrorf("--max-inline-result-bytes must be at least 1 (or -1: never write a result to a file); got %d", inlineResult)
 	}
+	if _, err := pruntime.ParsePublicURL(c.String("public-url")); err != nil {
+		return usageErrorf("%v", err)
+	}
 	// Bound first: a taken port fails before NewCore makes or opens the
 	// state directory (ADDR_IN_USE says which port and what to do).
 	l, url, err := pruntime.Listen(c.String("addr"))
@@ -104,6 +109,7 @@ func runServe(c *cli.Context) error {
 		MaxInlineResultBytes:  inlineResult,
 		AllowOrigins:          c.StringSlice("allow-origin"),
 		AllowHosts:            c.StringSlice("allow-host"),
+		PublicURL:             c.String("public-url"),
 		AllowOtherUsers:       c.Bool("allow-other-users"),
 		Limits:                limits,
 		AssetTicketTTL:        c.Duration("asset-ticket-ttl"),
@@ -121,6 +127,11 @@ func runServe(c *cli.Context) error {
 		logger.Warn("could not record Core's address in the state directory; companion commands need --core-url", "err", err)
 	}
 	announceListening(logger, c.App.ErrWriter, l.Addr(), url)
+	if public := core.PublicURL(); public != "" {
+		logger.Info("reachable through a forward", "publicURL", public)
+		fmt.Fprintf(c.App.ErrWriter, "  Through your forward: open %s/ (the console: %s%s). Pages there use new Pedelec({ url: %q }).\n\n",
+			public, public, wire.ConsolePath, wsURL(public))
+	}
 	if ok, note := core.PeerCheckNote(); ok {
 		logger.Info("peer check on", "rule", note)
 	} else {
@@ -185,4 +196,12 @@ func rejectCooldown(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// wsURL is the SDK's WebSocket URL for Core at base (https → wss).
+func wsURL(base string) string {
+	if rest, ok := strings.CutPrefix(base, "https://"); ok {
+		return "wss://" + rest + "/ws"
+	}
+	return "ws://" + strings.TrimPrefix(base, "http://") + "/ws"
 }

@@ -79,6 +79,7 @@ func TestDocsReadmeCounterPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.waitJS(t, 15*time.Second, `document.getElementById("value").textContent === "2"`, "the counter to show 2")
+		b.waitJS(t, 15*time.Second, `document.getElementById("status").textContent.startsWith("Done")`, "the first turn to end")
 		// The second Send uses the same session.
 		if err := b.do(10*time.Second, chromedp.Click("button", chromedp.NodeVisible)); err != nil {
 			t.Fatal(err)

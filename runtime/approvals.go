@@ -42,7 +42,7 @@ func (c *Core) openBook(db *persist.DB) error {
 		return err
 	}
 	c.book = book
-	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal, OnRefuse: func(r *http.Request, why string) {
+	c.guard = &approvals.Guard{Token: c.approver, RefuseAgent: approvals.AgentRefusal, SelfOrigin: c.ownOrigin, OnRefuse: func(r *http.Request, why string) {
 		c.refusals.Note("console", r.Header.Get("Origin")+"|"+r.Header.Get("Sec-Fetch-Site"), "refused a console or approvals request",
 			"path", r.URL.Path, "why", why, "hint", "open the console by typing its URL; pages of other origins may not use it")
 	}}

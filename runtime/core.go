@@ -7,6 +7,7 @@ package runtime
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"time"
 
@@ -68,6 +69,11 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
+	// PublicURL is where the browser reaches Core through a forward with a
+	// name of its own (an editor's or Codespaces' HTTPS forward): that name
+	// is accepted, and its origin is Core's own (public_url.go). Empty:
+	// loopback only.
+	PublicURL string
 	// AllowOtherUsers turns the peer check off (runtime/peercred): programs of any
 	// local user may connect. Off by default.
 	AllowOtherUsers bool
@@ -163,9 +169,10 @@ func DefaultLimits() Limits { return session.DefaultLimits() }
 // package calls another while it holds one of its own, but for the few
 // leaves written there.
 type Core struct {
-	opts    Options
-	log     *log.Logger
-	coreURL string // http://127.0.0.1:PORT, what provider processes dial back; set by Serve
+	opts      Options
+	log       *log.Logger
+	coreURL   string   // http://127.0.0.1:PORT, what provider processes dial back; set by Serve
+	publicURL *url.URL // --public-url, nil for none (public_url.go)
 
 	// ctx is Core's lifetime: cancelled by Shutdown, it stops the
 	// console's feeds, the approvals subscription and every MCP stream.
@@ -199,13 +206,17 @@ type Core struct {
 // NewCore makes a Core; Serve (server.go) puts it on the network.
 func NewCore(opts Options) (*Core, error) {
 	opts.setDefaults()
+	public, err := ParsePublicURL(opts.PublicURL)
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeInvalidInput, "%v", err)
+	}
 	if opts.StateDir == "" {
 		return nil, wire.Errorf(wire.CodeInvalidInput, "state dir is required")
 	}
 	if err := prepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
-	c := &Core{opts: opts, log: opts.Logger, refusals: refusals.New(opts.Logger, opts.Limits.RefusalLogWindow),
+	c := &Core{opts: opts, publicURL: public, log: opts.Logger, refusals: refusals.New(opts.Logger, opts.Limits.RefusalLogWindow),
 		token: ids.New("pt_"), approver: newApproverToken()}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
@@ -219,7 +230,7 @@ func NewCore(opts Options) (*Core, error) {
 	c.mcp.Sessions = c.sessions
 	c.pages = &page.Server{Sessions: c.sessions, Book: c.book, Transfers: c.transfers, Providers: opts.Providers, Log: c.log,
 		MaxMessageBytes: opts.MaxMessageBytes, SessionlessTimeout: opts.Limits.SessionlessTimeout, PingInterval: opts.Limits.PingInterval,
-		URL: c.URL, OriginAllowed: c.originAllowed, RefuseOrigin: c.refuseOrigin}
+		URL: c.baseFor, OriginAllowed: c.originAllowed, RefuseOrigin: c.refuseOrigin}
 	c.agents = &agentserver.Server{Sessions: c.sessions, MaxMessageBytes: opts.MaxMessageBytes, ReadTimeout: opts.Limits.ReadTimeout}
 	return c, nil
 }

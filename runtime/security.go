@@ -30,9 +30,10 @@ func isLoopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// hostAllowed applies the Host rule with the user's extra names.
+// hostAllowed applies the Host rule with the user's extra names and
+// --public-url's (public_url.go).
 func (c *Core) hostAllowed(r *http.Request) bool {
-	if isLoopbackHost(r.Host) {
+	if isLoopbackHost(r.Host) || c.viaPublicURL(r) {
 		return true
 	}
 	host := r.Host
@@ -48,8 +49,8 @@ func (c *Core) hostAllowed(r *http.Request) bool {
 }
 
 // originAllowed decides whether a page at origin may open the SDK
-// WebSocket. Core's own pages (same scheme and host as the request) are
-// always allowed; a request without Origin comes from a non-browser client,
+// WebSocket. Core's own pages (the origin Core's pages have as the request
+// reached it: ownOrigin) are always allowed; a request without Origin comes from a non-browser client,
 // which no web page can forge, and is allowed; anything else must match
 // --allow-origin.
 func (c *Core) originAllowed(r *http.Request) (origin string, ok bool) {
@@ -61,7 +62,7 @@ func (c *Core) originAllowed(r *http.Request) (origin string, ok bool) {
 	if err != nil || u.Host == "" {
 		return origin, false
 	}
-	if u.Scheme == "http" && strings.EqualFold(u.Host, r.Host) && isLoopbackHost(u.Host) {
+	if own := c.ownOrigin(r); own != "" && strings.EqualFold(strings.TrimRight(origin, "/"), own) {
 		return origin, true
 	}
 	for _, pattern := range c.opts.AllowOrigins {

@@ -26,7 +26,15 @@ type Assets struct {
 func (c *Core) Handler(assets Assets) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": c.opts.Version, "sessions": c.SessionCount()})
+		if r.Header.Get("Origin") != "" {
+			// A page's SDK asks whether what answers at its URL is Pedelec
+			// Core (through a port forward, often it is something else): it
+			// may read the answer, which then says no more than that.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.Handle("GET /ws", c.pages)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
@@ -50,8 +58,12 @@ func (c *Core) checkHost(next http.Handler) http.Handler {
 		if !c.hostAllowed(r) {
 			c.refusals.Note("host", r.Host, "refused request with a non-loopback Host (DNS rebinding?)", "host", r.Host, "path", r.URL.Path,
 				"hint", "open Core at http://127.0.0.1 or http://localhost, or pass --allow-host")
+			// Readable by the page whose SDK asks (fetchProbe): the refusal
+			// is the next step a user behind a forward needs.
+			w.Header().Set("Access-Control-Allow-Origin", "*")
 			writeJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeHostNotAllowed,
-				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost", r.Host)})
+				"Host %q is not a loopback name; Pedelec answers only requests addressed to 127.0.0.1, ::1 or localhost, or to the name given with --public-url (a port forward, docs/remote.md)", r.Host).
+				WithDetails(map[string]any{"host": r.Host})})
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -63,11 +63,13 @@ run() {
 }
 
 setup_chromium() {
-  if ! command -v chromium >/dev/null 2>&1; then
+  # Chromium for the browser tests; OpenSSH and nginx for the port-forward
+  # tests (a real sshd with ssh -L, an HTTPS proxy in front of Core).
+  if ! command -v chromium >/dev/null 2>&1 || [ ! -x /usr/sbin/sshd ] || [ ! -x /usr/bin/ssh ] || [ ! -x /usr/sbin/nginx ]; then
     as_root apt-get update -qq &&
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || return 1
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium openssh-server openssh-client nginx-light >/dev/null || return 1
   fi
-  chromium --version
+  chromium --version && /usr/sbin/sshd -V 2>&1 | head -1; /usr/sbin/nginx -v 2>&1
 }
 
 setup_clis() {
@@ -104,7 +106,7 @@ lint() {
     go mod tidy -diff && echo "go mod tidy: clean"
 }
 
-run "setup: chromium" tail3 setup_chromium
+run "setup: chromium, sshd, nginx" tail3 setup_chromium
 run "setup: agent CLIs into $PEDELEC_TEST_CACHE/npm" tail3 setup_clis
 run "setup: MCP conformance suite into $PEDELEC_TEST_CACHE/conformance" tail3 setup_conformance
 run "setup: SDK packages" tail3 setup_sdk

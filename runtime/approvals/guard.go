@@ -25,6 +25,9 @@ type Guard struct {
 	// OnRefuse, when set, hears of every refused request (Core logs them,
 	// rate-limited). nil: nobody is told.
 	OnRefuse func(r *http.Request, why string)
+	// SelfOrigin is the origin of Core's own pages as r reached Core
+	// (http://<Host>, or --public-url's behind a forward). nil: http://<Host>.
+	SelfOrigin func(r *http.Request) string
 }
 
 // CSP is the Content-Security-Policy of everything the Guard serves,
@@ -40,7 +43,7 @@ const HeaderApprover = "X-Pedelec-Approver"
 // Refusal is why r may not reach the approvals API ("" when it may).
 // Actions (decide, revoke) are also refused to agents.
 func (g *Guard) Refusal(r *http.Request, action bool) string {
-	if why := sameOriginRefusal(r); why != "" {
+	if why := g.sameOriginRefusal(r); why != "" {
 		return why
 	}
 	token := r.Header.Get(HeaderApprover)
@@ -63,8 +66,12 @@ func (g *Guard) Refusal(r *http.Request, action bool) string {
 // sameOriginRefusal: a browser names the page that sent a request in
 // Origin and Sec-Fetch-Site; only Core's own pages (or no browser at all:
 // the CLI sends neither) may use the API.
-func sameOriginRefusal(r *http.Request) string {
-	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
+func (g *Guard) sameOriginRefusal(r *http.Request) string {
+	self := "http://" + r.Host
+	if g.SelfOrigin != nil {
+		self = g.SelfOrigin(r)
+	}
+	if o := r.Header.Get("Origin"); o != "" && (self == "" || !strings.EqualFold(o, self)) {
 		return "the request came from the page of another origin (" + o + ")"
 	}
 	switch site := r.Header.Get("Sec-Fetch-Site"); site {
@@ -122,7 +129,7 @@ func (g *Guard) Page(next http.Handler) http.Handler {
 func (g *Guard) Read(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		protect(w)
-		if why := sameOriginRefusal(r); why != "" {
+		if why := g.sameOriginRefusal(r); why != "" {
 			g.refused(r, why)
 			wire.WriteJSON(w, http.StatusForbidden, wire.AgentResult{Error: wire.Errorf(wire.CodeOriginNotAllowed,
 				"the console answers only Core's own pages: %s", why).WithDetails(map[string]any{"reason": why})})

@@ -28,6 +28,7 @@ type conn struct {
 	srv    *Server
 	ws     *websocket.Conn
 	origin string
+	base   string // Core's base URL as this page reached it (Server.URL)
 	// preApproved: Core's own page, a client without Origin, or
 	// --allow-origin; otherwise the Book decides (origin_gate.go).
 	preApproved bool

@@ -2,6 +2,7 @@ package page
 
 import (
 	"io"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func newTestServer(tb testing.TB) *Server {
 		Limits: limits, Providers: provider.NewRegistry(""), Logger: logger, Host: noHost{}, Persist: w, Book: book})
 	tb.Cleanup(func() { w.Close() })
 	return &Server{Sessions: table, Book: book, Providers: provider.NewRegistry(""), Log: logger,
-		MaxMessageBytes: 1 << 20, SessionlessTimeout: time.Minute, PingInterval: time.Minute, URL: func() string { return "http://127.0.0.1:1" }}
+		MaxMessageBytes: 1 << 20, SessionlessTimeout: time.Minute, PingInterval: time.Minute, URL: func(*http.Request) string { return "http://127.0.0.1:1" }}
 }
 
 type noHost struct{}

@@ -72,7 +72,7 @@ func (pc *conn) requestApproval(logIt bool) (wire.OriginApprovalStatus, *approva
 	if r.ID == "" {
 		return wire.OriginApprovalStatus{Approved: true, Origin: pc.origin}, t, nil
 	}
-	url := pc.srv.URL() + approvals.PagePath + r.ID
+	url := pc.base + approvals.PagePath + r.ID
 	if logIt {
 		pc.srv.Log.Info("a site asks to use Pedelec: approve in the window it opened, or run `pedelec approve "+r.Origin+"`",
 			"origin", r.Origin, "request", r.ID, "url", url)

@@ -33,8 +33,9 @@ type Server struct {
 	SessionlessTimeout time.Duration // closes a socket that starts no session (bounds.go)
 	PingInterval       time.Duration // how often a page is pinged (bounds.go)
 
-	// URL is Core's base URL, where the approval window is.
-	URL func() string
+	// URL is Core's base URL as the page of r reached it, where the page
+	// finds the approval window (through a port forward too).
+	URL func(r *http.Request) string
 	// OriginAllowed is Core's rule for origins that need no approval
 	// (Core's own page, no Origin, --allow-origin).
 	OriginAllowed func(r *http.Request) (origin string, ok bool)
@@ -70,6 +71,7 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pc := newConn(srv, ws, origin)
+	pc.base = srv.URL(r)
 	pc.batch = batch
 	pc.preApproved = preApproved
 	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"

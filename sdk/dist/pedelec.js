@@ -140,14 +140,28 @@ function toolErrorResult(code, message, details) {
 
 // src/client/connection.ts
 var fetchProbe = async (base) => {
-  if (typeof fetch !== "function") return false;
+  if (typeof fetch !== "function") return "nothing";
   try {
-    await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store" });
-    return true;
+    const res = await fetch(`${base}/healthz`, { mode: "cors", cache: "no-store", credentials: "omit" });
+    const body = await res.json().catch(() => null);
+    if (isObject(body) && body.service === "pedelec") return "core";
+    if (isObject(body) && isObject(body.error) && body.error.code === "HOST_NOT_ALLOWED") return "host_refused";
+    return "not_core";
   } catch {
-    return false;
+    try {
+      await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store", credentials: "omit" });
+      return "not_core";
+    } catch {
+      return "nothing";
+    }
   }
 };
+function isObject(v) {
+  return typeof v === "object" && v !== null;
+}
+function sighting(v) {
+  return v === true ? "core" : v === false ? "nothing" : v;
+}
 var MAX_EARLY_EVENTS = 1e3;
 var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
@@ -181,9 +195,9 @@ var Connection = class {
   async ready() {
     await this.open();
   }
-  /** Whether plain HTTP reaches Core at its address (whatever it thinks of this page's origin). */
-  reachable() {
-    return this.probe(httpBase(this.url)).catch(() => false);
+  /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
+  look() {
+    return this.probe(httpBase(this.url)).then(sighting, () => "nothing");
   }
   /**
    * Sends one request and resolves with its result, or rejects with its
@@ -323,10 +337,7 @@ var Connection = class {
         if (!opened) {
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
-          void this.probe(httpBase(this.url)).then(
-            (up) => reject(up ? refusedError(this.url) : err),
-            () => reject(err)
-          );
+          void this.look().then((seen) => reject(seenError(this.url, seen, err)));
           return;
         }
         if (this.socket === socket) {
@@ -453,6 +464,30 @@ function httpBase(wsUrl) {
 }
 function pageOrigin() {
   return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+}
+function seenError(url, seen, err) {
+  const base = httpBase(url);
+  switch (seen) {
+    case "core":
+      return refusedError(url);
+    case "host_refused":
+      return new PedelecError(
+        "HOST_NOT_ALLOWED",
+        `Pedelec Core answers at ${base} but refuses that name: it accepts only loopback names unless it is told the address you reach it at. Behind a port forward with a name of its own, start it with pedelec serve --public-url ${base} (docs/remote.md).`,
+        { url, found: "core_refused_host" }
+      );
+    case "not_core":
+      return new PedelecError(
+        "CORE_UNREACHABLE",
+        `Something answers at ${base}, but it is not Pedelec Core: check the port (pedelec serve prints its address) and the url you gave new Pedelec({ url }). A forwarded port may point at another service.`,
+        { url, found: "not_pedelec" }
+      );
+  }
+  return new PedelecError(
+    "CORE_UNREACHABLE",
+    `Nothing answers at ${base}: is \`pedelec serve\` running? If it runs on another machine (a dev box, a container, Codespaces), forward its port and pass the address your browser reaches as new Pedelec({ url }) (docs/remote.md).`,
+    { ...isObject(err.details) ? err.details : {}, url, found: "nothing" }
+  );
 }
 function refusedError(url) {
   const origin = pageOrigin();
@@ -758,7 +793,7 @@ var ROOT_PATH = "(root)";
 var TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
 var MAX_SAFE_INTEGER = 2 ** 53 - 1;
 var MAX_SCHEMA_DEPTH = 32;
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 var key = (p, k) => IDENTIFIER.test(k) ? p === "" ? k : `${p}.${k}` : `${p}[${quoteJSON(k)}]`;
 var index = (p, i) => `${p}[${i}]`;
@@ -898,7 +933,7 @@ var Checker = class {
     this.problems.push({ path: show(p), message });
   }
   skills(v) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       this.add("", `skills must be an object {"guidance": "...", "tools": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -925,7 +960,7 @@ var Checker = class {
     v.forEach((e, i) => this.tool(e, index(p, i), i, firstUse));
   }
   tool(v, p, i, firstUse) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe2(v)}`);
       return;
     }
@@ -1001,7 +1036,7 @@ var Checker = class {
     }
   }
   annotations(v, p) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       this.add(p, `annotations must be an object such as {"destructiveHint": true}; got ${describe2(v)}`);
       return;
     }
@@ -1037,7 +1072,7 @@ var Checker = class {
     }
   }
   argsSchema(v, p) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       this.add(p, `argsSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -1051,7 +1086,7 @@ var Checker = class {
   }
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
   outputSchema(v, p) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       this.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -1064,7 +1099,7 @@ var Checker = class {
     this.node(v, p, 0, "object");
   }
   node(v, p, depth, assume) {
-    if (!isObject(v)) {
+    if (!isObject2(v)) {
       if (typeof v === "boolean") this.add(p, 'boolean schemas are not supported; write an object schema such as {"type": "string"}');
       else this.add(p, `a schema must be an object such as {"type": "string"}; got ${describe2(v)}`);
       return;
@@ -1150,7 +1185,7 @@ var Checker = class {
         }
         return this.node(v, p, depth + 1, "");
       case "properties":
-        if (!isObject(v)) {
+        if (!isObject2(v)) {
           this.add(p, `properties must be an object mapping each property name to its schema; got ${describe2(v)}`);
           return;
         }
@@ -1181,7 +1216,7 @@ var Checker = class {
     const props = get(n, "properties");
     v.forEach((e, i) => {
       if (typeof e !== "string") this.add(index(p, i), `required must list property names as strings; got ${describe2(e)}`);
-      else if (!isObject(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
+      else if (!isObject2(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
       else if (!has(props, e)) this.add(index(p, i), `required names ${quoteShort(e)}, which is not in properties; declare it in "properties" or remove it from required`);
     });
   }
@@ -1209,7 +1244,7 @@ function matchesType(typ, v) {
     case "array":
       return Array.isArray(v);
     case "object":
-      return isObject(v);
+      return isObject2(v);
   }
   return false;
 }
@@ -3862,7 +3897,7 @@ var Pedelec = class {
       return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      if (e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
       if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
       throw e;
     }
@@ -3887,7 +3922,7 @@ var Pedelec = class {
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
-      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || await this.connection.reachable();
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED" || await this.connection.look() === "core";
       return result;
     }
     if (!result.approval.approved) {

@@ -215,7 +215,8 @@ export class Pedelec {
       return { installed: true, approved: answer.approved === true, origin, appConnected: true };
     } catch (err) {
       const e = PedelecError.from(err);
-      if (e.code === "ORIGIN_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
+      // Core is there and says no (this origin, or the name this page used).
+      if (e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED") return { installed: true, approved: false, origin, appConnected: true };
       if (e.code === "CORE_UNREACHABLE") return { installed: false, approved: false, origin, appConnected: false };
       throw e;
     }
@@ -241,7 +242,7 @@ export class Pedelec {
     } catch (err) {
       const e = PedelecError.from(err);
       result.error = e;
-      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || (await this.connection.reachable());
+      result.extension.available = e.code === "ORIGIN_NOT_ALLOWED" || e.code === "HOST_NOT_ALLOWED" || (await this.connection.look()) === "core";
       return result;
     }
     if (!result.approval.approved) {

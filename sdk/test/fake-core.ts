@@ -64,7 +64,7 @@ export class FakeCore {
   sockets: FakeSocket[] = [];
   refuse: { code: number; reason: string } | undefined;
   /** Whether plain HTTP reaches this "Core" (the origin-refusal probe). */
-  httpUp = false;
+  httpUp: boolean | "core" | "host_refused" | "not_core" | "nothing" = false;
   /** The hello this "Core" greets ?batch=1 sockets with; none: an older Core. */
   hello: unknown = undefined;
   private seqs = new Map<string, number>();

@@ -241,10 +241,24 @@ test("a refused connection rejects with the reason Core gave", async () => {
   core.refuse = { code: 4003, reason: JSON.stringify({ code: "ORIGIN_NOT_ALLOWED", message: "origin http://evil.test is not allowed" }) };
   await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED");
   core.refuse = { code: 1006, reason: "" };
-  await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "CORE_UNREACHABLE" && /allow-origin/.test(e.message));
+  // Nothing answers at the address: the next step is starting Core, or
+  // forwarding its port from where it runs.
+  await assert.rejects(
+    core.client().listProviders(),
+    (e: PedelecError) => e.code === "CORE_UNREACHABLE" && /pedelec serve/.test(e.message) && /remote\.md/.test(e.message) && (e.details as { found?: string }).found === "nothing",
+  );
   // Refused during the handshake (HTTP 403, which a browser hides), while Core answers HTTP.
   core.httpUp = true;
   await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "ORIGIN_NOT_ALLOWED" && /--allow-origin/.test(e.message));
+  // Core refuses the name this page reached it by (a forward it was not told of).
+  core.httpUp = "host_refused";
+  await assert.rejects(core.client().listProviders(), (e: PedelecError) => e.code === "HOST_NOT_ALLOWED" && /--public-url/.test(e.message));
+  // Something else answers there.
+  core.httpUp = "not_core";
+  await assert.rejects(
+    core.client().listProviders(),
+    (e: PedelecError) => e.code === "CORE_UNREACHABLE" && /not Pedelec Core/.test(e.message) && (e.details as { found?: string }).found === "not_pedelec",
+  );
 });
 
 test("listProviderDetails returns Core's whole answer", async () => {

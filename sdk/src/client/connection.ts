@@ -19,23 +19,52 @@ export interface SocketLike {
 
 export type SocketFactory = (url: string) => SocketLike;
 
-/** Tells whether Core answers plain HTTP at its base URL; tests pass a fake. */
-export type ReachabilityProbe = (httpBaseUrl: string) => Promise<boolean>;
+/**
+ * What answers at Core's address: Pedelec Core; Core refusing the name
+ * this page used for it (a port forward Core was not told of); something
+ * that is not Core; or nothing.
+ */
+export type Sighting = "core" | "host_refused" | "not_core" | "nothing";
 
 /**
- * A no-cors request resolves (with an opaque response) whenever the server
- * answered at all, whatever its CORS headers; it rejects only when nothing
- * answered. That is all we need to know.
+ * Looks at Core's base URL; tests pass a fake. `true` and `false` are
+ * "core" and "nothing", for probes that only tell whether Core answers.
+ */
+export type ReachabilityProbe = (httpBaseUrl: string) => Promise<boolean | Sighting>;
+
+/**
+ * Asks /healthz, which Core lets any page read: it says "service":
+ * "pedelec", and a refused Host says HOST_NOT_ALLOWED. A request that fails
+ * is either nothing listening or a server that lets no page read it (not
+ * Core, or a Core older than this check); a no-cors request, which
+ * resolves with an opaque answer whenever anything answers, tells the two
+ * apart.
  */
 export const fetchProbe: ReachabilityProbe = async (base) => {
-  if (typeof fetch !== "function") return false;
+  if (typeof fetch !== "function") return "nothing";
   try {
-    await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store" });
-    return true;
+    const res = await fetch(`${base}/healthz`, { mode: "cors", cache: "no-store", credentials: "omit" });
+    const body: unknown = await res.json().catch(() => null);
+    if (isObject(body) && body.service === "pedelec") return "core";
+    if (isObject(body) && isObject(body.error) && body.error.code === "HOST_NOT_ALLOWED") return "host_refused";
+    return "not_core";
   } catch {
-    return false;
+    try {
+      await fetch(`${base}/healthz`, { mode: "no-cors", cache: "no-store", credentials: "omit" });
+      return "not_core";
+    } catch {
+      return "nothing";
+    }
   }
 };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null;
+}
+
+function sighting(v: boolean | Sighting): Sighting {
+  return v === true ? "core" : v === false ? "nothing" : v;
+}
 
 type Pending = { resolve: (value: unknown) => void; reject: (err: PedelecError) => void; method: string; deadline: number };
 
@@ -97,9 +126,9 @@ export class Connection {
     await this.open();
   }
 
-  /** Whether plain HTTP reaches Core at its address (whatever it thinks of this page's origin). */
-  reachable(): Promise<boolean> {
-    return this.probe(httpBase(this.url)).catch(() => false);
+  /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
+  look(): Promise<Sighting> {
+    return this.probe(httpBase(this.url)).then(sighting, () => "nothing" as const);
   }
 
   /**
@@ -256,10 +285,7 @@ export class Connection {
           // Core refuses a page's origin with an HTTP 403 before the
           // WebSocket opens, and browsers hide that status (close 1006).
           // If Core answers plain HTTP, the refusal is the likely cause.
-          void this.probe(httpBase(this.url)).then(
-            (up) => reject(up ? refusedError(this.url) : err),
-            () => reject(err),
-          );
+          void this.look().then((seen) => reject(seenError(this.url, seen, err)));
           return;
         }
         if (this.socket === socket) {
@@ -422,6 +448,35 @@ function httpBase(wsUrl: string): string {
 
 function pageOrigin(): string {
   return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+}
+
+/**
+ * The error for a WebSocket that did not open, from what answers at its
+ * address: each says what was found and the next step.
+ */
+function seenError(url: string, seen: Sighting, err: PedelecError): PedelecError {
+  const base = httpBase(url);
+  switch (seen) {
+    case "core":
+      return refusedError(url);
+    case "host_refused":
+      return new PedelecError(
+        "HOST_NOT_ALLOWED",
+        `Pedelec Core answers at ${base} but refuses that name: it accepts only loopback names unless it is told the address you reach it at. Behind a port forward with a name of its own, start it with pedelec serve --public-url ${base} (docs/remote.md).`,
+        { url, found: "core_refused_host" },
+      );
+    case "not_core":
+      return new PedelecError(
+        "CORE_UNREACHABLE",
+        `Something answers at ${base}, but it is not Pedelec Core: check the port (pedelec serve prints its address) and the url you gave new Pedelec({ url }). A forwarded port may point at another service.`,
+        { url, found: "not_pedelec" },
+      );
+  }
+  return new PedelecError(
+    "CORE_UNREACHABLE",
+    `Nothing answers at ${base}: is \`pedelec serve\` running? If it runs on another machine (a dev box, a container, Codespaces), forward its port and pass the address your browser reaches as new Pedelec({ url }) (docs/remote.md).`,
+    { ...(isObject(err.details) ? err.details : {}), url, found: "nothing" },
+  );
 }
 
 function refusedError(url: string): PedelecError {
