@@ -18,7 +18,8 @@ arguments it is unsure of. Prints one JSON object on stdout:
 
 Exit 75 is CORE_UNREACHABLE: retry in a few seconds.
 
-argsSchema is the JSON Schema (Pedelec's subset) that 'tool-call' checks the
+argsSchema (Pedelec's subset of JSON Schema) or inputSchema (standard JSON
+Schema, draft 2020-12 or draft-07) is the schema that 'tool-call' checks the
 arguments against. timeoutMs is how long Core waits for the page's answer.`,
 		Flags:        []cli.Flag{threadIDFlag()},
 		Action:       interruptible(runToolSpec),

@@ -9,7 +9,7 @@ import (
 // (approve, deny, revoke) comes from the user: Core embeds it in the
 // console and approval pages it serves, which no other origin can read,
 // and writes it, mode 0600, to <state-dir>/wire.ApproverTokenFile for the
-// CLI. It is not the Core token (mcp_http.go): that one is handed to MCP
+// CLI. It is not the Core token (core_token.go): that one is handed to MCP
 // clients, which are agents, and an agent must not approve its own calls.
 
 // newApproverToken makes this run's approver token.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkToolProgress(b *testing.B) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.CallToolReporting(ctx, "upload", json.RawMessage(`{}`), func(wire.Progress) {}) // an agent waiting with progress
+		s.Call(ctx, session.CallRequest{Tool: "upload", Args: json.RawMessage(`{}`), Progress: func(wire.Progress) {}}) // an agent waiting with progress
 	}()
 	defer func() { cancel(); <-done }()
 	ev := p.AwaitEvent(10*time.Second, wire.EventToolCall, nil)

@@ -8,7 +8,7 @@ import (
 
 // What a result over the inline limit costs Core on top of the call:
 // writing it to the session's assets, reading its top-level shape and
-// cutting the preview (result_file.go). The inline case is the same
+// cutting the preview (runtime/session/result_file.go). The inline case is the same
 // answer under the limit, for comparison (docs/performance.md).
 // `go test ./runtime -run '^$' -bench ResultFile -benchmem`
 func BenchmarkResultFile(b *testing.B) {

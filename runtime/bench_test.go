@@ -61,7 +61,7 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 	}
 }
 
-// The same over a page that asked for batched messages (conn_frames.go);
+// The same over a page that asked for batched messages (runtime/page/frames.go);
 // msgs/op counts the messages Core sent the page per call (5 frames).
 func BenchmarkToolCallRoundTripBatched(b *testing.B) {
 	s, client, p := benchSessionAt(b, "?"+wire.BatchQueryParam+"=1")

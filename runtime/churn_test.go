@@ -23,7 +23,7 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// Core's locks have one order (core.go, above Core). A path that takes
+// The session domain's locks have one order (runtime/session/table.go, above Table). A path that takes
 // two of them the other way round wedges Core for good the first time two
 // goroutines meet on it: issue 20 found pages that create a session and
 // drop their socket in a loop hanging /healthz within a second. This test
@@ -353,7 +353,7 @@ func TestChurnNeverWedgesCore(t *testing.T) {
 			}
 			if id := pool.pick(); id != "" {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-				core.mcp.CallTool(ctx, id, "echo", json.RawMessage(`{"x":1}`))
+				mcpCall(core.mcp, ctx, id, "echo", json.RawMessage(`{"x":1}`))
 				cancel()
 			}
 			core.mcp.Snapshot()

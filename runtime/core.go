@@ -53,7 +53,7 @@ type Options struct {
 	MaxArgsBytes int
 	// MaxInlineResultBytes is the largest result handed to an agent as it
 	// is; a larger one is written to a file in the session's assets and
-	// the agent gets where it is (result_file.go). 0 means the default
+	// the agent gets where it is (runtime/session/result_file.go). 0 means the default
 	// (16 KiB); negative, never write a file.
 	MaxInlineResultBytes int
 	// AllowOrigins are page origins allowed besides Core's own, exact or with

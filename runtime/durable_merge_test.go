@@ -106,7 +106,7 @@ func TestRestoredMCPSessionsOfferTheirToolsAgain(t *testing.T) {
 	if _, werr := p2.Call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: first.SessionID}); werr != nil {
 		t.Fatalf("resume: %v", werr)
 	}
-	res, err := c2.mcp.CallTool(context.Background(), first.SessionID, "echo", json.RawMessage(`{"x":7}`))
+	res, err := mcpCall(c2.mcp, context.Background(), first.SessionID, "echo", json.RawMessage(`{"x":7}`))
 	if err != nil || string(res) != `{"got":{"x":7}}` {
 		t.Fatalf("call after the restart = %s, %v", res, err)
 	}

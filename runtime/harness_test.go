@@ -241,3 +241,14 @@ func (h *harness) otherOriginPage(origin string) *wspage.Page {
 	h.t.Helper()
 	return wspage.Dial(h.t, wsURL(h.srv), origin)
 }
+
+// endSession ends a session as a page does and waits for its ended event.
+// end_session's answer comes first and the session ends after it (the
+// page hears the answer, then the session's last events), so a test that
+// probes the ended session as soon as the answer arrives races the end:
+// under load the probe won (TestSessionMCPRefusals).
+func endSession(t *testing.T, p *wspage.Page, sessionID string) {
+	t.Helper()
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sessionID})
+	awaitEvent(t, p, wire.EventEnded, "", func(e wire.Event) bool { return e.SessionID == sessionID })
+}

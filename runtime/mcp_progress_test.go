@@ -44,7 +44,11 @@ func TestMCPCallsCarryHandlerProgress(t *testing.T) {
 		go func() {
 			var a answer
 			if via == "bridge" {
-				a.result, _, a.err = bridge.Call(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
+				out := bridge.Call(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
+				a.result = out.Result
+				if out.Error != nil {
+					a.err = out.Error
+				}
 			} else {
 				out := h.core.mcp.Answer(context.Background(), info.SessionID, "none", json.RawMessage(`{}`), got)
 				a.result = out.Result

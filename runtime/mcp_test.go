@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/mcpserver"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -30,7 +31,7 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 		t.Fatalf("snapshot = %+v", snap)
 	}
 
-	res, err := h.core.mcp.CallTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":1}`))
+	res, err := mcpCall(h.core.mcp, context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":1}`))
 	if err != nil || string(res) != `{"got":{"x":1}}` {
 		t.Fatalf("call = %s, %v", res, err)
 	}
@@ -42,9 +43,9 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 	if got := strings.Join(statuses(t, p), " "); got != "idle>waiting_tool_result waiting_tool_result>idle" {
 		t.Fatalf("statuses = %s", got)
 	}
-	_, err = h.core.mcp.CallTool(context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":"one"}`))
+	_, err = mcpCall(h.core.mcp, context.Background(), info.SessionID, "echo", json.RawMessage(`{"x":"one"}`))
 	wantCode(t, wire.AsError(err), wire.CodeToolArgsInvalid)
-	_, err = h.core.mcp.CallTool(context.Background(), info.SessionID, "slow", nil)
+	_, err = mcpCall(h.core.mcp, context.Background(), info.SessionID, "slow", nil)
 	wantCode(t, wire.AsError(err), wire.CodeToolTimeout)
 
 	if _, werr := p.Call(wire.MethodSendText, wire.SendTextParams{SessionID: info.SessionID, Text: "hi"}); werr == nil || werr.Code != wire.CodeSendTextNotSupported {
@@ -53,7 +54,7 @@ func TestMCPSessionCallsWithoutATurn(t *testing.T) {
 
 	// A held session's tools are not reachable through MCP.
 	held, _ := h.session(p, true)
-	_, err = h.core.mcp.CallTool(context.Background(), held.SessionID, "echo", json.RawMessage(`{"x":1}`))
+	_, err = mcpCall(h.core.mcp, context.Background(), held.SessionID, "echo", json.RawMessage(`{"x":1}`))
 	wantCode(t, wire.AsError(err), wire.CodeThreadAccessDenied)
 
 	// The watcher wakes when the session ends.
@@ -111,4 +112,13 @@ func TestMCPTokenGuards(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("token file not removed: %v", err)
 	}
+}
+
+// mcpCall is an MCP client's call as Core's /mcp runs it, as result and error.
+func mcpCall(m *mcpserver.Server, ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+	out := m.Answer(ctx, sessionID, tool, args, nil)
+	if out.Error != nil {
+		return nil, out.Error
+	}
+	return out.Result, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// The origin gate (origin_gate.go) over a real WebSocket, against the
+// The origin gate (runtime/page/origin_gate.go) over a real WebSocket, against the
 // real Book: what an unapproved origin may do, how its create_session
 // waits and ends, and that the Book keeps one request per origin that
 // lives exactly as long as somebody waits on it.

@@ -100,17 +100,6 @@ func sdkHandler(sdk fs.FS) http.Handler {
 // writeJSON is wire.WriteJSON, under the short name Core's handlers use.
 func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, status, v) }
 
-// Listen binds addr; ":0" picks a free port. It records the address
-// provider processes dial back to.
-func (c *Core) Listen(addr string) (net.Listener, error) {
-	l, url, err := Listen(addr)
-	if err != nil {
-		return nil, err
-	}
-	c.coreURL = url
-	return l, nil
-}
-
 // baseURL is the http:// URL of a listener's address; an unspecified IP
 // (0.0.0.0, ::) is reached on 127.0.0.1.
 func baseURL(addr net.Addr) string {
@@ -128,11 +117,14 @@ func baseURL(addr net.Addr) string {
 // URL is the base URL provider processes and people use.
 func (c *Core) URL() string { return c.coreURL }
 
-// Serve runs the HTTP server on l until ctx is cancelled, then shuts down:
-// sessions end, provider processes die, work directories are removed.
+// Serve runs the HTTP server on l until ctx is cancelled, then shuts down
+// without ending the sessions (Shutdown): running turns are cut off and
+// their provider processes stopped, every session is written down with
+// its work directory kept, and the next `pedelec serve` on the same state
+// directory gives each page its session back.
 func (c *Core) Serve(ctx context.Context, l net.Listener, assets Assets) error {
-	// A listener made elsewhere than Listen still tells providers where to
-	// dial back; sessions start only once the server below answers.
+	// Providers dial back to the address l listens on; sessions start
+	// only once the server below answers.
 	if c.coreURL == "" {
 		c.coreURL = baseURL(l.Addr())
 	}

@@ -194,7 +194,7 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	if code := inBandCode(t, callSessionTool(t, ctx, cs, "echo", `{"x":1}`)); code != wire.CodeNoActiveTurn {
 		t.Fatalf("after the turn: %s", code)
 	}
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: a.ID()})
+	endSession(t, p, a.ID())
 	status, code, _ := sessionMCPPost(t, h.srv.URL+wire.MCPSessionPath+a.ID(), "Bearer "+a.Secret(), "")
 	if status != http.StatusNotFound || code != wire.CodeSessionEnded {
 		t.Fatalf("after the end: HTTP %d %s, want 404 SESSION_ENDED", status, code)
@@ -202,10 +202,9 @@ func TestSessionMCPEndpoint(t *testing.T) {
 	if _, err := cs.ListTools(ctx, nil); err == nil {
 		t.Fatal("the ended session's MCP session still answers")
 	}
-	left := h.core.mcp.Endpoints()
-	if left != 0 {
-		t.Fatalf("%d endpoints kept after the session ended", left)
-	}
+	// The ended event goes out as the session ends; its endpoint closes
+	// just after, once the session's lock is released (session.Host).
+	testenvAwait(t, "the ended session's endpoint to close", func() bool { return h.core.mcp.Endpoints() == 0 })
 	_ = b
 }
 
@@ -299,7 +298,7 @@ func TestSessionMCPRefusals(t *testing.T) {
 	if status, code := poll("Bearer "+b.Secret(), b.ID()); status != http.StatusOK || code != "" {
 		t.Errorf("long-poll with its own secret: %d %s", status, code)
 	}
-	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: b.ID()})
+	endSession(t, p, b.ID())
 	if status, code := poll("Bearer "+b.Secret(), b.ID()); status != http.StatusNotFound || code != wire.CodeSessionEnded {
 		t.Errorf("long-poll after the end: %d %s", status, code)
 	}

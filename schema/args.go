@@ -26,13 +26,29 @@ type Violation struct {
 // bytes checked here, so they must be UTF-8: the parser would read a bad
 // byte in a string as U+FFFD, the page's socket would not take it at all.
 func (c *CompiledTool) ValidateArgs(args json.RawMessage) []Violation {
+	if len(c.def.InputSchema) > 0 {
+		return c.validateStandardArgs(args)
+	}
 	tree, err := c.schemaTree()
 	if err != nil {
 		return []Violation{{Path: RootPath, Expected: "arguments for a tool whose schema Core can read", Got: "a tool whose argsSchema is not JSON",
 			Message: "the tool's argsSchema cannot be read (" + err.Error() + "); the page must declare a valid schema"}}
 	}
+	inst, out := readArgs(args, tree)
+	if inst == nil {
+		return out
+	}
+	validator{tool: c, limit: MaxViolations}.check(tree, inst, "", &out)
+	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// readArgs parses a call's arguments for a check against tree. A nil value
+// comes with the violations that end the check: text that is not UTF-8 or
+// not JSON, or numbers beyond a double.
+func readArgs(args json.RawMessage, tree *value) (*value, []Violation) {
 	if !utf8.Valid(args) {
-		return []Violation{{
+		return nil, []Violation{{
 			Path: RootPath, Expected: "UTF-8 text", Got: "bytes that are not UTF-8",
 			Message: "the arguments must be UTF-8 text, as JSON is; got bytes that are not UTF-8 (write non-ASCII characters as UTF-8 or as \\u escapes)",
 		}}
@@ -43,7 +59,7 @@ func (c *CompiledTool) ValidateArgs(args json.RawMessage) []Violation {
 		if len(strings.TrimSpace(string(args))) == 0 {
 			got = "nothing"
 		}
-		return []Violation{{
+		return nil, []Violation{{
 			Path: RootPath, Expected: "a JSON object", Got: got,
 			Message: "the arguments must be one JSON object, such as " + example(tree) + "; got " + got,
 		}}
@@ -52,11 +68,9 @@ func (c *CompiledTool) ValidateArgs(args json.RawMessage) []Violation {
 	repeatedKeys(inst, "", &out)
 	outOfRange(inst, "", &out)
 	if len(out) > 0 {
-		return out // the checks below would see these numbers as infinity
+		return nil, out // the checks would see these numbers as infinity
 	}
-	validator{tool: c, limit: MaxViolations}.check(tree, inst, "", &out)
-	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
-	return out
+	return inst, nil
 }
 
 // example is a tiny object an agent can pattern its call on.

@@ -48,7 +48,7 @@ func ArgsInvalid(tool string, v []Violation) error {
 	if v == nil {
 		v = []Violation{}
 	}
-	msg := ArgsInvalidMessage(tool, v, fmt.Sprintf("run `pedelec tool-spec %s` to see its argsSchema", tool))
+	msg := ArgsInvalidMessage(tool, v, fmt.Sprintf("run `pedelec tool-spec %s` to see its full argument schema", tool))
 	return &Error{code: CodeToolArgsInvalid, message: msg, details: map[string]any{"tool": tool, "violations": v}}
 }
 

@@ -19,7 +19,11 @@ type Skills struct {
 type Tool struct {
 	Name        string          `json:"name" jsonschema:"pattern=^[a-zA-Z][a-zA-Z0-9_.-]*$,description=Stable tool name; unique within the manifest."`
 	Description string          `json:"description" jsonschema:"minLength=1,description=What the tool does, what it reads or changes, its constraints and when to prefer another tool."`
-	ArgsSchema  json.RawMessage `json:"argsSchema" jsonschema:"description=Argument schema: an object schema in Pedelec's supported JSON Schema subset."`
+	ArgsSchema  json.RawMessage `json:"argsSchema,omitempty" jsonschema:"description=Argument schema: an object schema in Pedelec's supported JSON Schema subset. A tool gives argsSchema or inputSchema."`
+	// InputSchema is the arguments' schema in standard JSON Schema (draft
+	// 2020-12 or draft-07), the name WebMCP and MCP give it; Core checks it
+	// with its full meaning. A tool gives it or ArgsSchema, not both.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty" jsonschema:"description=Argument schema in standard JSON Schema (draft 2020-12 or draft-07) whose root is of type object; every keyword is checked. A tool gives argsSchema or inputSchema."`
 	TimeoutMs   *int64          `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=9007199254740991,description=How long Core waits for the handler's result; 60000 when omitted."`
 	// Annotations describe what a call does (MCP's tool annotations and
 	// WebMCP's); destructiveHint or consequentialHint asks the user first.
@@ -28,7 +32,7 @@ type Tool struct {
 	NeedsApproval *bool `json:"needsApproval,omitempty" jsonschema:"description=true: Core asks the user to approve each call before the page runs it."`
 	// OutputSchema declares the result's shape (issue 26): Core checks
 	// every result against it, and MCP clients get it in tools/list.
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty" jsonschema:"description=Result schema: an object schema in Pedelec's supported JSON Schema subset. Core fails a call whose result breaks it (TOOL_RESULT_INVALID); MCP clients receive it as outputSchema."`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty" jsonschema:"description=Result schema: an object schema in Pedelec's supported JSON Schema subset (beside inputSchema: in standard JSON Schema). Core fails a call whose result breaks it (TOOL_RESULT_INVALID); MCP clients receive it as outputSchema."`
 }
 
 // Annotations are hints about a tool's behaviour. Core acts on three of
@@ -84,6 +88,15 @@ func (t Tool) Hints() []string {
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// ArgumentsSchema is the arguments' JSON Schema, whichever field gives it:
+// what MCP's tools/list calls inputSchema and a provider's tool list sends.
+func (t Tool) ArgumentsSchema() json.RawMessage {
+	if len(t.InputSchema) > 0 {
+		return t.InputSchema
+	}
+	return t.ArgsSchema
+}
 
 // DefaultTimeoutMs is Core's tool timeout when a definition has none.
 const DefaultTimeoutMs = 60_000

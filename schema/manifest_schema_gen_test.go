@@ -48,6 +48,18 @@ func generateManifestJSONSchema() ([]byte, error) {
 	if s, ok := root.Definitions["Skills"]; ok {
 		s.Required = []string{"tools"} // guidance may be left out: it is then empty
 	}
+	if tool, ok := root.Definitions["Tool"]; ok {
+		// inputSchema is any standard JSON Schema of an object, which
+		// validate-tools checks; beside it, outputSchema is too.
+		if p, ok := tool.Properties.Get("inputSchema"); ok {
+			tool.Properties.Set("inputSchema", &jsonschema.Schema{Type: "object", Description: p.Description})
+		}
+		if p, ok := tool.Properties.Get("outputSchema"); ok {
+			tool.Properties.Set("outputSchema", &jsonschema.Schema{Type: "object", Description: p.Description})
+		}
+		tool.Required = []string{"name", "description"}
+		tool.OneOf = []*jsonschema.Schema{{Required: []string{"argsSchema"}}, {Required: []string{"inputSchema"}}}
+	}
 	for name, def := range subsetDefinitions() {
 		root.Definitions[name] = def
 	}

@@ -27,6 +27,10 @@ type CompiledTool struct {
 	outTree  *value // the outputSchema, parsed on first use
 	outErr   error
 	patterns map[string]*regexp.Regexp // compiled on first use
+
+	// A tool that gives inputSchema is checked by the standard validator;
+	// each schema is compiled on first use, as the subset's are parsed.
+	stdIn, stdOut standardCompiled
 }
 
 // NewRegistry holds the tools of skills that ValidateSkills (or

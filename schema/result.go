@@ -18,6 +18,18 @@ func (c *CompiledTool) HasOutputSchema() bool { return len(c.def.OutputSchema) >
 // returns every violation, sorted by path; none when the tool declares no
 // outputSchema. The result is JSON the page's frame carried.
 func (c *CompiledTool) ValidateResult(result json.RawMessage) []Violation {
+	if len(c.def.InputSchema) > 0 && len(c.def.OutputSchema) > 0 {
+		inst, err := parseJSON(result)
+		if err != nil {
+			return []Violation{{Path: RootPath, Expected: "a JSON object", Got: "text that is not JSON (" + err.Error() + ")",
+				Message: "the result must be one JSON object; got text that is not JSON"}}
+		}
+		var out []Violation
+		if outOfRange(inst, "", &out); len(out) > 0 {
+			return out
+		}
+		return c.validateStandardResult(inst)
+	}
 	tree, err := c.outputTree()
 	if tree == nil && err == nil {
 		return nil

@@ -208,7 +208,7 @@ func (c *checker) tools(v *value, p loc) []Tool {
 
 // toolFieldHints turns a near-miss field name into the field that was meant.
 var toolFieldHints = map[string]string{
-	"parameters": "argsSchema", "inputSchema": "argsSchema", "input_schema": "argsSchema",
+	"parameters": "argsSchema", "input_schema": "inputSchema", "inputschema": "inputSchema",
 	"schema": "argsSchema", "args": "argsSchema", "args_schema": "argsSchema", "argsschema": "argsSchema",
 	"arguments": "argsSchema", "timeout": "timeoutMs", "timeout_ms": "timeoutMs", "timeoutMS": "timeoutMs",
 	"desc": "description", "title": "description", "toolName": "name",
@@ -218,7 +218,7 @@ var toolFieldHints = map[string]string{
 }
 
 // toolFields lists a definition's fields for the unknown-field messages.
-const toolFields = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema"
+const toolFields = "name, description, argsSchema (or inputSchema), timeoutMs, annotations, needsApproval and outputSchema"
 
 func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool {
 	var t Tool
@@ -226,7 +226,9 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 		c.add(p, "a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got %s", v.describe())
 		return t
 	}
-	var sawName, sawDescription, sawArgs, sawInput bool
+	var sawName, sawDescription, sawArgs, sawInput, sawStandard bool
+	// Beside an inputSchema, the outputSchema is in the standard dialects too.
+	_, standard := v.get("inputSchema")
 	for _, m := range v.obj {
 		fp := p.child(m.key)
 		switch m.key {
@@ -251,8 +253,16 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 			sawArgs = true
 			c.argsSchema(m.val, fp)
 			t.ArgsSchema = c.schemaText(m.val)
+		case "inputSchema":
+			sawStandard = true
+			c.standardSchema(m.val, fp, "inputSchema", "arguments are always a JSON object")
+			t.InputSchema = c.schemaText(m.val)
 		case "outputSchema":
-			c.outputSchema(m.val, fp)
+			if standard {
+				c.standardSchema(m.val, fp, "outputSchema", "a declared result is a JSON object, as MCP's structuredContent is")
+			} else {
+				c.outputSchema(m.val, fp)
+			}
 			t.OutputSchema = c.schemaText(m.val)
 		case "input":
 			sawInput = true
@@ -273,7 +283,10 @@ func (c *checker) tool(v *value, p loc, index int, firstUse map[string]int) Tool
 	if !sawDescription {
 		c.add(p.child("description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool")
 	}
-	if !sawArgs && !sawInput {
+	if sawArgs && sawStandard {
+		c.add(p.child("inputSchema"), `a tool gives argsSchema or inputSchema, not both; keep inputSchema for standard JSON Schema, argsSchema for Pedelec's subset`)
+	}
+	if !sawArgs && !sawInput && !sawStandard {
 		c.add(p.child("argsSchema"), `argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}`)
 	}
 	return t

@@ -42,17 +42,11 @@ func (a *Server) serveToolCall(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	// Whether the result is marked untrusted is the definition's at the
-	// call's start: update_tools may replace it while the call runs.
-	untrusted := s.UntrustedTool(req.Tool)
-	if req.BudgetMs <= 0 && !req.Stream {
-		result, err := s.CallTool(r.Context(), req.Tool, req.Args)
-		WriteResult(w, s.AgentAnswer(req.Tool, untrusted, result, err))
-		return
-	}
-	// A budget or progress: the call runs beside the request, which may
-	// hand it over to `tool-call --wait` (session.Handoff).
-	h := s.StartHandoff(req.ThreadID, req.Tool, req.Args, untrusted)
+	// The call runs beside the request, which may hand it over to
+	// `tool-call --wait` when it has a budget (session.Handoff); without
+	// one it waits as long as the call takes. Either way it is the
+	// broker's one pipeline (session.Session.Call) that judges it.
+	h := s.StartHandoff(req.ThreadID, req.Tool, req.Args)
 	a.awaitHandoff(w, r, s, h, budgetOf(req.BudgetMs), req.Stream)
 }
 

@@ -15,14 +15,13 @@ package approvals
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -282,7 +281,7 @@ func (b *Book) RequestCall(c Call) *Ticket {
 
 func (b *Book) newRequestLocked(ar wire.ApprovalRequest, timeout time.Duration) *request {
 	now := b.opts.Now().UTC()
-	ar.ID = newID("ap_")
+	ar.ID = ids.New("ap_")
 	ar.CreatedAt, ar.ExpiresAt = now, now.Add(timeout)
 	req := &request{ApprovalRequest: ar, done: make(chan struct{}), timeout: timeout}
 	b.pending[ar.ID] = req
@@ -534,14 +533,6 @@ func (b *Book) changed() {
 		default:
 		}
 	}
-}
-
-func newID(prefix string) string {
-	buf := make([]byte, 15)
-	if _, err := rand.Read(buf); err != nil {
-		panic("pedelec: crypto/rand failed: " + err.Error())
-	}
-	return prefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(buf))
 }
 
 // Wait waits for the request to end or ctx to be done (then the ticket is

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/kaoruisaac/pedelec/web"
 )
@@ -121,7 +122,7 @@ func (a *API) servePage(w http.ResponseWriter, r *http.Request) {
 	// page: the window parses them as the page's handler does
 	// (web/console/args-view.js), so what it shows is what runs.
 	args := string(req.Args)
-	nonce := newID("n")
+	nonce := ids.New("n")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'nonce-"+nonce+
 		"'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

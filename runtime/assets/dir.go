@@ -26,8 +26,6 @@ package assets
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +38,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -321,7 +320,7 @@ func (a Dir) write(pub string, size int64, body io.Reader) (wire.Asset, error) {
 	if err := checkReplaceable(dir, pub, name); err != nil {
 		return wire.Asset{}, err
 	}
-	tmp := hiddenPrefix + "upload-" + randomHex(8)
+	tmp := hiddenPrefix + "upload-" + ids.New("")
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return wire.Asset{}, err
@@ -462,10 +461,4 @@ func listDir(dir *os.Root, prefix string, out *[]wire.Asset) error {
 		}
 	}
 	return nil
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -1,13 +1,12 @@
 package assets
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -23,7 +22,7 @@ type ticket struct {
 }
 
 // ticketBook is the book of issued tickets and of the one upload each
-// session may run. Its mu is a leaf in Core's lock order (runtime/core.go):
+// session may run. Its mu is a leaf:
 // nothing else is taken while it is held.
 type ticketBook struct {
 	mu        sync.Mutex
@@ -42,12 +41,6 @@ type uploadSlot struct {
 	expires time.Time
 }
 
-func newTicketToken() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
 // issue records t and describes it for the page.
 func (b *ticketBook) issue(t *ticket, ttl time.Duration) wire.AssetTicket {
 	b.mu.Lock()
@@ -61,7 +54,7 @@ func (b *ticketBook) issueLocked(t *ticket, ttl time.Duration) (token string, ou
 		b.tickets, b.used, b.uploading = map[string]*ticket{}, map[string]time.Time{}, map[string]*uploadSlot{}
 	}
 	b.sweepLocked()
-	token = newTicketToken()
+	token = ids.New("")
 	t.expires = time.Now().Add(ttl)
 	b.tickets[token] = t
 	base, method := wire.AssetReadPath, http.MethodGet

@@ -4,8 +4,8 @@ import "sync"
 
 // Signal wakes the console's feeds when anything they show may have
 // changed: a session's event, a session made or forgotten, an approval.
-// Its mu is a leaf (the lock order above Core in runtime/core.go): Core
-// bumps it under Session.mu and Core.mu. The zero Signal is ready.
+// Its mu is a leaf: the session domain bumps it under its own locks
+// (runtime/session/table.go, above Table). The zero Signal is ready.
 type Signal struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every Bump

@@ -8,15 +8,12 @@ import (
 	"strings"
 )
 
-// New returns prefix + 16 bytes (128 bits) of crypto randomness, written
-// as 26 base32 characters (26 x 5 = 130 bits of room, 128 of them random):
-// session ids and secrets must not be guessable by another page or process.
+// New returns prefix + crypto/rand.Text in lower case: 26 base32
+// characters, at least 128 random bits. Session ids, secrets, tokens,
+// tickets and handles must not be guessable by another page or process;
+// every random id in Core is made here.
 func New(prefix string) string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic("pedelec: crypto/rand failed: " + err.Error())
-	}
-	return idText(prefix, b)
+	return prefix + strings.ToLower(rand.Text())
 }
 
 // Hashed derives a public name from a session id: prefix + the first 16

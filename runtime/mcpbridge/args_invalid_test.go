@@ -32,9 +32,9 @@ func TestMirrorArgsInvalidSpeaksMCP(t *testing.T) {
 		"through the CLI": decoded,
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := NewMirror("test", func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+			m := NewMirror("test", answers(func(context.Context, string, string, json.RawMessage, func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 				return nil, nil, fail()
-			}, Options{})
+			}), Options{})
 			var changes atomic.Int32
 			cs := connect(t, m, &changes)
 			m.Update(wire.MCPSnapshot{Sessions: []wire.MCPSession{session("s_a", 1, "add_todo"), session("s_b", 2, "other")}})

@@ -174,10 +174,10 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 // the caller giving up: the pending call settles as cancelled and the
 // page's ctx.signal aborts. With progress set, Core streams the handler's
 // reports to it before the answer.
-func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
 	token, err := b.token()
 	if err != nil {
-		return nil, nil, b.noToken(ctx)
+		return wire.AgentResult{Error: wire.AsError(b.noToken(ctx))}
 	}
 	// Core's token, not a session's secret: the MCP endpoint serves every
 	// mcp session of this Core. A session bridge calls as `pedelec
@@ -189,11 +189,8 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 	} else {
 		out = c.PostStream(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
 	}
-	if out.OK {
-		return out.Result, out.ResultFile, nil
+	if !out.OK && ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
+		return wire.AgentResult{Error: wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)}
 	}
-	if ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {
-		return nil, nil, wire.Errorf(wire.CodeToolCallCancelled, "the call to %s was cancelled", tool)
-	}
-	return nil, nil, out.Error
+	return out
 }

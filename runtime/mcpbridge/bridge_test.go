@@ -35,7 +35,7 @@ func TestBridgeCall(t *testing.T) {
 	dir := t.TempDir()
 	b := NewBridge(srv.URL, dir, log.New(io.Discard))
 	call := func() (json.RawMessage, error) {
-		r, _, err := b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`), func(wire.Progress) {})
+		r, _, err := parts(b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`), func(wire.Progress) {}))
 		return r, err
 	}
 
@@ -79,7 +79,7 @@ func TestBridgeCallCancelled(t *testing.T) {
 		<-arrived // the call is in flight
 		cancel()
 	}()
-	_, _, err := b.Call(ctx, "s1", "slow", json.RawMessage(`{}`), func(wire.Progress) {})
+	_, _, err := parts(b.Call(ctx, "s1", "slow", json.RawMessage(`{}`), func(wire.Progress) {}))
 	if !isCode(err, wire.CodeToolCallCancelled) || !strings.Contains(err.Error(), "the call to slow was cancelled") {
 		t.Fatalf("cancelled call: %v", err)
 	}

@@ -76,7 +76,7 @@ func TestBridgeNoTokenTellsWrongStateDirFromNoCore(t *testing.T) {
 			if got := logged.String(); !strings.Contains(got, c.want) || strings.Contains(got, c.not) || !strings.Contains(got, dir) {
 				t.Errorf("logged %q; want %q and the state dir, not %q", got, c.want, c.not)
 			}
-			_, _, err := b.Call(context.Background(), "s1", "echo", json.RawMessage(`{}`), func(wire.Progress) {})
+			_, _, err := parts(b.Call(context.Background(), "s1", "echo", json.RawMessage(`{}`), func(wire.Progress) {}))
 			werr := wire.AsError(err)
 			if werr.Code != wire.CodeCoreUnreachable || !strings.Contains(werr.Message, c.want) || strings.Contains(werr.Message, c.not) {
 				t.Errorf("a call: %+v", werr)

@@ -125,8 +125,28 @@ func (tt *testTools) awaitEnded(t *testing.T) error {
 
 // inline makes a Caller of a function whose results are all inline.
 func inline(f func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error)) Caller {
-	return func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+	return answers(func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 		r, err := f(ctx, sid, tool, args, progress)
 		return r, nil, err
+	})
+}
+
+// answers makes a Caller of a function that returns a result, a file or
+// an error, as Core's answer carries them.
+func answers(f func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error)) Caller {
+	return func(ctx context.Context, sid, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
+		r, file, err := f(ctx, sid, tool, args, progress)
+		if err != nil {
+			return wire.AgentResult{Error: wire.AsError(err)}
+		}
+		return wire.AgentResult{OK: true, Result: r, ResultFile: file}
 	}
+}
+
+// parts is an answer as result, file and error.
+func parts(out wire.AgentResult) (json.RawMessage, *wire.ResultFile, error) {
+	if !out.OK {
+		return nil, nil, out.Error
+	}
+	return out.Result, out.ResultFile, nil
 }

@@ -17,7 +17,7 @@ import (
 func TestMirrorOutputSchemaFilesAndRefusals(t *testing.T) {
 	file := &wire.ResultFile{Path: "/state/sessions/x/work/assets/tool-results/table-1.json", AssetPath: "/tool-results/table-1.json",
 		SizeBytes: 70000, Shape: wire.ResultShape{Type: "object", Keys: []string{"rows"}}, Preview: `{"rows":[`, Hint: "read it"}
-	m := NewMirror("test", func(_ context.Context, _, tool string, _ json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
+	m := NewMirror("test", answers(func(_ context.Context, _, tool string, _ json.RawMessage, _ func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
 		switch tool {
 		case "table":
 			return nil, file, nil
@@ -25,7 +25,7 @@ func TestMirrorOutputSchemaFilesAndRefusals(t *testing.T) {
 			return nil, nil, wire.Errorf(wire.CodeToolRefused, "the page refused").WithDetails(map[string]any{"reason": "OUT_OF_STOCK", "retryable": false})
 		}
 		return json.RawMessage(`{"total":3}`), nil, nil
-	}, Options{})
+	}), Options{})
 	var changes atomic.Int32
 	cs := connect(t, m, &changes)
 	s := session("s_a", 1, "table", "buy", "totals")

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -53,14 +52,7 @@ func (m *Server) Start(ctx context.Context) {
 func (m *Server) Mount(mux *http.ServeMux) {
 	// The handler's ctx.progress reaches a client that asked for progress
 	// (progress.go); until it reports, the mirror says that it waits.
-	call := func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
-		out := m.Answer(ctx, sessionID, tool, args, progress)
-		if out.Error != nil {
-			return nil, nil, out.Error
-		}
-		return out.Result, out.ResultFile, nil
-	}
-	mirror := mcpbridge.NewMirror(m.Version, call, mcpbridge.Options{Logger: m.Log})
+	mirror := mcpbridge.NewMirror(m.Version, m.Answer, mcpbridge.Options{Logger: m.Log})
 	mirror.Update(m.Snapshot())
 	go func() {
 		snap := m.Snapshot()

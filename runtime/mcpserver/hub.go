@@ -67,7 +67,7 @@ func (m *Server) sessionOf(s *session.Session, ordinal int) wire.MCPSession {
 	ms := wire.MCPSession{SessionID: s.ID(), Ordinal: ordinal, Origin: s.Origin(), Tools: []wire.MCPTool{}}
 	for _, t := range s.Skills().Tools {
 		mt := wire.MCPTool{
-			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgsSchema,
+			Name: t.Name, Description: t.Description, ArgsSchema: t.ArgumentsSchema(),
 			TimeoutMs: toolTimeoutMs(t.TimeoutMs, m.Sessions.Config().ToolTimeout), AsksConsent: t.AsksConsent(),
 			OutputSchema: t.OutputSchema,
 		}
@@ -104,39 +104,19 @@ func (m *Server) Watch(ctx context.Context, core string, after int64) wire.MCPSn
 	}
 }
 
-// CallTool runs one MCP client's call through the broker: the same
-// validation, timeout, status changes and late-result rules as tool-call.
-// ctx ending (the client cancelled) settles the call as "cancelled", which
-// aborts the handler's ctx.signal in the page.
-func (m *Server) CallTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
-	s, err := m.externalSession(sessionID)
-	if err != nil {
-		return nil, err
-	}
-	result, werr := s.CallTool(ctx, tool, args)
-	if werr != nil {
-		return nil, werr
-	}
-	return result, nil
-}
-
-// Answer is CallTool as the MCP client is answered: a result over the
-// inline limit becomes a file (runtime/session's result_file.go), which
-// the mirror turns into a resource link.
+// Answer runs one MCP client's call of an mcp session's tool through the
+// broker's one pipeline (session.Session.Call): the same validation,
+// consent, timeout, status changes and late-result rules as tool-call. A
+// result over the inline limit becomes a file, which the mirror turns
+// into a resource link, unless the tool declares an outputSchema. ctx
+// ending (the client cancelled) settles the call as "cancelled", which
+// aborts the handler's ctx.signal in the page. progress, when set, gets
+// the handler's progress (notifications/progress for a client that sent
+// a progressToken).
 func (m *Server) Answer(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
-	result, err := m.callWatched(ctx, sessionID, tool, args, progress)
+	s, err := m.externalSession(sessionID)
 	if err != nil {
 		return wire.AgentResult{Error: wire.AsError(err)}
 	}
-	s, werr := m.Sessions.Get(sessionID)
-	if werr != nil { // gone since: the result stays inline
-		return wire.AgentResult{OK: true, Result: result}
-	}
-	// A tool with an outputSchema answers inline: MCP clients check a
-	// result's structuredContent against the schema they were given, so
-	// a link in its place would fail the call in the client.
-	if def, ok := s.Tools().Tool(tool); ok && def.HasOutputSchema() {
-		return wire.AgentResult{OK: true, Result: result}
-	}
-	return s.Answer(tool, result, nil)
+	return s.Call(ctx, session.CallRequest{Tool: tool, Args: args, For: session.ForMCP, Progress: progress})
 }

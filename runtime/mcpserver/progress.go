@@ -1,30 +1,12 @@
 package mcpserver
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/kaoruisaac/pedelec/runtime/agentserver"
 	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
-
-// callWatched is CallTool with the handler's progress passed to progress
-// (at most four reports a second, the latest winning) while the call
-// runs: MCP clients that sent a progressToken get them as
-// notifications/progress (runtime/mcpbridge/progress.go). progress may be
-// nil.
-func (m *Server) callWatched(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
-	if progress == nil {
-		return m.CallTool(ctx, sessionID, tool, args)
-	}
-	s, err := m.externalSession(sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return s.CallToolReporting(ctx, tool, args, progress)
-}
 
 // serveCallStream is serveCall for a bridge that asked for progress
 // ("stream": true): the answer is NDJSON, as on the agent endpoint.

@@ -71,13 +71,8 @@ func (m *Server) newSessionEndpoint(s *session.Session) *sessionEndpoint {
 	// The handler's ctx.progress reaches a client that sent a progress
 	// token. The session is held here, not looked up per call, so a call
 	// racing the session's end gets SESSION_ENDED from the broker.
-	call := func(ctx context.Context, _, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, *wire.ResultFile, error) {
-		result, err := s.CallToolReporting(ctx, tool, args, progress)
-		out := s.Answer(tool, result, err) // a large result becomes a file here too
-		if out.Error != nil {
-			return nil, nil, out.Error
-		}
-		return out.Result, out.ResultFile, nil
+	call := func(ctx context.Context, _, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
+		return s.Call(ctx, session.CallRequest{Tool: tool, Args: args, For: session.ForMCP, Progress: progress})
 	}
 	mirror := mcpbridge.NewMirror(m.Version, call, mcpbridge.Options{Logger: m.Log.With("session", s.ID()), Instructions: mcpbridge.SessionInstructions})
 	ep := &sessionEndpoint{mirror: mirror, http: mcpbridge.NewHTTPHandler(mirror, m.MaxMessageBytes),

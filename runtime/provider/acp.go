@@ -26,7 +26,8 @@ import (
 // ACP sessionId, so a turn after a Core restart starts the agent again and
 // session/load's it (or, where the agent cannot, opens a new session and
 // says so in a warning). What differs between agents is an acpSpec
-// (acp_agents.go); verified facts in ../shared/providers/FACTS-acp.md.
+// (acp_agents.go); the facts each was checked against are cited as
+// FACTS-acp §n (the providers' notes kept beside the repository).
 
 // acpSpec describes one ACP agent.
 type acpSpec struct {
@@ -111,8 +112,7 @@ type acpWarm struct {
 // within the same minute: gemini_acp_load.go.)
 const acpSettle = time.Second
 
-// acpConnection is the SDK's connection, behind a small interface for the
-// calls used here.
+// acpConnection is the SDK's client-side connection, under a name of its own.
 type acpConnection = acp.ClientSideConnection
 
 func newACPAgent(spec acpSpec, s Settings) *acpAgent {

@@ -418,7 +418,7 @@ func chatTools(tools []schema.Tool, names toolNames) []chatTool {
 			// The prompt's tool index names the Pedelec tool; say which it is.
 			desc = fmt.Sprintf("%s (Pedelec tool %q)", desc, t.Name)
 		}
-		params := t.ArgsSchema
+		params := t.ArgumentsSchema()
 		if len(bytes.TrimSpace(params)) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
 		}

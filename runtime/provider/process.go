@@ -192,9 +192,6 @@ func (p *Process) Stderr() string {
 	return p.stderr.String()
 }
 
-// Pid is the process (and process group) id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
 // isExitError reports whether err is a plain non-zero exit.
 func isExitError(err error) bool {
 	var ee *exec.ExitError

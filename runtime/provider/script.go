@@ -2,13 +2,12 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -51,7 +50,7 @@ func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 	// `history` line), as a real CLI's resumed thread does.
 	thread := turn.ResumeID
 	if thread == "" {
-		thread = newScriptThreadID()
+		thread = ids.New("st_")
 	}
 	emit(Event{ProviderThreadID: thread})
 	run := runCLI(ctx, ProcessSpec{
@@ -74,12 +73,6 @@ func (p *script) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) erro
 		return wire.Errorf(wire.CodeProviderError, "script agent exited with code %d: %s", run.exitCode, strings.TrimSpace(detail))
 	}
 	return nil
-}
-
-func newScriptThreadID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "st_" + hex.EncodeToString(b)
 }
 
 // lookPathIn finds name on the PATH of env (not of this process): the

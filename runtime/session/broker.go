@@ -19,13 +19,14 @@ import (
 type pendingCall struct {
 	id            string
 	tool          string
+	def           *schema.CompiledTool // the definition the call started with: its result is judged by it
 	args          json.RawMessage
 	timeoutMs     int64
 	deadline      time.Time
 	turnID        string
 	turnStartedAt time.Time
 	outcome       chan callOutcome  // buffered: settling never blocks
-	progress      *callprogress.Box // the handler's latest ctx.progress (call_progress.go)
+	progress      *callprogress.Box // the handler's latest ctx.progress (progress.go)
 }
 
 // pendingCalls is a session's broker state, guarded by the session's mu:
@@ -97,30 +98,22 @@ func (p *pendingCall) eventData(redelivered bool) wire.ToolCallData {
 	}
 }
 
-// CallTool is the broker: it checks one call, hands it to the page, and
-// waits for the result, the tool's deadline, the session's end, or the
-// caller giving up (ctx). The agent endpoint and in-process providers both
-// come through here, so validation, timeouts and status are the same for all.
-func (s *Session) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return s.callToolWatched(ctx, tool, args, nil)
-}
-
-// callWatch lets callTool's caller follow the call: its id and timeout,
-// set under the session's mu once they are known, and the Box its
-// progress goes to.
+// callWatch lets a call's caller follow it: its id and timeout, set
+// under the session's mu once they are known, and the Box its progress
+// goes to.
 type callWatch struct {
 	box       *callprogress.Box
 	id        string
 	timeoutMs int64
 }
 
-// callToolWatched is callTool with the call's progress going to w.box
-// (w may be nil).
-func (s *Session) callToolWatched(ctx context.Context, tool string, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
-	def, ok := s.tools().Tool(tool)
-	if !ok {
-		return nil, s.ToolNotFound(tool)
-	}
+// broker checks one call of def, hands it to the page, and waits for the
+// result, the tool's deadline, the session's end, or the caller giving up
+// (ctx), with the call's progress going to w.box. Every call comes
+// through here (call.go), so validation, consent, timeouts and status are
+// the same for all, and all by def: the definition the call started with.
+func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
+	tool := def.Def().Name
 	if max := s.table.cfg.MaxArgsBytes; len(args) > max {
 		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
 			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
@@ -139,39 +132,61 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	}
 	timeout := def.Timeout(s.table.cfg.ToolTimeout)
 	callID := ids.New("tr_")
-	box := callprogress.New()
-	if w != nil {
-		box = w.box
-		s.mu.Lock()
-		w.id, w.timeoutMs = callID, timeout.Milliseconds()
-		s.mu.Unlock()
-	}
-	approvedBy, err := s.awaitConsent(ctx, def.Def(), callID, args, timeout)
-	if err != nil {
-		return nil, err
-	}
-
+	box := w.box
 	s.mu.Lock()
-	// An approved call leaves waiting_approval as it joins the pending calls
-	// below, in one status change.
-	s.consent.removeCall(callID)
+	w.id, w.timeoutMs = callID, timeout.Milliseconds()
+	s.mu.Unlock()
+	// Consent is decided once, under s.mu, which StartTurn takes too: the
+	// turn the call belongs to is the one found here, and no turn can
+	// start between the decision and the delivery (issue 35: a turn that
+	// started between two looks let a call reach the page unasked).
+	s.mu.Lock()
 	now := time.Now()
 	turnID, turnStartedAt, hasTurn := s.callTurnLocked(now)
-	switch {
-	case s.ended:
+	if err := s.refuseCallLocked(hasTurn); err != nil {
 		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
-	case !hasTurn:
-		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
-	case s.calls.len() >= s.table.cfg.MaxPendingCalls:
+		callDecided(s)
+		return nil, err
+	}
+	approvedBy, waited := "", false
+	if def.Def().AsksConsent() {
+		by, wait := s.askConsentLocked(def.Def(), callID, args, timeout)
+		approvedBy = by
+		if wait != nil {
+			s.mu.Unlock()
+			callDecided(s)
+			waited = true
+			var err error
+			approvedBy, err = s.awaitConsent(ctx, wait)
+			if err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			// An approved call leaves waiting_approval as it joins the
+			// pending calls below, in one status change; it runs in the
+			// turn the user was asked in, or not at all.
+			s.consent.removeCall(callID)
+			now = time.Now()
+			stillID, _, stillHas := s.callTurnLocked(now)
+			err = s.refuseCallLocked(stillHas)
+			if err == nil && stillID != turnID {
+				err = wire.Errorf(wire.CodeNoActiveTurn, "the turn %s was called in ended while the call waited for consent; it did not run", tool)
+			}
+			if err != nil {
+				s.refreshStatusAndSaveLocked()
+				s.mu.Unlock()
+				return nil, err
+			}
+		}
+	}
+	if s.calls.len() >= s.table.cfg.MaxPendingCalls {
 		s.refreshStatusLocked() // in case an approved call just left waiting_approval
 		s.mu.Unlock()
 		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
 			WithDetails(map[string]any{"limit": s.table.cfg.MaxPendingCalls})
 	}
 	call := &pendingCall{
-		id: callID, tool: tool, args: args, timeoutMs: timeout.Milliseconds(),
+		id: callID, tool: tool, def: def, args: args, timeoutMs: timeout.Milliseconds(),
 		deadline: now.Add(timeout), turnID: turnID, turnStartedAt: turnStartedAt,
 		outcome: make(chan callOutcome, 1), progress: box,
 	}
@@ -183,6 +198,9 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	s.refreshStatusAndSaveLocked()
 	s.emitToolCallLocked(call, false)
 	s.mu.Unlock()
+	if !waited {
+		callDecided(s)
+	}
 	s.log.Debug("tool call", "turn", call.turnID, "tool", tool, "toolRequestId", call.id)
 	if approvedBy != "" {
 		s.table.NoteCallApproved(s.id, call.id, approvedBy)
@@ -210,6 +228,28 @@ func (s *Session) callToolWatched(ctx context.Context, tool string, args json.Ra
 	}
 	out := <-call.outcome // settled by us above, or by a result/end that won the race
 	return out.result, out.err
+}
+
+// testHookCallDecided, when set (by tests), runs once a call's consent is
+// decided (refused, asked, or not needed), without the session's lock.
+var testHookCallDecided func(*Session)
+
+func callDecided(s *Session) {
+	if testHookCallDecided != nil {
+		testHookCallDecided(s)
+	}
+}
+
+// refuseCallLocked is why a call cannot run now: the session ended, or,
+// hasTurn false, no turn runs (an external agent's calls need none).
+func (s *Session) refuseCallLocked(hasTurn bool) error {
+	switch {
+	case s.ended:
+		return wire.Errorf(wire.CodeSessionEnded, "session %s has ended", s.id)
+	case !hasTurn:
+		return wire.Errorf(wire.CodeNoActiveTurn, "session %s is not running a turn; tools can be called only while the agent works on a message", s.id)
+	}
+	return nil
 }
 
 // ToolNotFound is the TOOL_NOT_FOUND error for tool, for tool-call and tool-spec.
@@ -312,21 +352,4 @@ func (l *settledLog) reason(id string) string {
 		return string(how)
 	}
 	return notPendingUnknown
-}
-
-// sessionCaller is the broker as an in-process provider sees it.
-type sessionCaller struct{ s *Session }
-
-func (c sessionCaller) CallTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	untrusted := false
-	if def, ok := c.s.tools().Tool(tool); ok {
-		untrusted = def.Def().UntrustedContent()
-	}
-	result, err := c.s.CallTool(ctx, tool, args)
-	if err != nil || !untrusted {
-		return result, err
-	}
-	// The model of an in-process provider reads the result as the tool's
-	// output: the mark travels inside it, as tool-call prints it.
-	return wire.AgentResultJSON(wire.AgentResult{OK: true, UntrustedContent: true, Result: result})
 }

@@ -22,6 +22,7 @@ import (
 // consentWait is one call waiting for the user.
 type consentWait struct {
 	callID, tool, approvalID string
+	ticket                   *approvals.Ticket
 	// stop gets why the session stopped waiting (it ended, its turn
 	// ended, Core stops): buffered, so failing never blocks.
 	stop chan error
@@ -60,40 +61,38 @@ func (w consentWaits) waitingOn() []wire.PendingTool {
 	return out
 }
 
-// awaitConsent asks the user about one validated call when its tool asks
-// for consent, and waits. It returns who let the call run ("" when the
-// tool does not ask), or the error the agent gets instead: TOOL_CALL_DENIED
-// with the user's reason, TOOL_CONSENT_TIMEOUT after the tool's timeout,
-// or why the session stopped waiting. A call that could not run anyway
-// (the session ended, no turn) is not asked about: callTool refuses it.
-func (s *Session) awaitConsent(ctx context.Context, def schema.Tool, callID string, args json.RawMessage, timeout time.Duration) (string, error) {
-	if !def.AsksConsent() {
-		return "", nil
-	}
-	s.mu.Lock()
-	if _, _, hasTurn := s.callTurnLocked(time.Now()); s.ended || !hasTurn {
-		s.mu.Unlock()
-		return "", nil
-	}
+// askConsentLocked asks the user about one validated call of a tool that
+// asks for consent, under s.mu, once the broker found the call may run.
+// A call the user allowed for the rest of the session is let through at
+// once: who allowed it, and no ticket. Otherwise the call waits for the
+// user (waiting_approval), and awaitConsent waits on the wait returned.
+func (s *Session) askConsentLocked(def schema.Tool, callID string, args json.RawMessage, timeout time.Duration) (by string, wait *consentWait) {
 	t := s.table.book.RequestCall(approvals.Call{SessionID: s.id, CallID: callID, Tool: def.Name, Origin: s.origin, Args: args, Timeout: timeout})
 	if t.ID() == "" { // allowed for the rest of this session
-		s.mu.Unlock()
 		return t.Outcome().By, nil
 	}
-	cw := &consentWait{callID: callID, tool: def.Name, approvalID: t.ID(), stop: make(chan error, 1)}
-	s.consent = append(s.consent, cw)
+	wait = &consentWait{callID: callID, tool: def.Name, approvalID: t.ID(), ticket: t, stop: make(chan error, 1)}
+	s.consent = append(s.consent, wait)
 	s.refreshStatusAndSaveLocked()
-	s.mu.Unlock()
 	s.log.Info("a tool call waits for your consent: approve it in the console ("+s.table.host.URL()+wire.ConsolePath+") or run `pedelec approve "+
 		t.ID()+"` (`pedelec deny "+t.ID()+" --reason ...` refuses it)", "tool", def.Name, "toolRequestId", callID, "approval", t.ID(), "timeout", timeout)
+	return "", wait
+}
 
+// awaitConsent waits, without s.mu, for the user's decision on the call
+// askConsentLocked asked about. It returns who let the call run, or the
+// error the agent gets instead: TOOL_CALL_DENIED with the user's reason,
+// TOOL_CONSENT_TIMEOUT after the tool's timeout, or why the session
+// stopped waiting (it ended, its turn ended, Core stops).
+func (s *Session) awaitConsent(ctx context.Context, cw *consentWait) (string, error) {
+	t, tool, callID := cw.ticket, cw.tool, cw.callID
 	var err error
 	select {
 	case <-t.Done():
 		err = t.Err()
 	case <-ctx.Done():
 		t.Cancel()
-		err = wire.Errorf(wire.CodeToolCallCancelled, "the caller of %s stopped waiting while the call waited for the user's consent", def.Name).
+		err = wire.Errorf(wire.CodeToolCallCancelled, "the caller of %s stopped waiting while the call waited for the user's consent", tool).
 			WithDetails(map[string]any{"toolRequestId": callID})
 	case err = <-cw.stop:
 		t.Cancel()
@@ -103,10 +102,10 @@ func (s *Session) awaitConsent(ctx context.Context, def schema.Tool, callID stri
 		s.consent.removeCall(callID)
 		s.refreshStatusAndSaveLocked()
 		s.mu.Unlock()
-		s.log.Info("a tool call did not get consent; it did not run", "tool", def.Name, "toolRequestId", callID, "err", err)
+		s.log.Info("a tool call did not get consent; it did not run", "tool", tool, "toolRequestId", callID, "err", err)
 		return "", err
 	}
-	// Approved: callTool takes the wait out as the call joins the pending
-	// calls, so the status moves on once.
+	// Approved: the broker takes the wait out as the call joins the
+	// pending calls, so the status moves on once.
 	return t.Outcome().By, nil
 }

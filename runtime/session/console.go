@@ -59,7 +59,7 @@ func (s *Session) retiredConsoleView() *wire.ConsoleSession {
 
 // NoteCallApproved records who let a call that asked for consent run
 // ("console", "cli", "allow_session"), for the console; the broker's
-// consent step (broker_consent.go) calls it.
+// consent step (consent.go, through the broker) calls it.
 func (c *Table) NoteCallApproved(sessionID, callID, by string) {
 	s, err := c.Get(sessionID)
 	if err != nil {

@@ -36,14 +36,11 @@ type Handoff struct {
 	handle string // "" until the call is first handed over
 	thread string // the thread id the agent named the session by, for next
 	tool   string
-	// untrusted marks the answer (the tool's untrustedContentHint at the
-	// call's start).
-	untrusted bool
-	start     time.Time
-	watch     callWatch
-	cancel    context.CancelFunc
-	done      chan struct{} // closed once out is set
-	out       callOutcome
+	start  time.Time
+	watch  callWatch
+	cancel context.CancelFunc
+	done   chan struct{}    // closed once out is set
+	out    wire.AgentResult // the answer, by the definition the call started with
 
 	// Under the session's mu:
 	waiting bool   // a request is waiting for it now
@@ -104,14 +101,13 @@ func (h *handoffs) dropUnclaimedLocked(keep int) {
 // StartHandoff runs the call in the background, detached from the
 // request that asked for it: the request may end (handed over) while the
 // call goes on.
-func (s *Session) StartHandoff(thread, tool string, args json.RawMessage, untrusted bool) *Handoff {
+func (s *Session) StartHandoff(thread, tool string, args json.RawMessage) *Handoff {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Handoff{thread: thread, tool: tool, untrusted: untrusted, start: time.Now(), cancel: cancel, done: make(chan struct{}), waiting: true}
+	h := &Handoff{thread: thread, tool: tool, start: time.Now(), cancel: cancel, done: make(chan struct{}), waiting: true}
 	h.watch.box = callprogress.New()
 	go func() {
 		defer cancel()
-		result, err := s.callToolWatched(ctx, tool, args, &h.watch)
-		h.out = callOutcome{result: result, err: err}
+		h.out = s.call(ctx, CallRequest{Tool: tool, Args: args, For: ForAgent}, &h.watch)
 		close(h.done)
 		s.mu.Lock()
 		s.handoffs.dropUnclaimedLocked(s.table.cfg.MaxPendingCalls)
@@ -157,7 +153,7 @@ func (s *Session) AwaitHandoff(ctx context.Context, h *Handoff, budget time.Dura
 		s.handoffs.gone.add(h.handle, notWaitableDelivered)
 	}
 	s.mu.Unlock()
-	return s.AgentAnswer(h.tool, h.untrusted, h.out.result, h.out.err)
+	return h.out
 }
 
 // Progress is where the handed-over call's progress goes.

@@ -83,6 +83,7 @@ func (l *Limits) CheckSkillLimits(raw json.RawMessage) error {
 			Name        json.RawMessage `json:"name"`
 			Description json.RawMessage `json:"description"`
 			ArgsSchema  json.RawMessage `json:"argsSchema"`
+			InputSchema json.RawMessage `json:"inputSchema"` // argsSchema's standard-dialect form: the same limits
 			// OutputSchema is held to the same limits: it is parsed and
 			// walked for every result, as argsSchema is for every call.
 			OutputSchema json.RawMessage `json:"outputSchema"`
@@ -110,6 +111,12 @@ func (l *Limits) CheckSkillLimits(raw json.RawMessage) error {
 		}
 		if d := jsonDepth(t.ArgsSchema); d > l.SchemaDepth {
 			return limitError(wire.CodeSchemaTooDeep, "max-schema-depth", l.SchemaDepth, d, at+".argsSchema", "argument schema is nested too deeply (objects and arrays)")
+		}
+		if n := len(t.InputSchema); n > l.SchemaBytes {
+			return limitError(wire.CodeSchemaTooLarge, "max-schema-bytes", l.SchemaBytes, n, at+".inputSchema", "argument schema is too large (bytes of JSON)")
+		}
+		if d := jsonDepth(t.InputSchema); d > l.SchemaDepth {
+			return limitError(wire.CodeSchemaTooDeep, "max-schema-depth", l.SchemaDepth, d, at+".inputSchema", "argument schema is nested too deeply (objects and arrays)")
 		}
 		if n := len(t.OutputSchema); n > l.SchemaBytes {
 			return limitError(wire.CodeSchemaTooLarge, "max-schema-bytes", l.SchemaBytes, n, at+".outputSchema", "outputSchema is too large (bytes of JSON)")

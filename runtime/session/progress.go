@@ -1,8 +1,6 @@
 package session
 
 import (
-	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/callprogress"
@@ -29,24 +27,4 @@ func (s *Session) ReportProgress(id string, p wire.Progress) error {
 		s.table.console.Bump()
 	}
 	return nil
-}
-
-// CallToolReporting is CallTool with the handler's progress passed to
-// progress while the call runs (at most four reports a second, the latest
-// winning), and none after the result. progress may be nil.
-func (s *Session) CallToolReporting(ctx context.Context, tool string, args json.RawMessage, progress func(wire.Progress)) (json.RawMessage, error) {
-	if progress == nil {
-		return s.CallTool(ctx, tool, args)
-	}
-	w := &callWatch{box: callprogress.New()}
-	pumpCtx, stop := context.WithCancel(ctx)
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		callprogress.Pump(pumpCtx, w.box, callprogress.Every, progress)
-	}()
-	result, err := s.callToolWatched(ctx, tool, args, w)
-	stop()
-	<-pumped // no report after the result
-	return result, err
 }

@@ -54,8 +54,10 @@ func (s *Session) judgeAnswer(call *pendingCall, result json.RawMessage, refusal
 	if refusal != nil {
 		return callOutcome{err: refusedError(call, refusal)}, nil
 	}
-	def, ok := s.tools().Tool(call.tool)
-	if !ok || !def.HasOutputSchema() {
+	// The definition the call started with: update_tools during the call
+	// does not change how its result is judged.
+	def := call.def
+	if def == nil || !def.HasOutputSchema() {
 		return callOutcome{result: result}, nil
 	}
 	v := def.ValidateResult(result)

@@ -34,8 +34,9 @@ const previewRunes = 300
 // maxShapeKeys bounds ResultShape.Keys for an object with many keys.
 const maxShapeKeys = 20
 
-// Answer is the agent's answer for one call: the result inline, or, when
-// it is larger than the inline limit, the file it was written to. A file
+// Answer is a result as an agent's shell gets it (Call renders with it):
+// inline, or, when it is larger than the inline limit, the file it was
+// written to. A file
 // that cannot be written leaves the result inline: the agent still gets
 // its answer, only larger, and the log says why.
 func (s *Session) Answer(tool string, result json.RawMessage, err error) wire.AgentResult {
@@ -52,21 +53,6 @@ func (s *Session) Answer(tool string, result json.RawMessage, err error) wire.Ag
 		return wire.AgentResult{OK: true, Result: result}
 	}
 	return wire.AgentResult{OK: true, ResultFile: file}
-}
-
-// AgentAnswer is Answer for the agent endpoint, whose results of a tool
-// with untrustedContentHint go out marked (issue 24).
-func (s *Session) AgentAnswer(tool string, untrusted bool, result json.RawMessage, err error) wire.AgentResult {
-	out := s.Answer(tool, result, err)
-	out.UntrustedContent = out.OK && untrusted
-	return out
-}
-
-// UntrustedTool reports whether tool's definition, now, says its results
-// carry content the page does not vouch for.
-func (s *Session) UntrustedTool(tool string) bool {
-	def, ok := s.tools().Tool(tool)
-	return ok && def.Def().UntrustedContent()
 }
 
 // writeResultFile writes result to a new file in the session's assets and

@@ -72,7 +72,7 @@ func (s *Session) StartTurn(text string, warmup bool) (*wire.TurnStarted, func()
 		pt.MCP = s.mcpServer()
 	}
 	// Either prompt tells the agent the tools as they are now; a later
-	// turn's names what changed since (update_tools, session_tools.go).
+	// turn's names what changed since (update_tools, tools.go).
 	added, removed := s.toolChangesLocked(skills.Tools)
 	switch {
 	case s.primed && pt.MCP != nil:

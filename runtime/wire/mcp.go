@@ -54,7 +54,7 @@ type MCPSession struct {
 type MCPTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
-	ArgsSchema  json.RawMessage `json:"argsSchema"`
+	ArgsSchema  json.RawMessage `json:"argsSchema"` // the tool's argsSchema or inputSchema: MCP's inputSchema
 	TimeoutMs   int64           `json:"timeoutMs"`
 	// Annotations are the definition's annotations as the page declared
 	// them (schema.Annotations: MCP's hints, WebMCP's, title); absent when

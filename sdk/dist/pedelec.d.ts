@@ -212,6 +212,18 @@ export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
 export type ToolArgsSchemaNode = ToolArgsStringSchema | ToolArgsNumberSchema | ToolArgsIntegerSchema | ToolArgsBooleanSchema | ToolArgsArraySchema | ToolArgsObjectSchema | ToolArgsOneOfSchema;
 /** The root of a tool's argument schema: always an object schema, even for no arguments. */
 export type ToolArgsSchema = ToolArgsObjectSchema;
+/**
+ * Pedelec Core addition: any JSON Schema of draft 2020-12 (the default) or
+ * draft-07, as WebMCP, MCP, Zod's z.toJSONSchema() and TypeBox write it.
+ * Core checks every keyword; see docs/schema.md.
+ */
+export type JsonSchema = {
+	readonly [keyword: string]: unknown;
+};
+/** Pedelec Core addition: a JSON Schema whose root is an object schema, as arguments and declared results are. */
+export type JsonObjectSchema = JsonSchema & {
+	readonly type: "object";
+};
 export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
 /**
  * A call the agent is waiting on (Pedelec Core addition). While the status
@@ -384,10 +396,33 @@ export type ToolAnnotations = {
 	untrustedContentHint?: boolean;
 };
 /** A tool the page offers the agent. Everything but the handler leaves the page. */
-export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
+export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = ToolDefinitionFields<TArgs, TResult, TName> & {
+	argsSchema: ToolArgsSchema;
+	/**
+	 * Pedelec Core addition (MCP's outputSchema): the result's shape, an
+	 * object schema in the same subset as argsSchema. Core checks each result
+	 * against it: one that breaks it fails the agent's call with
+	 * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
+	 * clients receive it in tools/list, and results as structuredContent.
+	 */
+	outputSchema?: ToolArgsObjectSchema;
+};
+/**
+ * Pedelec Core addition: a tool whose arguments' schema is standard JSON
+ * Schema (inputSchema, as WebMCP and MCP name it) rather than Pedelec's
+ * subset (argsSchema). defineTool also takes a Standard Schema object
+ * (Zod 4, ...) as inputSchema and converts it.
+ */
+export type InputSchemaToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = ToolDefinitionFields<TArgs, TResult, TName> & {
+	inputSchema: JsonObjectSchema;
+	argsSchema?: undefined;
+	/** The result's shape, in standard JSON Schema as inputSchema is; see ToolDefinition.outputSchema. */
+	outputSchema?: JsonObjectSchema;
+};
+/** Everything a tool definition holds but its arguments' schema. */
+export type ToolDefinitionFields<TArgs = unknown, TResult = unknown, TName extends string = string> = {
 	name: TName;
 	description: string;
-	argsSchema: ToolArgsSchema;
 	timeoutMs?: number;
 	/** Hints about what a call does; see ToolAnnotations for which ones ask the user first. */
 	annotations?: ToolAnnotations;
@@ -399,17 +434,9 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
 	 * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
 	 */
 	needsApproval?: boolean;
-	/**
-	 * Pedelec Core addition (MCP's outputSchema): the result's shape, an
-	 * object schema in the same subset as argsSchema. Core checks each result
-	 * against it: one that breaks it fails the agent's call with
-	 * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
-	 * clients receive it in tools/list, and results as structuredContent.
-	 */
-	outputSchema?: ToolArgsObjectSchema;
 	handler?: ToolSpecificHandler<TArgs, TResult>;
 };
-export type AnyToolDefinition = ToolDefinition<any, any, string>;
+export type AnyToolDefinition = ToolDefinition<any, any, string> | InputSchemaToolDefinition<any, any, string>;
 /** What an application declares when it creates a session. */
 export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
 	guidance: string;
@@ -421,9 +448,9 @@ type DefinitionNamed<TTools extends readonly AnyToolDefinition[], N extends stri
 	name: N;
 }>;
 /** Pedelec Core addition: the argument type a tool's definition declares (unknown when none). */
-export type ToolArgs<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinition<infer A, unknown, string> ? A : unknown;
+export type ToolArgs<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinitionFields<infer A, unknown, string> ? A : unknown;
 /** Pedelec Core addition: the result type a tool's definition declares (unknown when none). */
-export type ToolResult<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinition<unknown, infer R, string> ? R : unknown;
+export type ToolResult<TTools extends readonly AnyToolDefinition[], N extends string> = DefinitionNamed<TTools, N> extends ToolDefinitionFields<unknown, infer R, string> ? R : unknown;
 /** The plain JSON form of one tool: what Core and `pedelec validate-tools` see. */
 export type SerializableToolManifest = {
 	name: string;
@@ -434,10 +461,15 @@ export type SerializableToolManifest = {
 	needsApproval?: boolean;
 	outputSchema?: ToolArgsObjectSchema;
 };
+/** Pedelec Core addition: the plain JSON form of a tool that gives inputSchema. */
+export type SerializableInputSchemaToolManifest = Omit<SerializableToolManifest, "argsSchema" | "outputSchema"> & {
+	inputSchema: JsonObjectSchema;
+	outputSchema?: JsonObjectSchema;
+};
 /** The plain JSON form of skills, handlers stripped. */
 export type SerializableSkillsManifest = {
 	guidance: string;
-	tools: SerializableToolManifest[];
+	tools: (SerializableToolManifest | SerializableInputSchemaToolManifest)[];
 };
 /** Pedelec Core addition: listProviders()'s and getSettings()'s option. */
 export type ProviderListOptions = {
@@ -886,18 +918,50 @@ export declare class Pedelec {
 	close(): void;
 	private track;
 }
+/** The part of Standard Schema v1 Pedelec reads; any library's schema object that implements it fits. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+	readonly "~standard": {
+		readonly version: 1;
+		readonly vendor: string;
+		readonly types?: {
+			readonly input: Input;
+			readonly output: Output;
+		} | undefined;
+		readonly jsonSchema?: {
+			readonly input: (options: {
+				readonly target: string;
+			}) => Record<string, unknown>;
+		};
+	};
+}
+/** The arguments type a Standard Schema describes: its input type. */
+export type StandardSchemaInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I : unknown;
+/** Whether v is a Standard Schema object rather than plain JSON Schema. */
+export declare function isStandardSchema(v: unknown): v is StandardSchemaV1;
+/** Pedelec Core addition: a definition whose inputSchema is a Standard Schema object (Zod 4, ...). */
+export type StandardToolDefinition<S extends StandardSchemaV1, TResult = unknown, TName extends string = string> = ToolDefinitionFields<StandardSchemaInput<S>, TResult, TName> & {
+	inputSchema: S;
+	argsSchema?: undefined;
+};
 /**
- * Declares a tool. It returns the definition unchanged: its value is type
- * inference (the literal name, the handler's argument and result types)
- * and one consistent way to write tools. The rules are checked when the
- * tools are used to create a session.
+ * Declares a tool. It returns the definition unchanged, but for an
+ * inputSchema given as a Standard Schema object (Zod 4's z.object(...),
+ * and any library implementing "~standard" with its JSON Schema export),
+ * which becomes its JSON Schema; the handler's arguments are then typed
+ * from the schema. Its value is type inference (the literal name, the
+ * handler's argument and result types) and one consistent way to write
+ * tools. The rules are checked when the tools are used to create a session.
  *
  * With explicit generics (defineTool<Args, Result>(...)) TypeScript cannot
  * also infer the name; pass it as the third generic to keep the literal.
  */
-export declare function defineTool<TArgs = unknown, TResult = unknown, const TName extends string = string>(definition: ToolDefinition<TArgs, TResult, TName>): ToolDefinition<TArgs, TResult, TName>;
+export declare function defineTool<TArgs = unknown, TResult = unknown, const TName extends string = string, const S extends StandardSchemaV1 | JsonObjectSchema | undefined = undefined>(definition: S extends StandardSchemaV1 ? StandardToolDefinition<S, TResult, TName> : S extends JsonObjectSchema ? InputSchemaToolDefinition<TArgs, TResult, TName> & {
+	inputSchema: S;
+} : ToolDefinition<TArgs, TResult, TName> & {
+	inputSchema?: S;
+}): S extends StandardSchemaV1 ? InputSchemaToolDefinition<StandardSchemaInput<S>, TResult, TName> : S extends JsonObjectSchema ? InputSchemaToolDefinition<TArgs, TResult, TName> : ToolDefinition<TArgs, TResult, TName>;
 /** The consent rule Core applies (schema.Tool.AsksConsent): whether a call of tool waits for the user. */
-export declare function asksConsent(tool: Pick<ToolDefinition, "annotations" | "needsApproval">): boolean;
+export declare function asksConsent(tool: Pick<ToolDefinitionFields, "annotations" | "needsApproval">): boolean;
 /**
  * Returns the plain JSON manifest of skills, handlers stripped: exactly
  * what Core receives. Write it to a file and check it in your own CI with

@@ -215,8 +215,8 @@ var Connection = class {
     const socket = this.socket && this.socket.readyState === OPEN ? this.socket : await this.open();
     const id = this.nextId++;
     const frame = { type: "request", id, method, params };
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method, deadline: Date.now() + (timeoutMs ?? this.timeoutMs) });
+    return new Promise((resolve2, reject) => {
+      this.pending.set(id, { resolve: resolve2, reject, method, deadline: Date.now() + (timeoutMs ?? this.timeoutMs) });
       this.watchDeadlines();
       let text;
       try {
@@ -312,7 +312,7 @@ var Connection = class {
   open() {
     if (this.socket && this.socket.readyState === OPEN) return Promise.resolve(this.socket);
     if (this.opening) return this.opening;
-    this.opening = new Promise((resolve, reject) => {
+    this.opening = new Promise((resolve2, reject) => {
       let socket;
       try {
         socket = this.factory(withBatch(this.url));
@@ -327,7 +327,7 @@ var Connection = class {
         this.batch = null;
         this.socket = socket;
         this.opening = null;
-        resolve(socket);
+        resolve2(socket);
       };
       socket.onmessage = (ev) => this.receive(ev.data);
       socket.onerror = () => {
@@ -611,6 +611,42 @@ function defaultUrl(moduleUrl) {
   return DEFAULT_URL;
 }
 
+// src/standard-schema.ts
+function isStandardSchema(v) {
+  if (typeof v !== "object" && typeof v !== "function" || v === null) return false;
+  const s = v["~standard"];
+  return typeof s === "object" && s !== null && s.version === 1;
+}
+function standardToJsonSchema(s, tool) {
+  const std = s["~standard"];
+  const convert2 = std.jsonSchema?.input;
+  if (typeof convert2 !== "function") {
+    throw new PedelecError(
+      "INVALID_INPUT",
+      `tool ${JSON.stringify(tool)}: its inputSchema is a Standard Schema of ${std.vendor} without a JSON Schema export ("~standard".jsonSchema); convert it with the library's own JSON Schema export and pass the result as inputSchema`,
+      { tool, vendor: std.vendor }
+    );
+  }
+  let schema;
+  try {
+    schema = convert2({ target: "draft-2020-12" });
+  } catch (err) {
+    throw new PedelecError(
+      "INVALID_INPUT",
+      `tool ${JSON.stringify(tool)}: ${std.vendor} cannot write its inputSchema as JSON Schema (${err instanceof Error ? err.message : String(err)}); change the schema to one JSON Schema can express`,
+      { tool, vendor: std.vendor }
+    );
+  }
+  return withoutStandard(JSON.parse(JSON.stringify(schema)));
+}
+function withoutStandard(v) {
+  if (Array.isArray(v)) return v.map(withoutStandard);
+  if (typeof v !== "object" || v === null) return v;
+  const out = {};
+  for (const [k, val] of Object.entries(v)) if (k !== "~standard") out[k] = withoutStandard(val);
+  return out;
+}
+
 // src/json-safety.ts
 var IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 function childPath(path, key2) {
@@ -647,7 +683,7 @@ function checkJson(value) {
     problem ?? (problem = { path, problem: text });
     return void 0;
   };
-  const walk = (v, path) => {
+  const walk2 = (v, path) => {
     switch (typeof v) {
       case "string":
       case "boolean":
@@ -677,7 +713,7 @@ function checkJson(value) {
           fail(childPath(path, i), "undefined inside an array (JSON would turn it into null); use null");
           break;
         }
-        const c = walk(item, childPath(path, i));
+        const c = walk2(item, childPath(path, i));
         if (c !== void 0) out2.push(c);
       }
       ancestors.pop();
@@ -705,13 +741,13 @@ function checkJson(value) {
         break;
       }
       if (item === void 0) continue;
-      const c = walk(item, childPath(path, key2));
+      const c = walk2(item, childPath(path, key2));
       if (c !== void 0) out[key2] = c;
     }
     ancestors.pop();
     return problem ? void 0 : out;
   };
-  const clean = walk(value, "$");
+  const clean = walk2(value, "$");
   if (problem) return { ok: false, problem };
   return { ok: true, value: clean };
 }
@@ -723,7 +759,7 @@ function toJsonResult(value) {
     return void 0;
   };
   const SKIP = /* @__PURE__ */ Symbol("skip");
-  const walk = (input, key2, path) => {
+  const walk2 = (input, key2, path) => {
     let v = input;
     if (typeof v === "object" && v !== null || typeof v === "bigint") {
       const toJSON = v.toJSON;
@@ -761,7 +797,7 @@ function toJsonResult(value) {
       if (Array.isArray(obj)) {
         const out2 = [];
         for (let i = 0; i < obj.length && !problem; i++) {
-          const c = walk(obj[i], String(i), childPath(path, i));
+          const c = walk2(obj[i], String(i), childPath(path, i));
           out2.push(c === SKIP || c === void 0 ? null : c);
         }
         return problem ? void 0 : out2;
@@ -775,7 +811,7 @@ function toJsonResult(value) {
         } catch (err) {
           return fail(childPath(path, k), `a getter that threw: ${err instanceof Error ? err.message : String(err)}`);
         }
-        const c = walk(item, k, childPath(path, k));
+        const c = walk2(item, k, childPath(path, k));
         if (c !== SKIP && c !== void 0) out[k] = c;
       }
       return problem ? void 0 : out;
@@ -783,9 +819,275 @@ function toJsonResult(value) {
       ancestors.pop();
     }
   };
-  const clean = walk(value, "", "$");
+  const clean = walk2(value, "", "$");
   if (problem) return { ok: false, problem };
   return { ok: true, value: clean === SKIP || clean === void 0 ? null : clean };
+}
+
+// src/standard-rules.ts
+var DRAFT_2020_URL = "https://json-schema.org/draft/2020-12/schema";
+var DRAFT_07_URL = "http://json-schema.org/draft-07/schema#";
+var ACCEPTED_SCHEMAS = `"${DRAFT_2020_URL}" (the default when $schema is absent) or "${DRAFT_07_URL}"`;
+var BASE = "https://pedelec.invalid/schema.json";
+var MAX_DEPTH = 32;
+var DRAFT_2020 = {
+  name: "draft 2020-12",
+  draft07: false,
+  keywords: /* @__PURE__ */ new Set([
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "prefixItems",
+    "items",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "definitions",
+    "dependencies"
+  ])
+};
+var DRAFT_07 = {
+  name: "draft-07",
+  draft07: true,
+  keywords: /* @__PURE__ */ new Set([
+    "$schema",
+    "$id",
+    "$ref",
+    "$comment",
+    "definitions",
+    "title",
+    "description",
+    "default",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "additionalItems",
+    "items",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "contains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependencies",
+    "propertyNames",
+    "const",
+    "enum",
+    "type",
+    "format",
+    "contentMediaType",
+    "contentEncoding",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not"
+  ])
+};
+var BESIDE_07_REF = /* @__PURE__ */ new Set(["$ref", "$schema", "$comment", "definitions", "title", "description", "default", "examples", "readOnly", "writeOnly"]);
+var ONE_SUBSCHEMA = /* @__PURE__ */ new Set(["not", "if", "then", "else", "contains", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems", "items"]);
+var SUBSCHEMA_ARRAY = /* @__PURE__ */ new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+var SUBSCHEMA_MAP = /* @__PURE__ */ new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+var KNOWN_FORMATS = [
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "period",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uri",
+  "uri-reference",
+  "iri",
+  "iri-reference",
+  "uri-template",
+  "uuid",
+  "json-pointer",
+  "relative-json-pointer",
+  "regex",
+  "semver"
+];
+var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+function dialectOf(s) {
+  const u = s.replace(/#$/, "").replace(/^https?:\/\//, "");
+  if (u === "json-schema.org/draft/2020-12/schema") return DRAFT_2020;
+  if (u === "json-schema.org/draft-07/schema") return DRAFT_07;
+  return void 0;
+}
+function resolve(base, ref) {
+  try {
+    const u = new URL(ref, base);
+    u.hash = "";
+    return u.href;
+  } catch {
+    return void 0;
+  }
+}
+function checkStandardSchema(w, v, p, field, why) {
+  if (!isObject2(v)) {
+    w.add(p, `${field} must be a JSON Schema object such as {"type": "object", "properties": {...}}; got ${w.describe(v)}`);
+    return;
+  }
+  if (!has(v, "type")) w.add(w.key(p, "type"), `the ${field} root must have "type": "object" (${why}); add it`);
+  else if (v.type !== "object") w.add(w.key(p, "type"), `the ${field} root must have "type": "object" (${why}); got ${w.describe(v.type)}`);
+  let d = DRAFT_2020;
+  if (has(v, "$schema")) {
+    const s = v.$schema;
+    const known = typeof s === "string" ? dialectOf(s) : void 0;
+    if (!known) {
+      w.add(w.key(p, "$schema"), `$schema must name a dialect Core validates: ${ACCEPTED_SCHEMAS}; got ${w.describe(s)}`);
+      return;
+    }
+    d = known;
+  }
+  const ids = /* @__PURE__ */ new Set([BASE]);
+  walk(w, d, ids, v, p, BASE, 0, true);
+  walk(w, d, ids, v, p, BASE, 0, false);
+}
+function walk(w, d, ids, v, p, base, depth, collect) {
+  if (typeof v === "boolean") return;
+  if (!isObject2(v)) {
+    if (!collect) w.add(p, `a schema must be an object or true or false; got ${w.describe(v)}`);
+    return;
+  }
+  if (depth > MAX_DEPTH) {
+    if (!collect) w.add(p, `schemas nested more than ${MAX_DEPTH} levels deep are not supported; flatten the arguments`);
+    return;
+  }
+  const id = v.$id;
+  if (typeof id === "string" && !(d.draft07 && id.startsWith("#"))) {
+    const u = resolve(base, id);
+    if (u !== void 0) {
+      base = u;
+      ids.add(u);
+    }
+  }
+  const hasRef = has(v, "$ref");
+  for (const k of Object.keys(v)) {
+    const val = v[k];
+    const kp = w.key(p, k);
+    if (!collect && !keyword(w, d, ids, v, k, val, kp, base, hasRef)) continue;
+    if (ONE_SUBSCHEMA.has(k)) {
+      if (k === "items" && Array.isArray(val) && d.draft07) val.forEach((e, i) => walk(w, d, ids, e, w.index(kp, i), base, depth + 1, collect));
+      else walk(w, d, ids, val, kp, base, depth + 1, collect);
+    } else if (SUBSCHEMA_ARRAY.has(k)) {
+      if (Array.isArray(val)) val.forEach((e, i) => walk(w, d, ids, e, w.index(kp, i), base, depth + 1, collect));
+    } else if (SUBSCHEMA_MAP.has(k) && isObject2(val)) {
+      for (const name of Object.keys(val)) {
+        const e = val[name];
+        if (k === "dependencies" && Array.isArray(e)) continue;
+        walk(w, d, ids, e, w.key(kp, name), base, depth + 1, collect);
+      }
+    }
+  }
+}
+function keyword(w, d, ids, n, k, val, kp, base, hasRef) {
+  if (!d.keywords.has(k)) {
+    w.add(kp, `${w.quoteShort(k)} is not a keyword of JSON Schema ${d.name}, so nothing would check it; remove it (notes belong in "description" or "$comment")`);
+    return false;
+  }
+  if (hasRef && d.draft07 && !BESIDE_07_REF.has(k)) {
+    w.add(kp, `draft-07 ignores every keyword beside "$ref", so ${k} would not be checked; put the $ref and ${k} in an "allOf", or use draft 2020-12 (leave "$schema" out)`);
+    return false;
+  }
+  const checked = has(n, "pattern");
+  switch (k) {
+    case "$ref":
+    case "$dynamicRef": {
+      if (typeof val !== "string") return true;
+      const u = resolve(base, val);
+      if (u !== void 0 && !ids.has(u)) {
+        w.add(kp, `${k} ${w.quoteShort(val)} refers outside this schema, and Core never fetches schemas; copy the definition into "$defs" and refer to it as "#/$defs/Name"`);
+        return false;
+      }
+      return true;
+    }
+    case "format":
+      if (typeof val === "string" && !KNOWN_FORMATS.includes(val) && !checked) {
+        w.add(kp, `format ${w.quoteShort(val)} is not one Core checks, so it would be ignored; use one of ${KNOWN_FORMATS.join(", ")}, or add a "pattern" that checks it`);
+        return false;
+      }
+      return true;
+    case "contentEncoding":
+      if (typeof val === "string" && val !== "base64" && !checked) {
+        w.add(kp, `contentEncoding ${w.quoteShort(val)} is not one Core decodes, so it would be ignored; use "base64", add a "pattern" that checks it, or remove it`);
+        return false;
+      }
+      return true;
+    case "contentMediaType":
+      if (typeof val === "string" && val !== "application/json") {
+        w.add(kp, `contentMediaType ${w.quoteShort(val)} is not one Core checks, so it would be ignored; use "application/json", or remove it`);
+        return false;
+      }
+      return true;
+  }
+  return true;
 }
 
 // src/validate.ts
@@ -793,7 +1095,7 @@ var ROOT_PATH = "(root)";
 var TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
 var MAX_SAFE_INTEGER = 2 ** 53 - 1;
 var MAX_SCHEMA_DEPTH = 32;
-var isObject2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var isObject3 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 var key = (p, k) => IDENTIFIER.test(k) ? p === "" ? k : `${p}.${k}` : `${p}[${quoteJSON(k)}]`;
 var index = (p, i) => `${p}[${i}]`;
@@ -876,8 +1178,8 @@ var UNSUPPORTED = {
 };
 var TOOL_FIELD_HINTS = {
   parameters: "argsSchema",
-  inputSchema: "argsSchema",
-  input_schema: "argsSchema",
+  input_schema: "inputSchema",
+  inputschema: "inputSchema",
   schema: "argsSchema",
   args: "argsSchema",
   args_schema: "argsSchema",
@@ -901,7 +1203,7 @@ var TOOL_FIELD_HINTS = {
   resultSchema: "outputSchema",
   returns: "outputSchema"
 };
-var TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema";
+var TOOL_FIELDS = "name, description, argsSchema (or inputSchema), timeoutMs, annotations, needsApproval and outputSchema";
 var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
 var ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
 function annotationHint(k) {
@@ -909,8 +1211,8 @@ function annotationHint(k) {
   return HINTS.find((h) => norm === h.toLowerCase() || norm + "hint" === h.toLowerCase()) ?? "";
 }
 var orList = (names) => names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
-var has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-var get = (o, k) => has(o, k) ? o[k] : void 0;
+var has2 = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+var get = (o, k) => has2(o, k) ? o[k] : void 0;
 var LOOKAROUND = "lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler";
 var BACKREF = "backreferences (\\1, \\k<name>) are not supported because patterns run on RE2, which matches in linear time; rewrite the pattern without them, or check the rule in the handler";
 var SYNTAX = "check its syntax (patterns are JavaScript regular expressions without lookaround or backreferences, run on RE2)";
@@ -933,7 +1235,7 @@ var Checker = class {
     this.problems.push({ path: show(p), message });
   }
   skills(v) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add("", `skills must be an object {"guidance": "...", "tools": [...]}; got ${describe2(v)}`);
       return;
     }
@@ -960,11 +1262,12 @@ var Checker = class {
     v.forEach((e, i) => this.tool(e, index(p, i), i, firstUse));
   }
   tool(v, p, i, firstUse) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe2(v)}`);
       return;
     }
-    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false;
+    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false, sawStandard = false;
+    const standard = has2(v, "inputSchema");
     for (const k of Object.keys(v)) {
       const val = v[k];
       const fp = key(p, k);
@@ -991,8 +1294,13 @@ var Checker = class {
           sawArgs = true;
           this.argsSchema(val, fp);
           break;
+        case "inputSchema":
+          sawStandard = true;
+          this.standardSchema(val, fp, "inputSchema", "arguments are always a JSON object");
+          break;
         case "outputSchema":
-          this.outputSchema(val, fp);
+          if (standard) this.standardSchema(val, fp, "outputSchema", "a declared result is a JSON object, as MCP's structuredContent is");
+          else this.outputSchema(val, fp);
           break;
         case "input":
           sawInput = true;
@@ -1002,7 +1310,7 @@ var Checker = class {
           this.add(fp, "handler cannot be part of the manifest: handlers stay in the browser (the SDK removes them before sending the definitions); remove it from the JSON");
           break;
         default: {
-          const want = has(TOOL_FIELD_HINTS, k) ? TOOL_FIELD_HINTS[k] : void 0;
+          const want = has2(TOOL_FIELD_HINTS, k) ? TOOL_FIELD_HINTS[k] : void 0;
           if (want) this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; did you mean ${quoteJSON(want)}? A definition has only ${TOOL_FIELDS}`);
           else this.add(fp, `unknown field ${quoteShort(k)} in a tool definition; a definition has only ${TOOL_FIELDS}, so remove it`);
         }
@@ -1010,7 +1318,10 @@ var Checker = class {
     }
     if (!sawName) this.add(key(p, "name"), 'name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)');
     if (!sawDescription) this.add(key(p, "description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool");
-    if (!sawArgs && !sawInput) {
+    if (sawArgs && sawStandard) {
+      this.add(key(p, "inputSchema"), "a tool gives argsSchema or inputSchema, not both; keep inputSchema for standard JSON Schema, argsSchema for Pedelec's subset");
+    }
+    if (!sawArgs && !sawInput && !sawStandard) {
       this.add(key(p, "argsSchema"), 'argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}');
     }
   }
@@ -1036,7 +1347,7 @@ var Checker = class {
     }
   }
   annotations(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `annotations must be an object such as {"destructiveHint": true}; got ${describe2(v)}`);
       return;
     }
@@ -1072,26 +1383,31 @@ var Checker = class {
     }
   }
   argsSchema(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `argsSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
     const t = get(v, "type");
-    if (!has(v, "type")) {
+    if (!has2(v, "type")) {
       this.add(key(p, "type"), 'the argsSchema root must have "type": "object" (arguments are always a JSON object); add it, with {"type": "object", "properties": {}, "required": []} for a tool without arguments');
     } else if (typeof t === "string" && t !== "object") {
       this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
     }
     this.node(v, p, 0, "object");
   }
+  // Standard JSON Schema (standard-rules.ts): what the page can check
+  // without a validator; what only the validator finds is Core's.
+  standardSchema(v, p, field, why) {
+    checkStandardSchema({ add: (path, message) => this.add(path, message), key, index, describe: describe2, quoteShort }, v, p, field, why);
+  }
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.
   outputSchema(v, p) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       this.add(p, `outputSchema must be an object schema such as {"type": "object", "properties": {...}, "required": [...]}; got ${describe2(v)}`);
       return;
     }
     const t = get(v, "type");
-    if (!has(v, "type")) {
+    if (!has2(v, "type")) {
       this.add(key(p, "type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); add it`);
     } else if (typeof t === "string" && t !== "object") {
       this.add(key(p, "type"), `the outputSchema root must have "type": "object" (a declared result is a JSON object, as MCP's structuredContent is); got ${quoteShort(t)} — return an object with the value in a property`);
@@ -1099,7 +1415,7 @@ var Checker = class {
     this.node(v, p, 0, "object");
   }
   node(v, p, depth, assume) {
-    if (!isObject2(v)) {
+    if (!isObject3(v)) {
       if (typeof v === "boolean") this.add(p, 'boolean schemas are not supported; write an object schema such as {"type": "string"}');
       else this.add(p, `a schema must be an object such as {"type": "string"}; got ${describe2(v)}`);
       return;
@@ -1112,8 +1428,8 @@ var Checker = class {
     for (const k of Object.keys(v)) {
       const val = v[k];
       const kp = key(p, k);
-      const unsupported = has(UNSUPPORTED, k) ? UNSUPPORTED[k] : void 0;
-      const applies = has(KEYWORD_TYPES, k) ? KEYWORD_TYPES[k] : void 0;
+      const unsupported = has2(UNSUPPORTED, k) ? UNSUPPORTED[k] : void 0;
+      const applies = has2(KEYWORD_TYPES, k) ? KEYWORD_TYPES[k] : void 0;
       if (ANY_NODE_KEYWORDS.includes(k)) {
         this.anyNodeKeyword(k, val, kp, depth);
       } else if (unsupported) {
@@ -1129,9 +1445,9 @@ var Checker = class {
     if (typeOK) this.pairs(v, p, typ);
   }
   nodeType(v, p, assume) {
-    if (!has(v, "type")) {
+    if (!has2(v, "type")) {
       if (assume !== "") return [assume, true];
-      if (!["oneOf", "$ref", "allOf", "anyOf"].some((k) => has(v, k))) {
+      if (!["oneOf", "$ref", "allOf", "anyOf"].some((k) => has2(v, k))) {
         this.add(p, `the schema has no "type"; add "type" (one of ${orList(NODE_TYPES)}), or "oneOf" with the allowed forms`);
       }
       return ["", false];
@@ -1185,7 +1501,7 @@ var Checker = class {
         }
         return this.node(v, p, depth + 1, "");
       case "properties":
-        if (!isObject2(v)) {
+        if (!isObject3(v)) {
           this.add(p, `properties must be an object mapping each property name to its schema; got ${describe2(v)}`);
           return;
         }
@@ -1216,8 +1532,8 @@ var Checker = class {
     const props = get(n, "properties");
     v.forEach((e, i) => {
       if (typeof e !== "string") this.add(index(p, i), `required must list property names as strings; got ${describe2(e)}`);
-      else if (!isObject2(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
-      else if (!has(props, e)) this.add(index(p, i), `required names ${quoteShort(e)}, which is not in properties; declare it in "properties" or remove it from required`);
+      else if (!isObject3(props)) this.add(index(p, i), `required names ${quoteShort(e)}, but the schema has no properties; declare it in "properties" or remove it from required`);
+      else if (!has2(props, e)) this.add(index(p, i), `required names ${quoteShort(e)}, which is not in properties; declare it in "properties" or remove it from required`);
     });
   }
   pairs(v, p, typ) {
@@ -1244,7 +1560,7 @@ function matchesType(typ, v) {
     case "array":
       return Array.isArray(v);
     case "object":
-      return isObject2(v);
+      return isObject3(v);
   }
   return false;
 }
@@ -1273,8 +1589,10 @@ function stripHandlers(skills) {
     ...skills,
     tools: tools.map((tool) => {
       if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return tool;
-      if (typeof tool.handler !== "function") return tool;
-      const { handler: _handler, ...def } = tool;
+      const t = tool;
+      const withSchema = isStandardSchema(t.inputSchema) ? { ...t, inputSchema: standardToJsonSchema(t.inputSchema, String(t.name)) } : t;
+      if (typeof withSchema.handler !== "function") return withSchema;
+      const { handler: _handler, ...def } = withSchema;
       return def;
     })
   };
@@ -2089,7 +2407,7 @@ var SessionState = class {
   }
   startReconnect() {
     this.reconnecting = true;
-    this.reconnected = new Promise((resolve) => this.markReconnected = resolve);
+    this.reconnected = new Promise((resolve2) => this.markReconnected = resolve2);
   }
   finishReconnect() {
     this.reconnecting = false;
@@ -2279,16 +2597,16 @@ var Turns = class {
         { turnId: this.turn.turnId }
       );
     }
-    let resolve;
+    let resolve2;
     let reject;
     const done = new Promise((res, rej) => {
-      resolve = res;
+      resolve2 = res;
       reject = rej;
     });
     if (s.reconnecting) {
       throw new PedelecError("CORE_UNREACHABLE", "The connection to Pedelec Core is lost; the session reconnects by itself. Send again once its status changes.", { reconnecting: true });
     }
-    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve, reject };
+    const turn = { turnId: null, startedAt: Date.now(), kind, text: "", resolve: resolve2, reject };
     this.turn = turn;
     const before = s.status;
     s.setStatus("running", "sdk", []);
@@ -2653,25 +2971,17 @@ function asJson(value) {
   const text = JSON.stringify(value);
   return text === void 0 ? null : JSON.parse(text);
 }
-var DIALECTS = /* @__PURE__ */ new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
-function withoutDialect(schema) {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
-  const s = schema;
-  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
-  const { $schema: _dialect, ...rest } = s;
-  return rest;
-}
 function convert(reg) {
-  const argsSchema = reg.inputSchema === void 0 ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema));
+  const inputSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
   let annotations;
   if (reg.annotations || reg.title !== void 0) {
     annotations = { ...reg.annotations };
     if (reg.title !== void 0) annotations.title = reg.title;
   }
-  const def = { name: reg.name, description: reg.description, argsSchema };
+  const def = { name: reg.name, description: reg.description, inputSchema };
   if (annotations) def.annotations = annotations;
   const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    path: p.path.replace(/^tools\[0\]\.inputSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
     message: p.message
   }));
   if (problems.length > 0) return { reg, problems };
@@ -2769,7 +3079,7 @@ function manifestOf(defs) {
   });
 }
 function nextTask2() {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve2) => setTimeout(resolve2, 0));
 }
 function linkWebMCP(session, definedNow, sent) {
   const handlers = /* @__PURE__ */ new Map();
@@ -2864,7 +3174,7 @@ var PageTools = class {
   }
   /** Resolves once the changes made so far reached Core (or failed). */
   async sent() {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve2) => setTimeout(resolve2, 0));
     await this.running;
     await this.link?.sent();
   }
@@ -2958,14 +3268,14 @@ var Carried = class {
       this.ids.delete(toolRequestId);
       return (args) => {
         const call = { toolRequestId, tool, args, from: this.from, to: here() };
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
           const settle = (v) => {
             if (!this.waiting.delete(toolRequestId)) return;
             clearTimeout(timer);
             const result = v === void 0 ? navigatedResult(call) : v;
             const session = this.session;
-            resolve(session ? toolsSent(session).then(() => result) : result);
+            resolve2(session ? toolsSent(session).then(() => result) : result);
           };
           this.waiting.set(toolRequestId, { call, settle });
           this.offer(toolRequestId);
@@ -3233,8 +3543,8 @@ function patchSubmitEvent(s) {
 function watchSubmission(form) {
   const s = shared();
   const w = { form };
-  const submitted = new Promise((resolve, reject) => {
-    w.settle = () => resolve(w);
+  const submitted = new Promise((resolve2, reject) => {
+    w.settle = () => resolve2(w);
     w.fail = reject;
   });
   submitted.catch(() => {
@@ -3505,7 +3815,7 @@ var ModelContextPolyfill = class extends (_b2 = EventTarget, _a2 = POLYFILL, _b2
     }
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve2, reject) => {
       registrations.add(reg);
       signal?.addEventListener(
         "abort",
@@ -3517,7 +3827,7 @@ var ModelContextPolyfill = class extends (_b2 = EventTarget, _a2 = POLYFILL, _b2
       );
       setTimeout(() => {
         this.dispatchEvent(new Event("toolchange"));
-        resolve(void 0);
+        resolve2(void 0);
       }, 0);
     });
   }
@@ -3754,7 +4064,7 @@ function exposeToBrowser(session, defined, toError) {
     const tool = {
       name: def.name,
       description: def.description,
-      inputSchema: def.argsSchema,
+      inputSchema: "inputSchema" in def && def.inputSchema ? def.inputSchema : def.argsSchema,
       execute: (input, options) => session.runForBrowser(def.name, input, options?.signal ?? controller.signal)
     };
     const a = def.annotations;
@@ -4192,6 +4502,9 @@ var Pedelec = class {
 
 // src/define-tool.ts
 function defineTool(definition2) {
+  if (isStandardSchema(definition2.inputSchema)) {
+    return { ...definition2, inputSchema: standardToJsonSchema(definition2.inputSchema, definition2.name) };
+  }
   return definition2;
 }
 function asksConsent(tool) {
@@ -4216,6 +4529,7 @@ export {
   asksConsent,
   defineTool,
   installModelContext,
+  isStandardSchema,
   onNavigatedCall,
   refuse,
   toManifest

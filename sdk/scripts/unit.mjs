@@ -22,7 +22,8 @@ try {
     format: "esm",
     platform: "node",
     target: "node20",
-    packages: "external",
+    // Packages are bundled: the compiled tests run from a temp dir, where
+    // node_modules (zod, TypeBox for the Standard Schema tests) is not.
     sourcemap: "inline",
     logLevel: "warning",
     // Tests find repository files (Go goldens, errors.go) from here.

@@ -5,7 +5,8 @@
 
 export { Pedelec } from "./client.js";
 export { PedelecSession } from "./session.js";
-export { defineTool, asksConsent } from "./define-tool.js";
+export { defineTool, asksConsent, type StandardToolDefinition } from "./define-tool.js";
+export { isStandardSchema, type StandardSchemaV1, type StandardSchemaInput } from "./standard-schema.js";
 export { toManifest } from "./manifest.js";
 export { PedelecError, PedelecSdkError, ERROR_CODES } from "./errors.js";
 export { refuse, ToolRefusal } from "./refuse.js";
@@ -57,6 +58,11 @@ export type {
   ToolArgsStringSchema,
   ToolCallContext,
   ToolDefinition,
+  ToolDefinitionFields,
+  InputSchemaToolDefinition,
+  SerializableInputSchemaToolManifest,
+  JsonSchema,
+  JsonObjectSchema,
   ToolNameOf,
   ToolSpecificHandler,
   // Pedelec Core additions

@@ -4,11 +4,13 @@
 
 import { PedelecError } from "./errors.js";
 import type { AnyToolDefinition, JsonValue, SerializableSkillsManifest, SkillsInput } from "./types.js";
+import { isStandardSchema, standardToJsonSchema } from "./standard-schema.js";
 import { plainJsonProblem, validateManifest, type Problem } from "./validate.js";
 
 /**
- * Removes function handlers. Anything else in a handler field is left for
- * the rules to report, as Core would.
+ * Removes function handlers and turns a Standard Schema inputSchema into its
+ * JSON Schema. Anything else in a handler field is left for the rules to
+ * report, as Core would.
  */
 function stripHandlers(skills: unknown): unknown {
   if (typeof skills !== "object" || skills === null || Array.isArray(skills)) return skills;
@@ -18,8 +20,11 @@ function stripHandlers(skills: unknown): unknown {
     ...skills,
     tools: tools.map((tool: unknown) => {
       if (typeof tool !== "object" || tool === null || Array.isArray(tool)) return tool;
-      if (typeof (tool as { handler?: unknown }).handler !== "function") return tool;
-      const { handler: _handler, ...def } = tool as Record<string, unknown>;
+      const t = tool as Record<string, unknown>;
+      // A Standard Schema object written without defineTool leaves as its JSON Schema too.
+      const withSchema = isStandardSchema(t.inputSchema) ? { ...t, inputSchema: standardToJsonSchema(t.inputSchema, String(t.name)) } : t;
+      if (typeof withSchema.handler !== "function") return withSchema;
+      const { handler: _handler, ...def } = withSchema;
       return def;
     }),
   };

@@ -81,6 +81,18 @@ export type ToolArgsSchemaNode =
 /** The root of a tool's argument schema: always an object schema, even for no arguments. */
 export type ToolArgsSchema = ToolArgsObjectSchema;
 
+// ---- standard JSON Schema (inputSchema) ----
+
+/**
+ * Pedelec Core addition: any JSON Schema of draft 2020-12 (the default) or
+ * draft-07, as WebMCP, MCP, Zod's z.toJSONSchema() and TypeBox write it.
+ * Core checks every keyword; see docs/schema.md.
+ */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/** Pedelec Core addition: a JSON Schema whose root is an object schema, as arguments and declared results are. */
+export type JsonObjectSchema = JsonSchema & { readonly type: "object" };
+
 // ---- status and event contexts ----
 // Every field Pedelec Core adds to a context is optional in the type
 // (always set at run time), so an app's hand-built test doubles of the
@@ -266,10 +278,35 @@ export type ToolAnnotations = {
 };
 
 /** A tool the page offers the agent. Everything but the handler leaves the page. */
-export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
+export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = ToolDefinitionFields<TArgs, TResult, TName> & {
+  argsSchema: ToolArgsSchema;
+  /**
+   * Pedelec Core addition (MCP's outputSchema): the result's shape, an
+   * object schema in the same subset as argsSchema. Core checks each result
+   * against it: one that breaks it fails the agent's call with
+   * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
+   * clients receive it in tools/list, and results as structuredContent.
+   */
+  outputSchema?: ToolArgsObjectSchema;
+};
+
+/**
+ * Pedelec Core addition: a tool whose arguments' schema is standard JSON
+ * Schema (inputSchema, as WebMCP and MCP name it) rather than Pedelec's
+ * subset (argsSchema). defineTool also takes a Standard Schema object
+ * (Zod 4, ...) as inputSchema and converts it.
+ */
+export type InputSchemaToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = ToolDefinitionFields<TArgs, TResult, TName> & {
+  inputSchema: JsonObjectSchema;
+  argsSchema?: undefined;
+  /** The result's shape, in standard JSON Schema as inputSchema is; see ToolDefinition.outputSchema. */
+  outputSchema?: JsonObjectSchema;
+};
+
+/** Everything a tool definition holds but its arguments' schema. */
+export type ToolDefinitionFields<TArgs = unknown, TResult = unknown, TName extends string = string> = {
   name: TName;
   description: string;
-  argsSchema: ToolArgsSchema;
   timeoutMs?: number;
   /** Hints about what a call does; see ToolAnnotations for which ones ask the user first. */
   annotations?: ToolAnnotations;
@@ -281,19 +318,11 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
    * answer within timeoutMs is TOOL_CONSENT_TIMEOUT.
    */
   needsApproval?: boolean;
-  /**
-   * Pedelec Core addition (MCP's outputSchema): the result's shape, an
-   * object schema in the same subset as argsSchema. Core checks each result
-   * against it: one that breaks it fails the agent's call with
-   * TOOL_RESULT_INVALID and reaches onError as the handler's bug. MCP
-   * clients receive it in tools/list, and results as structuredContent.
-   */
-  outputSchema?: ToolArgsObjectSchema;
   handler?: ToolSpecificHandler<TArgs, TResult>;
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyToolDefinition = ToolDefinition<any, any, string>;
+export type AnyToolDefinition = ToolDefinition<any, any, string> | InputSchemaToolDefinition<any, any, string>;
 
 /** What an application declares when it creates a session. */
 export type SkillsInput<TTools extends readonly AnyToolDefinition[] = readonly ToolDefinition[]> = {
@@ -308,11 +337,11 @@ type DefinitionNamed<TTools extends readonly AnyToolDefinition[], N extends stri
 
 /** Pedelec Core addition: the argument type a tool's definition declares (unknown when none). */
 export type ToolArgs<TTools extends readonly AnyToolDefinition[], N extends string> =
-  DefinitionNamed<TTools, N> extends ToolDefinition<infer A, unknown, string> ? A : unknown;
+  DefinitionNamed<TTools, N> extends ToolDefinitionFields<infer A, unknown, string> ? A : unknown;
 
 /** Pedelec Core addition: the result type a tool's definition declares (unknown when none). */
 export type ToolResult<TTools extends readonly AnyToolDefinition[], N extends string> =
-  DefinitionNamed<TTools, N> extends ToolDefinition<unknown, infer R, string> ? R : unknown;
+  DefinitionNamed<TTools, N> extends ToolDefinitionFields<unknown, infer R, string> ? R : unknown;
 
 /** The plain JSON form of one tool: what Core and `pedelec validate-tools` see. */
 export type SerializableToolManifest = {
@@ -325,10 +354,16 @@ export type SerializableToolManifest = {
   outputSchema?: ToolArgsObjectSchema;
 };
 
+/** Pedelec Core addition: the plain JSON form of a tool that gives inputSchema. */
+export type SerializableInputSchemaToolManifest = Omit<SerializableToolManifest, "argsSchema" | "outputSchema"> & {
+  inputSchema: JsonObjectSchema;
+  outputSchema?: JsonObjectSchema;
+};
+
 /** The plain JSON form of skills, handlers stripped. */
 export type SerializableSkillsManifest = {
   guidance: string;
-  tools: SerializableToolManifest[];
+  tools: (SerializableToolManifest | SerializableInputSchemaToolManifest)[];
 };
 
 // ---- client input and answers ----

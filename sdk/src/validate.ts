@@ -9,6 +9,7 @@
 // Core's alone to report: a page's JSON.stringify never produces either.
 
 import { checkJson } from "./json-safety.js";
+import { checkStandardSchema } from "./standard-rules.js";
 import type { JsonValue } from "./types.js";
 
 export type Problem = { path: string; message: string };
@@ -118,7 +119,7 @@ const UNSUPPORTED: Record<string, string> = {
 };
 
 const TOOL_FIELD_HINTS: Record<string, string> = {
-  parameters: "argsSchema", inputSchema: "argsSchema", input_schema: "argsSchema",
+  parameters: "argsSchema", input_schema: "inputSchema", inputschema: "inputSchema",
   schema: "argsSchema", args: "argsSchema", args_schema: "argsSchema", argsschema: "argsSchema",
   arguments: "argsSchema", timeout: "timeoutMs", timeout_ms: "timeoutMs", timeoutMS: "timeoutMs",
   desc: "description", title: "description", toolName: "name",
@@ -128,7 +129,7 @@ const TOOL_FIELD_HINTS: Record<string, string> = {
 };
 
 /** A definition's fields, for the unknown-field messages (Core's toolFields). */
-const TOOL_FIELDS = "name, description, argsSchema, timeoutMs, annotations, needsApproval and outputSchema";
+const TOOL_FIELDS = "name, description, argsSchema (or inputSchema), timeoutMs, annotations, needsApproval and outputSchema";
 /** The boolean annotations: MCP's tool annotations and WebMCP's. */
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "consequentialHint", "untrustedContentHint"];
 const ANNOTATION_FIELDS = "title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint, consequentialHint and untrustedContentHint";
@@ -212,7 +213,9 @@ class Checker {
       this.add(p, `a tool definition must be an object {name, description, argsSchema, timeoutMs?}; got ${describe(v)}`);
       return;
     }
-    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false;
+    let sawName = false, sawDescription = false, sawArgs = false, sawInput = false, sawStandard = false;
+    // Beside an inputSchema, the outputSchema is in the standard dialects too.
+    const standard = has(v, "inputSchema");
     for (const k of Object.keys(v)) {
       const val = v[k] as JsonValue;
       const fp = key(p, k);
@@ -239,8 +242,13 @@ class Checker {
           sawArgs = true;
           this.argsSchema(val, fp);
           break;
+        case "inputSchema":
+          sawStandard = true;
+          this.standardSchema(val, fp, "inputSchema", "arguments are always a JSON object");
+          break;
         case "outputSchema":
-          this.outputSchema(val, fp);
+          if (standard) this.standardSchema(val, fp, "outputSchema", "a declared result is a JSON object, as MCP's structuredContent is");
+          else this.outputSchema(val, fp);
           break;
         case "input":
           sawInput = true;
@@ -258,7 +266,10 @@ class Checker {
     }
     if (!sawName) this.add(key(p, "name"), 'name is missing; add a name such as "update_counter" (an ASCII letter, then letters, digits, _, . or -)');
     if (!sawDescription) this.add(key(p, "description"), "description is missing; say what the tool does, what it reads or changes, and when to prefer another tool");
-    if (!sawArgs && !sawInput) {
+    if (sawArgs && sawStandard) {
+      this.add(key(p, "inputSchema"), "a tool gives argsSchema or inputSchema, not both; keep inputSchema for standard JSON Schema, argsSchema for Pedelec's subset");
+    }
+    if (!sawArgs && !sawInput && !sawStandard) {
       this.add(key(p, "argsSchema"), 'argsSchema is missing; every tool needs an object schema, for a tool without arguments {"type": "object", "properties": {}, "required": []}');
     }
   }
@@ -336,6 +347,12 @@ class Checker {
       this.add(key(p, "type"), `the argsSchema root must have "type": "object" (arguments are always a JSON object); got ${quoteShort(t)} — wrap the value in a property`);
     }
     this.node(v, p, 0, "object");
+  }
+
+  // Standard JSON Schema (standard-rules.ts): what the page can check
+  // without a validator; what only the validator finds is Core's.
+  standardSchema(v: JsonValue, p: string, field: string, why: string) {
+    checkStandardSchema({ add: (path, message) => this.add(path, message), key, index, describe, quoteShort }, v, p, field, why);
   }
 
   // Like argsSchema: a declared result is an object, as MCP's structuredContent is.

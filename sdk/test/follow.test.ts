@@ -116,11 +116,11 @@ test("followPage: a session that ended meanwhile is forgotten and a new one crea
   await assert.rejects(b.client().createSession({ provider: "script", followPage: true, autoEndOnDisconnect: false }), (e: { code: string }) => e.code === "INVALID_INPUT");
 });
 
-test("a WebMCP schema's top-level $schema naming the 2020-12 dialect (Zod 4's) is dropped; any other is still refused", () => {
+test("a WebMCP schema's $schema naming the 2020-12 dialect (Zod 4's) is kept for Core, which reads the dialect; any other is refused", () => {
   const schema = (extra: object) => ({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { city: { type: "string", minLength: 1 } }, required: ["city"], ...extra });
   const ok = convert(checkRegistration({ name: "zod", description: "d", inputSchema: schema({}), execute: () => 1 }, undefined));
   assert.ok("def" in ok);
-  assert.deepEqual((ok as { def: { argsSchema: unknown } }).def.argsSchema, { type: "object", properties: { city: { type: "string", minLength: 1 } }, required: ["city"] });
+  assert.deepEqual((ok as { def: { inputSchema: unknown } }).def.inputSchema, schema({}));
   const other = convert(checkRegistration({ name: "old", description: "d", inputSchema: schema({ $schema: "http://json-schema.org/draft-04/schema#" }), execute: () => 1 }, undefined));
   assert.ok("problems" in other && other.problems.some((p) => p.path === "inputSchema.$schema"));
 });

@@ -54,7 +54,7 @@ test("toolchange fires before the promise resolves, and when a signal unregister
   assert.ok(!registrations.has("tc"));
 });
 
-test("convert: the mapping, and a schema outside the subset refused by tool and keyword", async () => {
+test("convert: the mapping; inputSchema stays standard JSON Schema, for Core to check", async () => {
   const mc = new ModelContextPolyfill();
   const ac = new AbortController();
   let gotSignal: AbortSignal | undefined;
@@ -75,15 +75,17 @@ test("convert: the mapping, and a schema outside the subset refused by tool and 
   const c = convert(registrations.get("search")!);
   assert.ok("def" in c);
   assert.deepEqual(c.def.annotations, { readOnlyHint: true, untrustedContentHint: true, title: "Search" });
-  assert.deepEqual(c.def.argsSchema, { type: "object", properties: { q: { type: "string" } }, required: ["q"] });
+  assert.deepEqual("inputSchema" in c.def && c.def.inputSchema, { type: "object", properties: { q: { type: "string" } }, required: ["q"] });
   const signal = new AbortController().signal;
   assert.deepEqual(await c.def.handler!({ q: "x" }, { signal } as ToolCallContext), { q: "x", when: "1970-01-01T00:00:00.000Z" });
   assert.equal(gotSignal, signal);
 
-  await mc.registerTool(tool("loose", { inputSchema: { type: "object", additionalProperties: false } }), { signal: ac.signal });
-  const refused = convert(registrations.get("loose")!);
+  await mc.registerTool(tool("closed", { inputSchema: { type: "object", additionalProperties: false } }), { signal: ac.signal });
+  assert.ok("def" in convert(registrations.get("closed")!));
+  await mc.registerTool(tool("scalar", { inputSchema: { type: "string" } }), { signal: ac.signal });
+  const refused = convert(registrations.get("scalar")!);
   assert.ok("problems" in refused);
-  assert.equal(refused.problems[0]?.path, "inputSchema.additionalProperties");
+  assert.equal(refused.problems[0]?.path, "inputSchema.type");
   ac.abort();
 });
 

@@ -26,7 +26,7 @@ export function exposeToBrowser(session: ExposedSession, defined: readonly AnyTo
     const tool: WebMCPTool = {
       name: def.name,
       description: def.description,
-      inputSchema: def.argsSchema,
+      inputSchema: "inputSchema" in def && def.inputSchema ? def.inputSchema : def.argsSchema,
       execute: (input, options) => session.runForBrowser(def.name, input, options?.signal ?? controller.signal),
     };
     const a = def.annotations;

@@ -1,16 +1,18 @@
 // A WebMCP tool as a Pedelec tool: what maps to what (docs/webmcp.md).
 //   name, description          → name, description
 //   title                      → annotations.title
-//   inputSchema (JSON Schema)  → argsSchema, checked against Pedelec's subset
+//   inputSchema (JSON Schema)  → inputSchema, standard JSON Schema that Core
+//                                checks with every keyword's meaning
 //   annotations                → annotations (readOnlyHint alone never asks for
 //                                consent; untrustedContentHint marks results)
 //   execute(input, {signal})   → the handler; signal aborts when the agent
 //                                cancels, the deadline passes or the session ends
-// A schema outside the subset is refused by tool and keyword, never
-// checked by ignoring a keyword (docs/decisions.md).
+// What Core's validator would not check (a key that is no keyword, a
+// format it does not know, a $ref out of the schema) is refused by tool
+// and keyword, never checked by ignoring it (docs/decisions.md).
 
 import { PedelecError } from "../errors.js";
-import type { AnyToolDefinition, JsonValue, ToolAnnotations, ToolArgsSchema, ToolCallContext } from "../types.js";
+import type { AnyToolDefinition, JsonObjectSchema, JsonValue, ToolAnnotations, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
 import { fromCallToolResult } from "./call-result.js";
 import type { WebMCPRegistration } from "./registrations.js";
@@ -18,7 +20,7 @@ import type { WebMCPRegistration } from "./registrations.js";
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
 export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { reg: WebMCPRegistration; problems: Problem[] };
 
-const NO_INPUT: ToolArgsSchema = { type: "object", properties: {} };
+const NO_INPUT: JsonObjectSchema = { type: "object", properties: {} };
 
 /** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration) {
@@ -39,32 +41,19 @@ export function asJson(value: unknown): JsonValue {
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
-// The dialects whose top-level "$schema" only names what the subset already
-// is: Zod 4's z.toJSONSchema() and the WebMCP hook packages that use it put
-// one on every schema. Dropping it loosens nothing; any other "$schema",
-// or one deeper in, is still refused.
-const DIALECTS = new Set(["https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"]);
-
-function withoutDialect(schema: ToolArgsSchema): ToolArgsSchema {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
-  const s = schema as Record<string, unknown>;
-  if (typeof s.$schema !== "string" || !DIALECTS.has(s.$schema)) return schema;
-  const { $schema: _dialect, ...rest } = s;
-  return rest as ToolArgsSchema;
-}
-
 /** Converts one registration and checks it as Core will. */
 export function convert(reg: WebMCPRegistration): Converted {
-  const argsSchema = reg.inputSchema === undefined ? NO_INPUT : withoutDialect(JSON.parse(reg.inputSchema) as ToolArgsSchema);
+  // WebMCP's inputSchema is standard JSON Schema, and Core checks it as such.
+  const inputSchema = reg.inputSchema === undefined ? NO_INPUT : (JSON.parse(reg.inputSchema) as JsonObjectSchema);
   let annotations: ToolAnnotations | undefined;
   if (reg.annotations || reg.title !== undefined) {
     annotations = { ...(reg.annotations as ToolAnnotations | undefined) };
     if (reg.title !== undefined) annotations.title = reg.title;
   }
-  const def: AnyToolDefinition = { name: reg.name, description: reg.description, argsSchema };
+  const def: AnyToolDefinition = { name: reg.name, description: reg.description, inputSchema };
   if (annotations) def.annotations = annotations;
   const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.argsSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    path: p.path.replace(/^tools\[0\]\.inputSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
     message: p.message,
   }));
   if (problems.length > 0) return { reg, problems };
