@@ -189,7 +189,7 @@ func TestBrowserTrustAgentFilesNeverRunOnCoreOrigin(t *testing.T) {
 	d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/evil.svg']") && !!document.querySelector("#asset-list li[data-path='/evil.html']")`, "the agent's files")
 	var urls []string
 	for _, name := range []string{"/evil.svg", "/evil.html"} {
-		d.click(`#asset-list li[data-path='` + name + `'] button`)
+		d.b.js(t, nil, `document.querySelector("#asset-list li[data-path='`+name+`'] button").click()`) // the list may re-render under a held node
 		d.b.waitJS(t, 15*time.Second, `document.querySelector("#asset-view .asset-title")?.textContent.startsWith(`+jsString(strings.TrimPrefix(name, "/"))+`)`, "the file on show")
 		var u string
 		d.b.js(t, &u, `const e = document.querySelector("#asset-view img, #asset-view a, #asset-view iframe, #asset-view object"); return e ? (e.src || e.href || e.data) : "";`)
@@ -1073,7 +1073,7 @@ return c.querySelectorAll('[data-part="result"] .esc, .call-body .esc').length;`
 			d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#asset-list li[data-path='/evil.svg']")`, "the files")
 			held := true
 			for _, name := range []string{"/evil.svg", "/evil.html"} {
-				d.click(`#asset-list li[data-path='` + name + `'] button`)
+				d.b.js(t, nil, `document.querySelector("#asset-list li[data-path='`+name+`'] button").click()`) // the list may re-render under a held node
 				d.b.waitJS(t, 10*time.Second, `document.querySelector("#asset-view .asset-title")?.textContent.startsWith(`+jsString(strings.TrimPrefix(name, "/"))+`)`, "the file")
 				var urls string
 				d.b.js(t, &urls, `return [...document.querySelectorAll("img, a, iframe, object, embed")].map((e) => e.src || e.href || e.data || "").filter((u) => /^(blob|data):/.test(u)).join(" ")`)
