@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/log"
 	pruntime "github.com/kaoruisaac/pedelec/runtime"
@@ -38,6 +39,7 @@ provider processes killed.`,
 			&cli.DurationFlag{Name: "tool-timeout", Value: pruntime.DefaultToolTimeout, Usage: "how long a tool call waits when its definition has no timeoutMs", EnvVars: []string{"PEDELEC_TOOL_TIMEOUT"}},
 			&cli.DurationFlag{Name: "turn-timeout", Value: pruntime.DefaultTurnTimeout, Usage: "Core's own deadline for one provider turn", EnvVars: []string{"PEDELEC_TURN_TIMEOUT"}},
 			&cli.DurationFlag{Name: "origin-approval-timeout", Value: approvals.DefaultOriginTimeout, Usage: "how long an unapproved site's createSession waits for your decision", EnvVars: []string{"PEDELEC_ORIGIN_APPROVAL_TIMEOUT"}},
+			&cli.DurationFlag{Name: "origin-reject-cooldown", Value: approvals.DefaultRejectCooldown, Usage: "how long a site you rejected may not ask again (0s: at once)", EnvVars: []string{"PEDELEC_ORIGIN_REJECT_COOLDOWN"}},
 			&cli.DurationFlag{Name: "resume-window", Value: pruntime.DefaultResumeWindow, Usage: "how long a disconnected session (autoEndOnDisconnect false) waits for a page to resume it", EnvVars: []string{"PEDELEC_RESUME_WINDOW"}},
 			&cli.IntFlag{Name: "event-log-size", Value: pruntime.DefaultEventLogSize, Usage: "events kept per session for a page that resumes after losing its connection", EnvVars: []string{"PEDELEC_EVENT_LOG_SIZE"}},
 			&cli.IntFlag{Name: "max-pending-calls", Value: pruntime.DefaultMaxPendingCalls, Usage: "tool calls that may wait at once in one session", EnvVars: []string{"PEDELEC_MAX_PENDING_CALLS"}},
@@ -58,6 +60,25 @@ func defaultStateDir() string {
 		return filepath.Join(home, ".local", "state", "pedelec")
 	}
 	return filepath.Join(os.TempDir(), "pedelec-state")
+}
+
+// mcpCommandFor is the `pedelec mcp` line that finds this Core, for the
+// demo's MCP instructions: a state directory other than the default (or
+// PEDELEC_STATE_DIR's) must be named, since that is where the command
+// reads Core's address and token.
+func mcpCommandFor(stateDir string) string {
+	if filepath.Clean(stateDir) == filepath.Clean(defaultStateDir()) || os.Getenv("PEDELEC_STATE_DIR") == stateDir {
+		return "pedelec mcp"
+	}
+	return "pedelec mcp --state-dir " + posixQuote(stateDir)
+}
+
+// posixQuote quotes s as one POSIX shell word when it needs it.
+func posixQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func runServe(c *cli.Context) error {
@@ -96,10 +117,12 @@ func runServe(c *cli.Context) error {
 	providers := cfg.Registry()
 	core, err := pruntime.NewCore(pruntime.Options{
 		StateDir:              c.String("state-dir"),
+		MCPCommand:            mcpCommandFor(c.String("state-dir")),
 		ToolTimeout:           c.Duration("tool-timeout"),
 		TurnTimeout:           c.Duration("turn-timeout"),
 		ResumeWindow:          c.Duration("resume-window"),
 		OriginApprovalTimeout: c.Duration("origin-approval-timeout"),
+		OriginRejectCooldown:  rejectCooldown(c.Duration("origin-reject-cooldown")),
 		EventLogSize:          c.Int("event-log-size"),
 		MaxPendingCalls:       c.Int("max-pending-calls"),
 		MaxMessageBytes:       c.Int64("max-message-bytes"),
@@ -184,6 +207,15 @@ func exposure(addr net.Addr) string {
 		return "every network interface of this machine"
 	}
 	return "the network of " + tcp.IP.String()
+}
+
+// rejectCooldown maps the flag's 0s ("at once") to the Book's negative
+// (its zero means the default).
+func rejectCooldown(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // wsURL is the SDK's WebSocket URL for Core at base (https → wss).

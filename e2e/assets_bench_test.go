@@ -77,7 +77,7 @@ func (p *pattern) Read(b []byte) (int, error) {
 }
 
 // procKiB reads one "Vm..." line of /proc/<pid>/status, in KiB.
-func procKiB(b *testing.B, pid int, field string) int64 {
+func procKiB(b testing.TB, pid int, field string) int64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Skipf("no /proc here: %v", err)

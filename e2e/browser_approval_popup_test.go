@@ -86,7 +86,7 @@ func TestBrowserOriginApprovalPopupFromClick(t *testing.T) {
 	defer cancelPopup()
 	pctx, cancel := context.WithTimeout(popupCtx, 30*time.Second)
 	defer cancel()
-	if err := chromedp.Do(pctx, chromedp.WaitVisible("#approve")); err != nil {
+	if err := chromedp.Do(pctx, chromedp.WaitVisible(`[data-decision="approve"]`)); err != nil {
 		t.Fatalf("the approval window: %v", err)
 	}
 	shown, err := chromedp.Run(pctx, chromedp.Text("#origin"))
@@ -125,9 +125,7 @@ func TestBrowserOriginApprovalPopupFromClick(t *testing.T) {
 	}
 
 	// The user approves in the window.
-	if err := chromedp.Do(pctx, chromedp.Click("#approve", chromedp.NodeVisible)); err != nil {
-		t.Fatalf("click Approve: %v", err)
-	}
+	decideIn(t, pctx, "", "approve")
 	if r := pageResult(t, b); r["ok"] == "" {
 		t.Fatalf("createSession after Approve in the window: %v", r)
 	}
@@ -200,8 +198,8 @@ return null;`, id))
 // the --allow-origin that approved the page, and the SDK reconnects by
 // itself. Its resume goes through the approval step as createSession's
 // does: no click, so the window is blocked (OPEN_POPUP_FAILED with the
-// URL), the session says it waits for approval (status waiting_approval,
-// still reconnecting), and it keeps waiting past the page's bridge timeout
+// URL), the session says it waits for approval (detailed status
+// waiting_approval; the original's five say error: still reconnecting), and it keeps waiting past the page's bridge timeout
 // (3 s here) instead of giving the session up while Core still holds it.
 // Once the user approves, the session resumes and its history is intact.
 func TestBrowserReconnectWaitsForApproval(t *testing.T) {
@@ -270,12 +268,12 @@ return null;`)
 	if pend.Code != "OPEN_POPUP_FAILED" || pend.DetailsURL != pend.URL || !strings.HasPrefix(pend.URL, core.URL+"/console/approve/ap_") || pend.Origin != app.URL {
 		t.Fatalf("pending = %+v", pend)
 	}
-	b.waitJS(t, 10*time.Second, `window.__s.getStatus() === "waiting_approval"`, "the session to say it waits for approval")
+	b.waitJS(t, 10*time.Second, `window.__s.getDetailedStatus() === "waiting_approval"`, "the session to say it waits for approval")
 	// Past the 3 s bridge timeout: still waiting, not ended.
 	time.Sleep(5 * time.Second)
 	var state map[string]any
-	b.js(t, &state, `return { status: window.__s.getStatus(), reconnecting: window.__s.isReconnecting(), ended: window.__ended, warned: window.__warned.some((w) => w.includes("pedelec approve")), url: window.__s.getOriginApproval()?.url ?? "" }`)
-	if state["status"] != "waiting_approval" || state["reconnecting"] != true || state["ended"] != nil || state["warned"] != true || state["url"] != pend.URL {
+	b.js(t, &state, `return { status: window.__s.getDetailedStatus(), five: window.__s.getStatus(), reconnecting: window.__s.isReconnecting(), ended: window.__ended, warned: window.__warned.some((w) => w.includes("pedelec approve")), url: window.__s.getOriginApproval()?.url ?? "" }`)
+	if state["status"] != "waiting_approval" || state["five"] != "error" || state["reconnecting"] != true || state["ended"] != nil || state["warned"] != true || state["url"] != pend.URL {
 		t.Fatalf("while the user has not decided: %v", state)
 	}
 	return b, core, app, pend

@@ -84,7 +84,7 @@ func TestBrowserOriginApprovalWindow(t *testing.T) {
 	if shown != app.URL {
 		t.Fatalf("the approval window shows %q", shown)
 	}
-	user.js(t, nil, `document.getElementById("approve").click(); return null`)
+	decideIn(t, user.ctx, "", "approve")
 	if r := pageResult(t, b); r["ok"] == "" {
 		t.Fatalf("createSession after approval: %v", r)
 	}
@@ -109,7 +109,9 @@ func TestBrowserOriginApprovalWindow(t *testing.T) {
 // terminal after a blocked window; and neither the page nor an agent can
 // approve.
 func TestBrowserOriginApprovalRejectTimeoutCLI(t *testing.T) {
-	core := testenv.Serve(t, []string{"--origin-approval-timeout", "8s"})
+	// No cooldown after the rejection, so the same page can go on to time
+	// out (TestBrowserTrustRejectedSiteWaits checks the cooldown itself).
+	core := testenv.Serve(t, []string{"--origin-approval-timeout", "8s", "--origin-reject-cooldown", "0s"})
 	app := appServer(t)
 	b := newBrowser(t)
 	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")

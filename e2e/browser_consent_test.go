@@ -44,11 +44,12 @@ const wipe = defineTool({
   handler: async () => { window.runs.wipe++; return { wiped: true }; },
 });
 const session = await new Pedelec().createSession({ provider: "script", skills: { guidance: "Pays.", tools: [pay, wipe] } });
-session.onStatus((status, ctx) => window.statuses.push({ status, waitingOn: ctx.waitingOn }));
+session.onStatus((status, ctx) => window.statuses.push({ status: ctx.detailedStatus, five: status, waitingOn: ctx.waitingOn }));
 window.session = session;`
 
 type consentStatus struct {
 	Status    string
+	Five      string
 	WaitingOn []struct{ ToolRequestID, Tool, ApprovalID string }
 }
 
@@ -60,6 +61,10 @@ func awaitWaitingApproval(t *testing.T, b *browser, tool string) string {
 		"the page to see waiting_approval for "+tool)
 	var st consentStatus
 	b.js(t, &st, `return window.statuses.findLast((s) => s.status === "waiting_approval");`)
+	// The original's five statuses: a call waiting for consent is a call the agent waits on.
+	if st.Five != "waiting_tool_result" {
+		t.Fatalf("getStatus()'s value while waiting for consent = %q, want waiting_tool_result", st.Five)
+	}
 	if len(st.WaitingOn) != 1 || st.WaitingOn[0].Tool != tool || !strings.HasPrefix(st.WaitingOn[0].ApprovalID, "ap_") {
 		t.Fatalf("waiting_approval: %+v", st)
 	}
@@ -101,11 +106,11 @@ func TestBrowserConsent(t *testing.T) {
 		con.js(t, &shown, `const a = document.querySelector('`+sel+`');
 return { Text: a.textContent, Buttons: [...a.querySelectorAll("button")].map((b) => b.textContent).join("|"),
   Status: document.querySelector("[data-session-id]").dataset.status };`)
-		if !strings.Contains(shown.Text, "pay") || !strings.Contains(shown.Text, `"amount": 5`) || shown.Buttons != "Approve|Deny|Allow for this session" || shown.Status != "waiting_approval" {
+		if !strings.Contains(shown.Text, "pay") || !strings.Contains(shown.Text, `"amount": 5`) || shown.Buttons != "Approve pay|Deny pay|Allow pay for this session" || shown.Status != "waiting_approval" {
 			t.Errorf("the console shows %+v", shown)
 		}
 		con.screenshot(t, "console-consent-1280")
-		con.js(t, nil, `document.querySelector('`+sel+` button.primary').click();`)
+		decideIn(t, con.ctx, sel, "approve")
 		var text string
 		app.js(t, &text, `return (await window.turn).text;`)
 		if !strings.Contains(text, `"paid":5`) || runs()["pay"] != 1 {
@@ -170,7 +175,7 @@ return { Text: a.textContent, Buttons: [...a.querySelectorAll("button")].map((b)
 		pctx, cancel := context.WithTimeout(popupCtx, 30*time.Second)
 		defer cancel()
 		// It is the real approval window (the user could decide there)...
-		if err := chromedp.Do(pctx, chromedp.WaitVisible("#approve")); err != nil {
+		if err := chromedp.Do(pctx, chromedp.WaitVisible(`[data-decision="approve"]`)); err != nil {
 			t.Fatalf("the approval window: %v", err)
 		}
 		if tool, err := chromedp.Run(pctx, chromedp.Text("#tool")); err != nil || strings.TrimSpace(tool) != "pay" {
@@ -186,7 +191,7 @@ if (!w) return out;
 out.closed = String(w.closed);
 try { out.document = w.document ? "readable" : String(w.document); } catch (e) { out.document = "threw " + e.name; }
 try { out.href = String(w.location.href); } catch (e) { out.href = "threw " + e.name; }
-try { w.document.getElementById("approve").click(); out.click = "clicked"; } catch (e) { out.click = "threw " + e.name; }
+try { w.document.querySelector("[data-decision=approve]").click(); out.click = "clicked"; } catch (e) { out.click = "threw " + e.name; }
 try { w.postMessage({ id, decision: "approve" }, "*"); out.postMessage = "sent"; } catch (e) { out.postMessage = "threw " + e.name; }
 return out;`)
 		t.Logf("the page's handle on the approval window: %v", handle)
@@ -264,7 +269,7 @@ return out;`)
 		id := awaitWaitingApproval(t, app, "pay")
 		sel := `[data-approval-id="` + id + `"]`
 		con.waitJS(t, 5*time.Second, `!!document.querySelector('`+sel+`')`, "the pending call in the console")
-		con.js(t, nil, `[...document.querySelectorAll('`+sel+` button')].find((b) => b.textContent === "Allow for this session").click();`)
+		decideIn(t, con.ctx, sel, "allow_session")
 		var text string
 		app.js(t, &text, `return (await window.turn).text;`)
 		if !strings.Contains(text, `"paid":1`) || !strings.Contains(text, `"paid":2`) || runs()["pay"] != 3 {

@@ -90,7 +90,7 @@ window.turn = session.sendTurn("say Saving it.\ncall add_note {\"text\":\"buy mi
 		}
 		var pending struct{ Status, Args string }
 		con.js(t, &pending, `const c = document.querySelector("#detail [data-call-id]");
-return { Status: c.dataset.status, Args: c.querySelector("pre.args").textContent };`)
+return { Status: c.dataset.status, Args: c.querySelector(".args-view").textContent };`)
 		if pending.Status != "pending" || !strings.Contains(pending.Args, "buy milk, it's late") {
 			t.Errorf("the call while its handler runs: %+v", pending)
 		}
@@ -110,12 +110,13 @@ d.querySelector("[data-call-id]").open = true;
 return {
   User: d.querySelector(".bubble-user").textContent,
   Agent: d.querySelector(".bubble-agent").textContent,
-  Result: d.querySelector("pre.result").textContent,
+  Result: d.querySelector(".result .args-view").textContent,
   Meta: d.querySelector("[data-call-id] .meta").textContent,
   Command: d.querySelector("pre.command").textContent,
   Origin: document.querySelector("[data-session-id] .origin").textContent,
   Provider: d.querySelector(".facts").textContent,
-  Secret: document.documentElement.outerHTML.includes("PEDELEC_AGENT_SECRET="),
+  // The secret is named, never given: only as the shell's ${VAR:?…} check.
+  Secret: /PEDELEC_AGENT_SECRET=(?!("|&quot;)\$\{PEDELEC_AGENT_SECRET:\?)/.test(document.documentElement.outerHTML),
 };`)
 		if !strings.Contains(got.User, "call add_note") || !strings.Contains(got.Agent, "Saved.") {
 			t.Errorf("chat: user %q, agent %q", got.User, got.Agent)
@@ -123,7 +124,8 @@ return {
 		if !strings.Contains(got.Result, `"saved": true`) || !strings.Contains(got.Meta, " s") {
 			t.Errorf("result %q, meta %q (want the duration, about 1.5 s)", got.Result, got.Meta)
 		}
-		want := `pedelec tool-call --thread-id ` + got.Command[len("pedelec tool-call --thread-id "):strings.Index(got.Command, " add_note")] +
+		prefix := `PEDELEC_CORE_URL=` + env.core.URL + ` PEDELEC_AGENT_SECRET="${PEDELEC_AGENT_SECRET:?set it to the session's secret from the agent's environment}" pedelec tool-call --thread-id `
+		want := prefix + got.Command[min(len(prefix), len(got.Command)):max(strings.Index(got.Command, " add_note"), min(len(prefix), len(got.Command)))] +
 			` add_note '{"text":"buy milk, it'\''s late"}'`
 		if got.Command != want {
 			t.Errorf("command %q, want %q", got.Command, want)
@@ -175,7 +177,7 @@ return {
   Buttons: [...a.querySelectorAll("button")].map((b) => b.textContent).join("|"),
   Origins: [...document.querySelectorAll("#origins-body [data-origin]")].map((o) => o.textContent),
 };`)
-		if got.Unavailable != 0 || !strings.Contains(got.Text, "pay") || !strings.Contains(got.Text, `"amount": 12`) || got.Buttons != "Approve|Deny|Allow for this session" {
+		if got.Unavailable != 0 || !strings.Contains(got.Text, "pay") || !strings.Contains(got.Text, `"amount": 12`) || got.Buttons != "Approve pay|Deny pay|Allow pay for this session" {
 			t.Errorf("pending approvals: %+v", got)
 		}
 		// The app's origin is pre-approved by --allow-origin: listed, with no Revoke button.
@@ -207,7 +209,7 @@ return {
 		if err := con.do(10*time.Second, chromedp.EmulateViewport(1280, 900)); err != nil {
 			t.Fatal(err)
 		}
-		con.js(t, nil, `document.querySelector("#approvals-body [data-approval-id] button.danger").click();`)
+		decideIn(t, con.ctx, "#approvals-body [data-approval-id]", "deny")
 		var text string
 		app.js(t, &text, `return (await window.payTurn).text;`)
 		if !strings.Contains(text, "TOOL_CALL_DENIED") {

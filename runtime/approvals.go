@@ -36,7 +36,8 @@ func (g grantStore) DeleteGrant(origin string) error { return g.db.DeleteGrant(o
 // openBook makes the Book on the state database recover opened.
 func (c *Core) openBook(db *persist.DB) error {
 	book, err := approvals.New(approvals.Options{Store: grantStore{db}, OriginTimeout: c.opts.OriginApprovalTimeout,
-		OnRevoke: c.endOriginSessions})
+		RejectCooldown: c.opts.OriginRejectCooldown,
+		OnRevoke:       c.endOriginSessions})
 	if err != nil {
 		return err
 	}

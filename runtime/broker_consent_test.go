@@ -15,11 +15,11 @@ import (
 )
 
 // consentSkills: "pay" asks first (consequentialHint), "peek" is read-only
-// although it says destructive (readOnly never asks), "wipe" sets
+// (and says nothing else, so it never asks), "wipe" sets
 // needsApproval, with a short timeout for the timeout case.
 const consentSkills = `{"guidance":"g","tools":[
  {"name":"pay","description":"Pays.","argsSchema":{"type":"object","properties":{"amount":{"type":"integer"}},"required":[]},"annotations":{"consequentialHint":true}},
- {"name":"peek","description":"Reads.","argsSchema":{"type":"object","properties":{},"required":[]},"annotations":{"readOnlyHint":true,"destructiveHint":true}},
+ {"name":"peek","description":"Reads.","argsSchema":{"type":"object","properties":{},"required":[]},"annotations":{"readOnlyHint":true}},
  {"name":"wipe","description":"Wipes.","argsSchema":{"type":"object","properties":{},"required":[]},"needsApproval":true,"timeoutMs":300}]}`
 
 // consentSession opens a held session with consentSkills and a page that

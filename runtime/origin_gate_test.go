@@ -176,14 +176,17 @@ func TestOriginGateCreateRejected(t *testing.T) {
 	if h.core.book.Approved(gateOrigin) || sessionCount(h) != 0 {
 		t.Fatal("a denied origin was approved or got a session")
 	}
-	// Still gated; the next create_session asks anew.
+	// Still gated; a rejected site may not ask again for a while
+	// (--origin-reject-cooldown): the next create_session is refused at
+	// once and asks nobody.
 	_, err := p.Call(wire.MethodListProviders, map[string]any{})
 	wantCode(t, err, wire.CodeCreateSessionNotApproved)
-	again := callAsyncOn(p, wire.MethodCreateSession, createParams())
-	awaitPending(t, h, 1, "the next create_session")
+	_, err = p.Call(wire.MethodCreateSession, createParams())
+	if d, _ := wantCode(t, err, wire.CodeApprovalRejected).Details.(map[string]any); d["retryAfterMs"] == nil {
+		t.Fatalf("asking again at once: %v", err)
+	}
+	awaitPending(t, h, 0, "the next create_session")
 	p.Close()
-	awaitPending(t, h, 0, "after the page closed")
-	_ = again
 }
 
 func TestOriginGateCreateTimesOut(t *testing.T) {

@@ -48,7 +48,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 		mux.Handle("GET /sdk/", sdkHandler(assets.SDK))
 	}
 	if assets.Web != nil {
-		mux.Handle("GET /", webHandler(assets.Web))
+		mux.Handle("GET /", demoHeaders(webHandler(assets.Web)))
 	}
 	return c.peers.Handler(c.bodyDeadline(c.checkHost(mux)))
 }

@@ -131,7 +131,7 @@ func TestUpdatedToolsSurviveARestart(t *testing.T) {
 
 // Tools added mid-session follow the consent rule like declared ones: a
 // WebMCP tool marked consequential waits for the user, a read-only one
-// never asks (issue 24, on issue 22's flow).
+// never asks.
 func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
 	h := newHarness(t, nil)
 	p := h.page()
@@ -140,7 +140,7 @@ func TestUpdatedToolsFollowTheConsentRule(t *testing.T) {
 	info, _ := h.session(p, true)
 	p.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": info.SessionID, "tools": json.RawMessage(`[
 	 {"name":"buy","description":"Buys.","argsSchema":{"type":"object","properties":{}},"annotations":{"consequentialHint":true}},
-	 {"name":"look","description":"Looks.","argsSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true,"consequentialHint":true}}]`)})
+	 {"name":"look","description":"Looks.","argsSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true}}]`)})
 	_, ht := h.send(p, info.SessionID, "go")
 	if r, err := ht.call("look", `{}`); err != nil || string(r) != `"seen"` || len(h.core.book.State().Pending) != 0 {
 		t.Fatalf("read-only call = %s, %v; pending %v", r, err, h.core.book.State().Pending)

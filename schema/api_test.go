@@ -62,6 +62,11 @@ func TestRegistry(t *testing.T) {
 	if v := counter.ValidateArgs([]byte("{\"delta\": 3, \"note\": \"caf\xe9\"}")); len(v) != 1 || v[0].Path != RootPath || v[0].Got != "bytes that are not UTF-8" {
 		t.Errorf("args that are not UTF-8: %+v", v)
 	}
+	// A key named twice: which value counts is up to the reader, so the
+	// call is refused before anyone is asked about it.
+	if v := counter.ValidateArgs([]byte(`{"delta": 1, "delta": 3}`)); len(v) != 1 || v[0].Path != "delta" || v[0].Expected != "each key once" {
+		t.Errorf("a repeated key: %+v", v)
+	}
 }
 
 func TestTimeoutClamps(t *testing.T) {

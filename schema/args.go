@@ -65,6 +65,7 @@ func readArgs(args json.RawMessage, tree *value) (*value, []Violation) {
 		}}
 	}
 	var out []Violation
+	repeatedKeys(inst, "", &out)
 	outOfRange(inst, "", &out)
 	if len(out) > 0 {
 		return nil, out // the checks would see these numbers as infinity
@@ -146,4 +147,28 @@ func ratString(s string) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// repeatedKeys refuses an object that names a key twice: JSON leaves it
+// to the reader which value counts, and readers differ (a window showing
+// the first while the page's JSON.parse hands its handler the last), so
+// what the user is shown and what runs could be two different calls.
+func repeatedKeys(v *value, p path, out *[]Violation) {
+	if len(*out) >= MaxViolations {
+		return
+	}
+	switch v.kind {
+	case kindArray:
+		for i, e := range v.arr {
+			repeatedKeys(e, p.index(i), out)
+		}
+	case kindObject:
+		for _, k := range v.dups {
+			*out = append(*out, Violation{Path: p.key(k).String(), Expected: "each key once", Got: "the key " + quoteShort(k) + " more than once",
+				Message: "the key " + quoteShort(k) + " appears more than once; send each key once, with the one value meant"})
+		}
+		for _, m := range v.obj {
+			repeatedKeys(m.val, p.key(m.key), out)
+		}
+	}
 }

@@ -3,8 +3,8 @@ package schema
 import "testing"
 
 // TestAsksConsent pins the consent rule (issue 22): needsApproval true, or
-// destructiveHint/consequentialHint true, asks first; readOnlyHint true
-// never asks unless needsApproval says so outright.
+// destructiveHint/consequentialHint true, asks first, even beside
+// readOnlyHint (destructive wins); readOnlyHint alone never asks.
 func TestAsksConsent(t *testing.T) {
 	yes, no := true, false
 	cases := []struct {
@@ -20,8 +20,8 @@ func TestAsksConsent(t *testing.T) {
 		{"destructive false", Tool{Annotations: &Annotations{DestructiveHint: &no}}, false},
 		{"consequential", Tool{Annotations: &Annotations{ConsequentialHint: &yes}}, true},
 		{"needsApproval false does not cancel destructive", Tool{NeedsApproval: &no, Annotations: &Annotations{DestructiveHint: &yes}}, true},
-		{"readOnly wins over destructive", Tool{Annotations: &Annotations{ReadOnlyHint: &yes, DestructiveHint: &yes}}, false},
-		{"readOnly wins over consequential", Tool{Annotations: &Annotations{ReadOnlyHint: &yes, ConsequentialHint: &yes}}, false},
+		{"destructive wins over readOnly", Tool{Annotations: &Annotations{ReadOnlyHint: &yes, DestructiveHint: &yes}}, true},
+		{"consequential wins over readOnly", Tool{Annotations: &Annotations{ReadOnlyHint: &yes, ConsequentialHint: &yes}}, true},
 		{"needsApproval wins over readOnly", Tool{NeedsApproval: &yes, Annotations: &Annotations{ReadOnlyHint: &yes}}, true},
 		{"other hints never ask", Tool{Annotations: &Annotations{IdempotentHint: &yes, OpenWorldHint: &yes, UntrustedContentHint: &yes, Title: "x"}}, false},
 	}

@@ -27,7 +27,7 @@ type Tool struct {
 	TimeoutMs   *int64          `json:"timeoutMs,omitempty" jsonschema:"minimum=1,maximum=9007199254740991,description=How long Core waits for the handler's result; 60000 when omitted."`
 	// Annotations describe what a call does (MCP's tool annotations and
 	// WebMCP's); destructiveHint or consequentialHint asks the user first.
-	Annotations *Annotations `json:"annotations,omitempty" jsonschema:"description=What a call does: MCP's tool annotations and WebMCP's. destructiveHint or consequentialHint true asks the user before each call; readOnlyHint true never asks."`
+	Annotations *Annotations `json:"annotations,omitempty" jsonschema:"description=What a call does: MCP's tool annotations and WebMCP's. destructiveHint or consequentialHint true asks the user before each call, even with readOnlyHint true; readOnlyHint alone never asks."`
 	// NeedsApproval asks the user before every call, whatever the hints say.
 	NeedsApproval *bool `json:"needsApproval,omitempty" jsonschema:"description=true: Core asks the user to approve each call before the page runs it."`
 	// OutputSchema declares the result's shape (issue 26): Core checks
@@ -42,7 +42,7 @@ type Tool struct {
 // to true when absent; Pedelec asks only when a page says true).
 type Annotations struct {
 	Title                string `json:"title,omitempty" jsonschema:"description=A human-readable name for the tool."`
-	ReadOnlyHint         *bool  `json:"readOnlyHint,omitempty" jsonschema:"description=MCP/WebMCP: the tool only reads; Core never asks before calling it (unless needsApproval is true)."`
+	ReadOnlyHint         *bool  `json:"readOnlyHint,omitempty" jsonschema:"description=MCP/WebMCP: the tool only reads; Core never asks before calling it unless needsApproval, destructiveHint or consequentialHint is true as well."`
 	DestructiveHint      *bool  `json:"destructiveHint,omitempty" jsonschema:"description=MCP: the tool may delete or overwrite; Core asks the user before each call."`
 	IdempotentHint       *bool  `json:"idempotentHint,omitempty" jsonschema:"description=MCP: calling it again with the same arguments has no further effect."`
 	OpenWorldHint        *bool  `json:"openWorldHint,omitempty" jsonschema:"description=MCP: the tool reaches beyond the page (the network, other people)."`
@@ -52,17 +52,39 @@ type Annotations struct {
 
 // AsksConsent is the consent rule (issue 22): a call waits for the user
 // when the definition sets needsApproval, or says it is destructive or
-// consequential, unless it says it is read-only and needsApproval is not
-// set. A read-only tool never asks; an explicit needsApproval always does.
+// consequential. readOnlyHint spares a tool only when it claims nothing
+// else: a definition that says both "read-only" and "destructive" is not
+// trusted on the comfortable half, so destructive wins.
 func (t Tool) AsksConsent() bool {
 	if t.NeedsApproval != nil && *t.NeedsApproval {
 		return true
 	}
 	a := t.Annotations
-	if a == nil || isTrue(a.ReadOnlyHint) {
+	if a == nil {
 		return false
 	}
 	return isTrue(a.DestructiveHint) || isTrue(a.ConsequentialHint)
+}
+
+// Hints names a definition's annotations that are true, in the console's
+// words, and whether its calls ask the user first.
+func (t Tool) Hints() []string {
+	var out []string
+	if a := t.Annotations; a != nil {
+		for _, h := range []struct {
+			on   *bool
+			name string
+		}{{a.ReadOnlyHint, "read-only"}, {a.DestructiveHint, "destructive"}, {a.IdempotentHint, "idempotent"},
+			{a.OpenWorldHint, "open-world"}, {a.ConsequentialHint, "consequential"}, {a.UntrustedContentHint, "untrusted content"}} {
+			if isTrue(h.on) {
+				out = append(out, h.name)
+			}
+		}
+	}
+	if t.AsksConsent() {
+		out = append(out, "asks consent")
+	}
+	return out
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -112,3 +112,14 @@ func (c *CompiledTool) Timeout(def time.Duration) time.Duration {
 	}
 	return time.Duration(ms) * time.Millisecond
 }
+
+// Hints is each tool's Tool.Hints, for the console (tools with none left out).
+func (r *Registry) Hints() map[string][]string {
+	out := map[string][]string{}
+	for _, t := range r.order {
+		if h := t.def.Hints(); len(h) > 0 {
+			out[t.def.Name] = h
+		}
+	}
+	return out
+}

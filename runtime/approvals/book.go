@@ -36,6 +36,19 @@ const DefaultOriginTimeout = 2 * time.Minute
 // could otherwise fill the console with prompts and Core with requests.
 const DefaultMaxPendingOrigins = 32
 
+// DefaultMaxPendingPerSite bounds the pending origin requests of one site
+// (registrable domain, site.go): subdomains are free for whoever owns the
+// domain, so without it one site's iframes would take every place above
+// and keep every other site from asking.
+const DefaultMaxPendingPerSite = 4
+
+// DefaultRejectCooldown is how long a site the user rejected may not ask
+// again: long enough that it cannot reopen its approval window on every
+// click the user makes on it, short enough that a site rejected by mistake
+// is not locked out for the day (`pedelec approve <origin>` grants it at
+// any time).
+const DefaultRejectCooldown = 10 * time.Minute
+
 // Store keeps origin grants between runs (Core's is the state database).
 type Store interface {
 	Grants() ([]wire.OriginGrant, error)
@@ -50,6 +63,12 @@ type Options struct {
 	// MaxPendingOrigins bounds the origin requests waiting at once
 	// (default DefaultMaxPendingOrigins); one more origin is refused.
 	MaxPendingOrigins int
+	// MaxPendingPerSite bounds them per site (default
+	// DefaultMaxPendingPerSite).
+	MaxPendingPerSite int
+	// RejectCooldown is how long an origin the user rejected is refused
+	// without asking (default DefaultRejectCooldown; negative: no wait).
+	RejectCooldown time.Duration
 	// OnRevoke runs, without the Book's lock, after an origin lost its
 	// grant: Core ends the origin's live sessions.
 	OnRevoke func(origin string)
@@ -82,6 +101,8 @@ type Book struct {
 	pending   map[string]*request            // request id → request
 	byOrigin  map[string]*request            // origin → its pending origin request
 	allowed   map[string]map[string]struct{} // session id → tools allowed for the rest of the session
+	rejected  map[string]time.Time           // origin → until when it may not ask again
+	ended     []wire.ApprovalOutcome         // the latest requests that stopped pending, oldest first
 	listeners map[chan struct{}]struct{}
 }
 
@@ -106,8 +127,15 @@ func New(opts Options) (*Book, error) {
 	if opts.MaxPendingOrigins <= 0 {
 		opts.MaxPendingOrigins = DefaultMaxPendingOrigins
 	}
+	if opts.MaxPendingPerSite <= 0 {
+		opts.MaxPendingPerSite = DefaultMaxPendingPerSite
+	}
+	if opts.RejectCooldown == 0 {
+		opts.RejectCooldown = DefaultRejectCooldown
+	}
 	b := &Book{opts: opts, grants: map[string]wire.OriginGrant{}, pending: map[string]*request{},
-		byOrigin: map[string]*request{}, allowed: map[string]map[string]struct{}{}, listeners: map[chan struct{}]struct{}{}}
+		byOrigin: map[string]*request{}, allowed: map[string]map[string]struct{}{}, rejected: map[string]time.Time{},
+		listeners: map[chan struct{}]struct{}{}}
 	if opts.Store != nil {
 		grants, err := opts.Store.Grants()
 		if err != nil {
@@ -154,6 +182,7 @@ func (b *Book) Grant(origin, by string) error {
 }
 
 func (b *Book) grantLocked(origin, by string) error {
+	delete(b.rejected, origin) // the user's grant ends any wait
 	if _, ok := b.grants[origin]; ok {
 		return nil
 	}
@@ -207,12 +236,16 @@ func (b *Book) RequestOrigin(origin string) (*Ticket, error) {
 		b.mu.Unlock()
 		return &Ticket{b: b, settled: &Outcome{Decision: wire.DecisionApprove, By: g.By}}, nil
 	}
-	req := b.byOrigin[o]
-	if n := len(b.byOrigin); req == nil && n >= b.opts.MaxPendingOrigins {
+	if err := b.cooledDownLocked(o); err != nil {
 		b.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeCreateSessionNotApproved,
-			"%d other sites are already waiting for the user's approval; %s may ask again once they are decided or expire", n, o).
-			WithDetails(map[string]any{"origin": o, "pending": n, "limit": b.opts.MaxPendingOrigins})
+		return nil, err
+	}
+	req := b.byOrigin[o]
+	if req == nil {
+		if err := b.roomLocked(o); err != nil {
+			b.mu.Unlock()
+			return nil, err
+		}
 	}
 	if req == nil {
 		req = b.newRequestLocked(wire.ApprovalRequest{Kind: wire.ApprovalOrigin, Origin: o}, b.opts.OriginTimeout)
@@ -277,6 +310,10 @@ func (b *Book) endLocked(req *request, out Outcome) bool {
 	req.timer.Stop()
 	req.outcome = out
 	close(req.done)
+	if len(b.ended) >= wire.ApprovalsEndedMax {
+		b.ended = slices.Delete(b.ended, 0, len(b.ended)-wire.ApprovalsEndedMax+1)
+	}
+	b.ended = append(b.ended, wire.ApprovalOutcome{ID: req.ID, Decision: out.Decision, By: out.By, TimedOut: out.TimedOut, At: b.opts.Now()})
 	return true
 }
 
@@ -389,6 +426,9 @@ func (b *Book) Decide(idOrOrigin string, d wire.Decision, reason, by string) (wi
 		return wire.ApprovalRequest{}, wire.Errorf(wire.CodeApprovalNotFound, "no pending request %q: it was decided, expired or never made", idOrOrigin).
 			WithDetails(map[string]any{"id": idOrOrigin})
 	}
+	if d == wire.DecisionDeny && req.Kind == wire.ApprovalOrigin && b.opts.RejectCooldown > 0 {
+		b.rejected[req.Origin] = b.opts.Now().Add(b.opts.RejectCooldown)
+	}
 	if d != wire.DecisionDeny {
 		if req.Kind == wire.ApprovalOrigin {
 			if err := b.grantLocked(req.Origin, by); err != nil {
@@ -473,6 +513,7 @@ func (b *Book) State() wire.ApprovalsState {
 		return strings.Compare(a.ID, c.ID)
 	})
 	slices.SortFunc(st.Origins, func(a, c wire.OriginGrant) int { return strings.Compare(a.Origin, c.Origin) })
+	st.Ended = slices.Clone(b.ended)
 	return st
 }
 

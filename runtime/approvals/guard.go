@@ -34,7 +34,7 @@ type Guard struct {
 // unless a handler sets its own (the approval window adds a nonce): Core's
 // own files only, no inline script, no form posts anywhere, and nothing
 // may frame it.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // HeaderApprover carries the approver token (Authorization: Bearer works too).

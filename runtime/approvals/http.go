@@ -1,7 +1,6 @@
 package approvals
 
 import (
-	"bytes"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -119,15 +118,12 @@ var approvePage = template.Must(template.New("approve").Parse(web.ApprovePage))
 // the page that opened it.
 func (a *API) servePage(w http.ResponseWriter, r *http.Request) {
 	req, found := a.Book.Pending(r.PathValue("id"))
-	args := ""
-	if len(req.Args) > 0 {
-		var buf bytes.Buffer
-		if json.Indent(&buf, req.Args, "", "  ") == nil {
-			args = buf.String()
-		}
-	}
+	// The arguments exactly as Core holds them and will send them to the
+	// page: the window parses them as the page's handler does
+	// (web/console/args-view.js), so what it shows is what runs.
+	args := string(req.Args)
 	nonce := ids.New("n")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'nonce-"+nonce+"'; style-src 'nonce-"+nonce+
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'nonce-"+nonce+
 		"'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if !found {

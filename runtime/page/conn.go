@@ -129,8 +129,8 @@ func (c *conn) serve(ctx context.Context) {
 	if c.batched {
 		c.Send(c.helloFrame())
 	}
-	c.ws.SetReadLimit(4 * c.srv.MaxMessageBytes)
 	for {
+		c.ws.SetReadLimit(c.readLimit()) // gate_limit.go
 		typ, data, err := c.ws.Read(ctx)
 		if err != nil {
 			if websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {

@@ -61,8 +61,8 @@ func (pc *conn) requestApproval(logIt bool) (wire.OriginApprovalStatus, *approva
 		return wire.OriginApprovalStatus{Approved: true, Origin: pc.origin}, nil, nil
 	}
 	t, err := pc.srv.Book.RequestOrigin(pc.origin)
-	if we := wire.AsError(err); we != nil && we.Code == wire.CodeCreateSessionNotApproved {
-		return wire.OriginApprovalStatus{}, nil, we // too many sites waiting: the Book says so
+	if we := wire.AsError(err); we != nil && (we.Code == wire.CodeCreateSessionNotApproved || we.Code == wire.CodeApprovalRejected) {
+		return wire.OriginApprovalStatus{}, nil, we // too many waiting, or rejected a moment ago: the Book says so
 	}
 	if err != nil {
 		return wire.OriginApprovalStatus{}, nil, wire.Errorf(wire.CodeCreateSessionNotApproved, "origin %q cannot be approved: only http and https pages can", pc.origin).

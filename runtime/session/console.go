@@ -33,7 +33,7 @@ func (sc sessionConsole) State() console.State {
 	st.Info = wire.ConsoleSession{
 		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Status: s.status,
 		CreatedAt: s.createdAt.UnixMilli(), Seq: s.seq, Attached: s.page != nil, External: s.isExternal(),
-		Tools: s.tools().Names(),
+		Tools: s.tools().Names(), ToolHints: s.tools().Hints(),
 	}
 	if st.Final != nil {
 		return st

@@ -17,7 +17,17 @@ const (
 	// ApproverTokenHeader carries the approver token on the console's
 	// actions (or "Authorization: Bearer <token>", as the CLI sends it).
 	ApproverTokenHeader = "X-Pedelec-Approver"
+	// ConsoleConnectPath answers ConsoleConnect to Core's own pages.
+	ConsoleConnectPath = "/console/api/connect"
 )
+
+// ConsoleConnect is how to reach this Core from the user's tools.
+type ConsoleConnect struct {
+	CoreURL string `json:"coreUrl"`
+	// MCPCommand is the `pedelec mcp` line an MCP client runs for this
+	// Core (with --state-dir when Core's is not the default).
+	MCPCommand string `json:"mcpCommand"`
+}
 
 // ConsoleSnapshot is the feed's first event: everything the console shows.
 type ConsoleSnapshot struct {
@@ -53,11 +63,14 @@ type ConsoleSession struct {
 	Seq       int64  `json:"seq"`
 	Attached  bool   `json:"attached"` // a page is connected
 	// External: the agent is an MCP client outside Core (provider "mcp").
-	External  bool          `json:"external,omitempty"`
-	EndReason EndReason     `json:"endReason,omitempty"`
-	Tools     []string      `json:"tools"`
-	Turns     []ConsoleTurn `json:"turns"`
-	Calls     []ConsoleCall `json:"calls"` // oldest first
+	External  bool      `json:"external,omitempty"`
+	EndReason EndReason `json:"endReason,omitempty"`
+	Tools     []string  `json:"tools"`
+	// ToolHints: each tool's annotations that are true ("read-only",
+	// "destructive", ...) and "asks consent" when its calls wait for the user.
+	ToolHints map[string][]string `json:"toolHints,omitempty"`
+	Turns     []ConsoleTurn       `json:"turns"`
+	Calls     []ConsoleCall       `json:"calls"` // oldest first
 	// Truncated: the session's bounded event log no longer holds its
 	// oldest events, so older turns and calls are missing here.
 	Truncated bool `json:"truncated,omitempty"`

@@ -11,7 +11,7 @@ import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } 
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
-import { displayName, isOriginalProvider, providerInfo, settingsFrom } from "./providers.js";
+import { displayName, isOriginalProvider, providerInfo, settingsFrom, unapprovedProviders } from "./providers.js";
 import { PedelecSession, type SessionInit } from "./session.js";
 import { carriedCalls, follow, followedSession, forgetFollowed, FOLLOW_GRACE_MS } from "./follow.js";
 import { attachPageTools } from "./page-tools.js";
@@ -179,7 +179,11 @@ export class Pedelec {
    * path, reason, default model and description, and the default provider.
    */
   async listProviderDetails(): Promise<ProviderList> {
-    await this.ensureApproved();
+    // Asking about providers is no reason to ask the user about the site:
+    // a page not approved yet gets at once what it may know (every
+    // provider, none usable until createSession() asks and the user
+    // approves), never an approval window.
+    if ((await this.approvalAnswer()).approved !== true) return unapprovedProviders(pageOrigin());
     const result = await this.connection.request("list_providers", {});
     if (typeof result !== "object" || result === null || !Array.isArray(result.providers)) {
       throw new PedelecError("SDK_PROTOCOL_ERROR", "Pedelec Core answered list_providers without a providers list", { result });

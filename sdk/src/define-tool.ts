@@ -47,6 +47,7 @@ export function defineTool(definition: { name: string; inputSchema?: unknown }):
 export function asksConsent(tool: Pick<ToolDefinitionFields, "annotations" | "needsApproval">): boolean {
   if (tool.needsApproval === true) return true;
   const a = tool.annotations;
-  if (!a || a.readOnlyHint === true) return false;
+  // readOnlyHint spares a tool only when it claims nothing else: destructive wins.
+  if (!a) return false;
   return a.destructiveHint === true || a.consequentialHint === true;
 }

@@ -24,6 +24,12 @@ export function providerInfo(p: ProviderDetails): ProviderInfo<AnyProviderCode> 
   };
 }
 
+/** What a page not approved yet may know of the providers: their names. */
+export function unapprovedProviders(origin: string | null): ProviderList {
+  const reason = `this site${origin ? ` (${origin})` : ""} is not approved to use Pedelec Core yet: createSession() asks the user, and once approved listProviders() says which providers run here`;
+  return { providers: (Object.keys(PROVIDER_TITLES) as AnyProviderCode[]).map((name) => ({ name, available: false, reason })), defaultProvider: "" };
+}
+
 /** The settings, of every provider (all) or of the original's six only. */
 export function settingsFrom(list: ProviderList, all: boolean): PedelecSettings<AnyProviderCode> {
   const keep = (code: string) => all || isOriginalProvider(code);

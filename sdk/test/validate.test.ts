@@ -85,7 +85,8 @@ test("asksConsent is Core's consent rule", async () => {
   assert.equal(asksConsent({ needsApproval: true }), true);
   assert.equal(asksConsent({ needsApproval: false, annotations: { destructiveHint: true } }), true);
   assert.equal(asksConsent({ annotations: { consequentialHint: true } }), true);
-  assert.equal(asksConsent({ annotations: { readOnlyHint: true, destructiveHint: true } }), false);
+  assert.equal(asksConsent({ annotations: { readOnlyHint: true, destructiveHint: true } }), true);
+  assert.equal(asksConsent({ annotations: { readOnlyHint: true } }), false);
   assert.equal(asksConsent({ needsApproval: true, annotations: { readOnlyHint: true } }), true);
   assert.equal(asksConsent({ annotations: { idempotentHint: true, openWorldHint: true, untrustedContentHint: true } }), false);
 });

@@ -2,11 +2,17 @@
 // a file for the agent, sees every file there (the agent's too, newest
 // first) and opens one, all through the SDK's uploadAsset, listAssets and
 // readAsset.
+//
+// Nothing an agent wrote ever runs on this page's origin, which is Core's
+// (the console and the approvals API live there): a file is never given a
+// blob: or data: URL a browser could open as a document. Text is shown as
+// text; a raster image is decoded to pixels on a canvas (an SVG, which can
+// hold script, is shown as its source); anything else is saved as
+// application/octet-stream, which a browser downloads and never renders.
 
 const $ = (id) => document.getElementById(id);
 
 let currentSession = () => null;
-let openURL = null; // the object URL of the file on show, revoked on the next
 
 /** Wires the panel; getSession returns the live session or null. */
 export function mountAssets(getSession) {
@@ -96,39 +102,69 @@ function size(n) {
 }
 
 const TEXT_LIKE = /^(text\/|application\/(json|xml|javascript)|image\/svg)/;
+const RASTER = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
 
-/** Opens one asset: text shown inline, images as images, anything else as a download. */
+/** Opens one asset: text shown inline, raster images as pixels, anything else as a download. */
 async function show(asset) {
   const session = currentSession();
   const view = $("asset-view");
   if (!session) return;
   try {
     const file = await session.readAsset(asset.path, "file");
-    if (openURL) URL.revokeObjectURL(openURL);
-    openURL = null;
     const title = document.createElement("p");
     title.className = "asset-title";
     title.textContent = `${file.name} · ${file.type} · ${size(file.size)} · modified ${new Date(file.lastModified).toLocaleString()}`;
-    let body;
-    if (TEXT_LIKE.test(file.type) && file.size <= 256 * 1024 && !file.type.startsWith("image/")) {
+    let body = null;
+    if (TEXT_LIKE.test(file.type) && file.size <= 256 * 1024) {
       body = document.createElement("pre");
       body.id = "asset-text";
       body.textContent = await file.text();
-    } else if (file.type.startsWith("image/")) {
-      openURL = URL.createObjectURL(file);
-      body = document.createElement("img");
-      body.src = openURL;
-      body.alt = file.name;
-    } else {
-      openURL = URL.createObjectURL(file);
-      body = document.createElement("a");
-      body.href = openURL;
-      body.download = file.name;
-      body.textContent = `Download ${file.name}`;
+    } else if (RASTER.test(file.type)) {
+      body = await pixels(file);
     }
+    if (!body) body = download(file);
     view.replaceChildren(title, body);
     view.hidden = false;
   } catch (err) {
-    note(`${err.code}: ${err.message}`, "error-text");
+    note(`${err.code ?? "ASSET_READ_FAILED"}: ${err.message}`, "error-text");
   }
+}
+
+// pixels draws a raster image on a canvas: only its pixels reach the page
+// (null when the bytes are no image the browser decodes).
+async function pixels(file) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    return null;
+  }
+  const canvas = document.createElement("canvas");
+  canvas.width = bitmap.width;
+  canvas.height = bitmap.height;
+  canvas.className = "asset-image";
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", file.name);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0);
+  bitmap.close();
+  return canvas;
+}
+
+// download saves the file on a click. The object URL exists only for that
+// click and carries application/octet-stream, so opening it anywhere
+// downloads it instead of rendering what the agent wrote.
+function download(file) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "secondary";
+  button.textContent = `Download ${file.name}`;
+  button.addEventListener("click", () => {
+    const url = URL.createObjectURL(new Blob([file], { type: "application/octet-stream" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = file.name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  });
+  return button;
 }

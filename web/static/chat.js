@@ -35,6 +35,13 @@ function append(kind, text) {
   return el;
 }
 
+/** A line across the chat where one session ended and the next began. */
+export function sessionDivider(text) {
+  const el = append("divider", text);
+  el.setAttribute("role", "separator");
+  return el;
+}
+
 export function userMessage(text) {
   return append("user", text);
 }
@@ -43,17 +50,56 @@ export function systemNote(text, kind = "note") {
   return append(kind, text);
 }
 
-/** Appends a chat delta to its turn's assistant bubble, creating it on the first one. */
-export function assistantDelta(turnId, delta) {
+// A turn's bubble holds the agent's text (Markdown, isolated for bidi) and,
+// between its parts, what the page's own tools returned, marked by the
+// page: the agent cannot write a line that passes for one.
+function turnBubble(turnId) {
   let turn = turns.get(turnId);
   if (!turn) {
     const el = append("assistant", "");
     el.dataset.turnId = turnId;
-    turn = { el, text: "" };
+    turn = { el, text: "", part: null };
     turns.set(turnId, turn);
   }
+  return turn;
+}
+
+/** Appends a chat delta to its turn's assistant bubble, creating it on the first one. */
+export function assistantDelta(turnId, delta) {
+  const turn = turnBubble(turnId);
+  if (!turn.part) {
+    const el = document.createElement("div");
+    el.className = "agent-text";
+    el.dir = "auto";
+    turn.el.append(el);
+    turn.part = { el, text: "" };
+  }
   turn.text += delta;
-  renderMarkdown(turn.el, turn.text);
+  turn.part.text += delta;
+  renderMarkdown(turn.part.el, turn.part.text);
+  follow();
+}
+
+/** Shows, in the turn's bubble, what one of the page's tools returned. */
+export function toolResult(turnId, tool, result) {
+  if (!turnId) return;
+  const turn = turnBubble(turnId);
+  const el = document.createElement("div");
+  const failed = result && typeof result === "object" && "error" in result;
+  el.className = `tool-result ${failed ? "tool-failed" : "tool-ok"}`;
+  el.dataset.toolResult = tool;
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = failed ? `✗ this page's ${tool} failed` : `✓ this page's ${tool} returned`;
+  const body = document.createElement("code");
+  try {
+    body.textContent = JSON.stringify(result);
+  } catch {
+    body.textContent = "(a value that is not JSON)";
+  }
+  el.append(who, " ", body);
+  turn.el.append(el);
+  turn.part = null; // the agent's next words go below it
   follow();
 }
 

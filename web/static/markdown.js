@@ -1,8 +1,11 @@
 // A small Markdown renderer for the agent's replies: fenced code blocks,
 // `inline code` and **bold**, built as DOM nodes (never innerHTML), so a
-// reply can never inject markup. Everything else stays plain text. Lines
-// that are a tool-call result ({"ok":false,...}) are marked, so an error
-// the agent received does not look like a success.
+// reply can never inject markup. Everything else stays plain text. A line
+// of the agent's that looks like a tool-call result ({"ok":...}) is shown
+// as the JSON it is, never styled as a success: the agent wrote it, and
+// only the page knows what its tools returned (chat.js marks those). An
+// error the agent says it received is marked, so it does not read as an
+// answer.
 
 /** Renders text into el, replacing its children. */
 export function renderMarkdown(el, text) {
@@ -27,13 +30,23 @@ export function renderMarkdown(el, text) {
   el.replaceChildren(...out);
 }
 
+/** text indented, when it is one JSON value; else null. */
+function prettyJson(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return null;
+  }
+}
+
 function renderLine(line) {
   const span = document.createElement("span");
   const trimmed = line.trim();
   if (trimmed.startsWith('{"ok":')) {
-    // A result line is JSON: shown exactly, never reinterpreted as Markdown.
-    span.className = trimmed.startsWith('{"ok":false') ? "line-error" : "line-ok";
-    span.textContent = line;
+    // A result line is JSON: shown as that JSON, never reinterpreted as
+    // Markdown; a long one indented to be readable (a tool's spec).
+    span.className = trimmed.startsWith('{"ok":false') ? "line-error" : "line-json";
+    span.textContent = trimmed.length > 100 ? prettyJson(trimmed) ?? line : line;
     return span;
   }
   // `code` first (its inside is literal), then **bold** in the rest.

@@ -3,7 +3,7 @@
 //   title                      → annotations.title
 //   inputSchema (JSON Schema)  → inputSchema, standard JSON Schema that Core
 //                                checks with every keyword's meaning
-//   annotations                → annotations (readOnlyHint never asks for
+//   annotations                → annotations (readOnlyHint alone never asks for
 //                                consent; untrustedContentHint marks results)
 //   execute(input, {signal})   → the handler; signal aborts when the agent
 //                                cancels, the deadline passes or the session ends
