@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -62,11 +61,11 @@ func TestToolCallJSONIsNotHTMLEscaped(t *testing.T) {
 		"ok":  `{"ok":true,"result":{"html":"\u003cb\u003eTom \u0026 Jerry\u003c/b\u003e"}}`,
 		"err": `{"ok":false,"error":{"code":"TOOL_NOT_FOUND","message":"no tool \"\u003cx\u003e\"; available tools: a, b"}}`,
 	}
-	core := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	core := fakeCore(t, func(w http.ResponseWriter, r *http.Request) {
 		var req wire.AgentToolCallRequest
 		json.NewDecoder(r.Body).Decode(&req)
 		w.Write([]byte(answers[req.Tool]))
-	}))
+	})
 	defer core.Close()
 	clearAgentEnv(t)
 	t.Setenv(wire.EnvCoreURL, core.URL)

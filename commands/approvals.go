@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/urfave/cli/v2"
 )
@@ -49,9 +51,9 @@ func approvalsCommand() *cli.Command {
 				return enc.Encode(st)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PENDING\tKIND\tORIGIN\tTOOL\tEXPIRES")
+			fmt.Fprintln(tw, "PENDING\tKIND\tORIGIN\tASKED BY\tTOOL\tARGUMENTS\tEXPIRES")
 			for _, p := range st.Pending {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Kind, p.Origin, p.Tool, time.Until(p.ExpiresAt).Round(time.Second))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Kind, p.Origin, orDash(p.Provider), orDash(p.Tool), argsCell(p.Args), time.Until(p.ExpiresAt).Round(time.Second))
 			}
 			fmt.Fprintln(tw, "\nAPPROVED ORIGIN\tSINCE\tBY")
 			for _, g := range st.Origins {
@@ -118,6 +120,47 @@ func revokeCommand() *cli.Command {
 	}
 }
 
+// argsMax is how much of a call's arguments the table shows; --format
+// json has them whole.
+const argsMax = 60
+
+// argsCell is a call's arguments as one short line a person can read
+// before approving: compact JSON, control and bidirectional formatting
+// characters escaped (the page wrote them), cut with "…" past argsMax.
+func argsCell(args json.RawMessage) string {
+	if len(args) == 0 {
+		return "-"
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, args) != nil {
+		buf.Reset()
+		buf.Write(args)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range buf.String() {
+		if n == argsMax {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // approverCall sends one approvals API request with the approver token.
 func approverCall(c *cli.Context, method, name string, body, out any) error {
 	if method == "POST" {
@@ -148,7 +191,15 @@ func approverCall(c *cli.Context, method, name string, body, out any) error {
 	}
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	// Core proves its key on the connection before the token goes out:
+	// while Core is down, another user may hold its port.
+	prove := &coreauth.Dialer{Expect: coreauth.FromStateDir(c.String("state-dir")), CoreURL: c.String("core-url")}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil, DialContext: prove.DialContext, DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	var werr *wire.Error
+	if errors.As(err, &werr) {
+		return werr
+	}
 	if err != nil {
 		fmt.Fprintln(c.App.ErrWriter, "pedelec: "+at.notAnswering(c.String("state-dir"), err))
 		return &unreachableError{msg: "Core did not answer"}

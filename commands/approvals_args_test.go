@@ -29,3 +29,22 @@ func TestTrailingDecideFlags(t *testing.T) {
 		t.Fatalf("approve --reason: %v", rest)
 	}
 }
+
+// `pedelec approvals` shows a call's arguments on one readable line: cut
+// past argsMax, with what the page could use to disguise them escaped.
+func TestArgsCell(t *testing.T) {
+	for in, want := range map[string]string{
+		``:                                  "-",
+		`{ "to": "bob",  "amount": 5 }`:     `{"to":"bob","amount":5}`,
+		`{"note":"a\u202eb"}`:               `{"note":"a\u202eb"}`,
+		`{"note":"` + "a\u202eb\x1b" + `"}`: `{"note":"a\u202eb\u001b"}`,
+	} {
+		if got := argsCell([]byte(in)); got != want {
+			t.Errorf("argsCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := `{"text":"` + string(make([]byte, 0)) + "0123456789012345678901234567890123456789012345678901234567890123456789" + `"}`
+	if got := argsCell([]byte(long)); len([]rune(got)) != argsMax+1 || got[len(got)-len("…"):] != "…" {
+		t.Errorf("a long one: %q", got)
+	}
+}

@@ -43,6 +43,13 @@ type unreachableError struct{ msg string }
 
 func (e *unreachableError) Error() string { return e.msg }
 
+// notAuthenticError marks a command that refused what answers at Core's
+// address (CORE_NOT_AUTHENTIC, exit 76): nothing secret was sent to it.
+// Its message is already printed (on stdout as JSON for tool-call).
+type notAuthenticError struct{ msg string }
+
+func (e *notAuthenticError) Error() string { return e.msg }
+
 // pendingError marks a tool-call whose call is still running in Core
 // (TOOL_CALL_PENDING, exit 3): its JSON, with the command that waits for
 // it, is already on stdout.
@@ -97,6 +104,8 @@ func exitCode(err error, stderr io.Writer) int {
 	var fe *failedError
 	var re *unreachableError
 	var pe *pendingError
+	var ne *notAuthenticError
+	var we *wire.Error
 	var ue *usageError
 	var ec cli.ExitCoder
 	switch {
@@ -108,6 +117,11 @@ func exitCode(err error, stderr io.Writer) int {
 		return wire.ExitCoreUnreachable
 	case errors.As(err, &pe):
 		return wire.ExitPending
+	case errors.As(err, &ne):
+		return wire.ExitCoreNotAuthentic
+	case errors.As(err, &we) && we.Code == wire.CodeCoreNotAuthentic:
+		fmt.Fprintln(stderr, "pedelec: "+we.Message)
+		return wire.ExitCoreNotAuthentic
 	case errors.As(err, &ue):
 		if !ue.printed {
 			fmt.Fprintln(stderr, "pedelec: "+ue.msg)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,9 +92,9 @@ func TestToolCallCoreUnreachableExit(t *testing.T) {
 		}
 	}
 
-	core := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	core := fakeCore(t, func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(wire.AgentResult{Error: wire.Errorf(wire.CodeToolNotFound, "no tool")})
-	}))
+	})
 	defer core.Close()
 	t.Setenv(wire.EnvCoreURL, core.URL)
 	var out, errOut bytes.Buffer
@@ -113,12 +112,12 @@ func TestToolCallInterruptedExit(t *testing.T) {
 		want int
 	}{{syscall.SIGINT, wire.ExitInterrupted}, {syscall.SIGTERM, wire.ExitTerminated}} {
 		arrived, gone := make(chan struct{}), make(chan struct{})
-		core := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		core := fakeCore(t, func(w http.ResponseWriter, r *http.Request) {
 			io.ReadAll(r.Body) // as Core does; then net/http sees the client go
 			close(arrived)
 			<-r.Context().Done() // a page that never answers
 			close(gone)
-		}))
+		})
 		t.Setenv(wire.EnvCoreURL, core.URL)
 		t.Setenv(wire.EnvSecret, "k_x")
 		go func() {

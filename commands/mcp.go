@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/mattn/go-isatty"
@@ -62,7 +63,7 @@ func runMCP(c *cli.Context) error {
 	bridge := mcpbridge.NewBridge(at.url, c.String("state-dir"), logger)
 	opts := mcpbridge.Options{Logger: logger}
 	if thread != "" {
-		bridge = mcpbridge.NewSessionBridge(at.url, thread, secret, logger)
+		bridge = mcpbridge.NewSessionBridge(at.url, thread, secret, coreauth.FromEnv(os.Getenv, c.String("state-dir")), logger)
 		opts.Instructions = mcpbridge.SessionInstructions
 	}
 	mirror := mcpbridge.NewMirror(versionString(), bridge.Call, opts)

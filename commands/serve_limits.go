@@ -24,6 +24,10 @@ func securityFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "read-timeout", Value: d.ReadTimeout, Usage: "how long a request body may take to arrive", EnvVars: []string{"PEDELEC_READ_TIMEOUT"}},
 		&cli.DurationFlag{Name: "sessionless-timeout", Value: d.SessionlessTimeout, Usage: "close a page socket that creates or resumes no session within this time", EnvVars: []string{"PEDELEC_SESSIONLESS_TIMEOUT"}},
 		&cli.DurationFlag{Name: "refusal-log-window", Value: d.RefusalLogWindow, Usage: "log the first refusal of a kind at once and repeats as one line with their count after this window", EnvVars: []string{"PEDELEC_REFUSAL_LOG_WINDOW"}},
+		&cli.Int64Flag{Name: "max-event-log-bytes", Value: d.EventLogBytes, Usage: "bytes of events one session keeps for a page that reconnects (in memory and in the state database); the oldest go first", EnvVars: []string{"PEDELEC_MAX_EVENT_LOG_BYTES"}},
+		&cli.Int64Flag{Name: "max-event-log-total-bytes", Value: d.EventLogTotalBytes, Usage: "bytes of events all sessions together keep; past it, the session that logs drops its oldest", EnvVars: []string{"PEDELEC_MAX_EVENT_LOG_TOTAL_BYTES"}},
+		&cli.Int64Flag{Name: "max-asset-bytes-per-session", Value: d.AssetBytesPerSession, Usage: "bytes of one session's assets on disk (uploads and result files); an upload past it is refused with ASSET_QUOTA_EXCEEDED", EnvVars: []string{"PEDELEC_MAX_ASSET_BYTES_PER_SESSION"}},
+		&cli.Int64Flag{Name: "max-asset-bytes-total", Value: d.AssetBytesTotal, Usage: "bytes of every session's assets on disk together", EnvVars: []string{"PEDELEC_MAX_ASSET_BYTES_TOTAL"}},
 		&cli.DurationFlag{Name: "ping-interval", Value: d.PingInterval, Usage: "how often Core pings each page; one that does not answer within the next interval is closed", EnvVars: []string{"PEDELEC_PING_INTERVAL"}},
 	}
 }
@@ -43,6 +47,15 @@ func limitsFrom(c *cli.Context) (pruntime.Limits, error) {
 		SessionlessTimeout:    c.Duration("sessionless-timeout"),
 		PingInterval:          c.Duration("ping-interval"),
 		RefusalLogWindow:      c.Duration("refusal-log-window"),
+		EventLogBytes:         c.Int64("max-event-log-bytes"),
+		EventLogTotalBytes:    c.Int64("max-event-log-total-bytes"),
+		AssetBytesPerSession:  c.Int64("max-asset-bytes-per-session"),
+		AssetBytesTotal:       c.Int64("max-asset-bytes-total"),
+	}
+	for _, name := range []string{"max-event-log-bytes", "max-event-log-total-bytes", "max-asset-bytes-per-session", "max-asset-bytes-total"} {
+		if c.Int64(name) < 1 {
+			return l, usageErrorf("--%s must be at least 1", name)
+		}
 	}
 	for _, name := range []string{"max-sessions-per-connection", "max-sessions", "max-tools", "max-tool-name-length",
 		"max-description-length", "max-guidance-length", "max-schema-bytes", "max-schema-depth"} {

@@ -174,6 +174,8 @@ func agentOutcome(res wire.AgentResult) error {
 		return nil
 	case res.Error.Code == wire.CodeCoreUnreachable:
 		return &unreachableError{msg: res.Error.Message}
+	case res.Error.Code == wire.CodeCoreNotAuthentic:
+		return &notAuthenticError{msg: res.Error.Message}
 	case res.Error.Code == wire.CodeToolCallPending:
 		return &pendingError{msg: res.Error.Message}
 	}
@@ -238,7 +240,7 @@ func agentSetup(c *cli.Context) (string, *agentclient.Client, error) {
 			}
 		}
 	}
-	client, err := agentclient.FromEnv(os.Getenv)
+	client, err := agentclient.FromEnv(os.Getenv, defaultStateDir())
 	if threadID == "" || err != nil {
 		werr := notInSession(threadID == "", err)
 		agentclient.Print(c.App.Writer, wire.AgentResult{Error: werr})

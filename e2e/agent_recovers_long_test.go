@@ -131,6 +131,7 @@ var volatile = []struct {
 	with string
 }{
 	{regexp.MustCompile(`s_[a-z0-9]{26}`), "s_SESSION"},
+	{regexp.MustCompile(`t_[a-z0-9]{26}`), "t_THREAD"},
 	{regexp.MustCompile(`tr_[a-z0-9]{26}`), "tr_CALL"},
 	{regexp.MustCompile(`h_[a-z0-9]{26}`), "h_HANDLE"},
 	{regexp.MustCompile(`"elapsedMs":\d+`), `"elapsedMs":N`},

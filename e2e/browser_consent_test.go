@@ -13,6 +13,7 @@ package e2e
 // item 4; docs/security.md lists the attempts).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -214,6 +215,12 @@ return out;`)
 		if err != nil || json.Unmarshal([]byte(out), &st) != nil || len(st.Pending) != 1 || st.Pending[0].ID != id || st.Pending[0].Kind != "call" {
 			t.Fatalf("approvals after the attempts: %v %s", err, out)
 		}
+		// The table a person decides from names the tool, its arguments
+		// and who asks (the session's agent), not only an id.
+		table, err := pedelecCLI(t, env.core, nil, "approvals")
+		if p := st.Pending[0]; err != nil || p.Provider != "script" || !strings.Contains(table, id) || !strings.Contains(table, "pay") || !strings.Contains(table, "script") || !strings.Contains(table, argsCellOf(p.Args)) {
+			t.Errorf("approvals as a table: %v\n%s\n(pending %+v)", err, table, p)
+		}
 		con.waitJS(t, 5*time.Second, `!!document.querySelector('[data-approval-id="`+id+`"]')`, "the console to still list the call")
 		if logs := env.core.Logs(); !strings.Contains(logs, "refused a console or approvals request") {
 			t.Errorf("Core logged no refusal; logs:\n%s", logs)
@@ -317,4 +324,12 @@ btn.id = "open-approval"; btn.textContent = "Open the approval window";
 btn.addEventListener("click", () => { window.__win = window.open(win); });
 document.body.prepend(btn);
 return out;`, core, id)
+}
+
+// argsCellOf is how `pedelec approvals` shows a call's arguments: compact
+// JSON (these are short).
+func argsCellOf(args json.RawMessage) string {
+	var b bytes.Buffer
+	json.Compact(&b, args)
+	return b.String()
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -83,12 +84,12 @@ func TestAgentEndpointAuth(t *testing.T) {
 	p := wspage.Dial(t, srv.WSURL, "")
 	info := scriptSession(t, p, true)
 
-	out, code := runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=not-the-secret"},
+	out, code := runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=not-the-secret", "PEDELEC_STATE_DIR=" + srv.StateDir},
 		"tool-call", "--thread-id", info.SessionID, "update_counter", `{"delta":1}`)
 	if code != 1 || errorCode(t, out) != wire.CodeThreadAccessDenied {
 		t.Fatalf("wrong secret: exit %d %s", code, out)
 	}
-	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x"},
+	out, code = runAgentCommand(t, []string{wire.EnvCoreURL + "=" + srv.URL, wire.EnvSecret + "=x", "PEDELEC_STATE_DIR=" + srv.StateDir},
 		"tool-call", "--thread-id", "s_unknown", "update_counter", `{"delta":1}`)
 	// An unknown session gets the same answer as a wrong secret, so a
 	// caller without the secret cannot learn which ids exist.
@@ -242,6 +243,35 @@ func TestSessionIDNotInProcessList(t *testing.T) {
 	var call2 wire.ToolCallData
 	json.Unmarshal(second.Data.(json.RawMessage), &call2)
 	idBody := strings.TrimPrefix(info.SessionID, "s_")
+	// A call handed over (TOOL_CALL_PENDING) by an agent that named the
+	// session by its id: details.next names it by the thread id, and the
+	// agent running it waits with nothing of the id in its command line.
+	out, code := runAgentCommand(t, append(slices.Clone(env), wire.EnvThreadID+"="+info.SessionID), "tool-call", "--budget-ms", "300", "update_counter", `{"delta":2}`)
+	var pending wire.AgentResult
+	if code != wire.ExitPending || json.Unmarshal([]byte(out), &pending) != nil || pending.Error == nil {
+		t.Fatalf("a call past its budget: exit %d %s", code, out)
+	}
+	details, _ := json.Marshal(pending.Error.Details)
+	var d wire.PendingDetails
+	json.Unmarshal(details, &d)
+	if strings.Contains(d.Next, idBody) || !strings.Contains(d.Next, thread) {
+		t.Fatalf("details.next %q does not name the session by its thread id %s", d.Next, thread)
+	}
+	third := p.AwaitEvent(10*time.Second, "the handed-over call", func(e wire.Event) bool {
+		var c wire.ToolCallData
+		return e.Event == wire.EventToolCall && json.Unmarshal(e.Data.(json.RawMessage), &c) == nil && c.ToolRequestID != call.ToolRequestID && c.ToolRequestID != call2.ToolRequestID
+	})
+	var call3 wire.ToolCallData
+	json.Unmarshal(third.Data.(json.RawMessage), &call3)
+	next := strings.Fields(d.Next)
+	waiting := testenvCommand(testenv.Binary(t), env, next[1:]...)
+	if err := waiting.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Await(t, 10*time.Second, "the --wait to run", func() bool {
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", waiting.Process.Pid))
+		return strings.Contains(string(data), "--wait")
+	})
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, f := range procs {
 		data, err := os.ReadFile(f)
@@ -252,6 +282,10 @@ func TestSessionIDNotInProcessList(t *testing.T) {
 		if strings.Contains(cmdline, idBody) || strings.Contains(cmdline, secret) {
 			t.Errorf("%s shows the session's id or secret to every user: %s", f, cmdline)
 		}
+	}
+	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call3.ToolRequestID, Result: json.RawMessage(`{"value":2}`)})
+	if err := waiting.Wait(); err != nil {
+		t.Fatalf("%s: %v", d.Next, err)
 	}
 	p.MustCall(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: info.SessionID, ToolRequestID: call2.ToolRequestID, Result: json.RawMessage(`{"value":1}`)})
 	if err := byThread.Wait(); err != nil {

@@ -30,7 +30,7 @@ import (
 // exists (at most 60 s).
 const heldAgent = `#!/bin/sh
 umask 077
-printf '%s\n%s\n%s\n' "$PEDELEC_CORE_URL" "$PEDELEC_THREAD_ID" "$PEDELEC_AGENT_SECRET" > "$AGENT_DIR/$PEDELEC_THREAD_ID.tmp"
+printf '%s\n%s\n%s\n%s\n' "$PEDELEC_CORE_URL" "$PEDELEC_THREAD_ID" "$PEDELEC_AGENT_SECRET" "$PEDELEC_CORE_KEY" > "$AGENT_DIR/$PEDELEC_THREAD_ID.tmp"
 mv "$AGENT_DIR/$PEDELEC_THREAD_ID.tmp" "$AGENT_DIR/$PEDELEC_THREAD_ID.env"
 cat >/dev/null
 i=0
@@ -58,7 +58,7 @@ func heldAgentConfig(t *testing.T) (config, agentDir string) {
 }
 
 // agentCreds is what Core gave one session's agent.
-type agentCreds struct{ coreURL, sessionID, secret string }
+type agentCreds struct{ coreURL, sessionID, secret, coreKey string }
 
 func (a agentCreds) url() string { return a.coreURL + wire.MCPSessionPath + a.sessionID }
 
@@ -73,10 +73,10 @@ func awaitAgent(t *testing.T, agentDir, sessionID string) agentCreds {
 		return err == nil
 	})
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 3 || lines[1] != sessionID || lines[2] == "" {
+	if len(lines) != 4 || lines[1] != sessionID || lines[2] == "" || lines[3] == "" {
 		t.Fatalf("the agent's environment: %q", data)
 	}
-	return agentCreds{lines[0], lines[1], lines[2]}
+	return agentCreds{lines[0], lines[1], lines[2], lines[3]}
 }
 
 // probeSessionMCP sends one MCP initialize and returns the status and the
@@ -262,7 +262,7 @@ func TestMCPSessionEndpoint(t *testing.T) {
 	// environment is exactly sessionMCP's Env: an agent may start the
 	// server with nothing else (no PATH, no HOME).
 	cmd := exec.Command(testenv.Binary(t), "mcp")
-	cmd.Env = []string{wire.EnvCoreURL + "=" + b.coreURL, wire.EnvThreadID + "=" + b.sessionID, wire.EnvSecret + "=" + b.secret}
+	cmd.Env = []string{wire.EnvCoreURL + "=" + b.coreURL, wire.EnvThreadID + "=" + b.sessionID, wire.EnvSecret + "=" + b.secret, wire.EnvCoreKey + "=" + b.coreKey}
 	stderr := &lockedWriter{w: &strings.Builder{}}
 	cmd.Stderr = stderr
 	stdio := &mcpClient{stderr: stderr}

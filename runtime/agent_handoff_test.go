@@ -45,6 +45,11 @@ func TestAgentCallHandedOverWaitedOnce(t *testing.T) {
 
 	res := agent.ToolCallWith(ctx, info.SessionID, "none", json.RawMessage(`{}`), short)
 	first := pendingOf(t, res)
+	// The agent named the session by its id; the command Core suggests
+	// names it by the agent thread id, since it stands in `ps`.
+	if strings.Contains(first.Next, s.ID()) || !strings.Contains(first.Next, AgentThreadID(s.ID())) {
+		t.Fatalf("details.next %q names the session id, want the thread id %s", first.Next, AgentThreadID(s.ID()))
+	}
 	call := toolCall(t, p, "none", 1)
 	if first.ToolRequestID != call.ToolRequestID || first.Tool != "none" || first.TimeoutMs != call.TimeoutMs || first.ElapsedMs < 150 {
 		t.Fatalf("details %+v for call %+v", first, call)

@@ -60,7 +60,7 @@ func TestConsoleViewOfATurn(t *testing.T) {
 		echo.DurationMs == nil || echo.Error != nil || !strings.Contains(string(echo.Result), `"got"`) {
 		t.Errorf("echo: %+v", echo)
 	}
-	if want := "pedelec tool-call --thread-id " + s.ID() + ` echo '{"x": 7}'`; echo.Command != want {
+	if want := "pedelec tool-call --thread-id " + AgentThreadID(s.ID()) + ` echo '{"x": 7}'`; echo.Command != want {
 		t.Errorf("command %q, want %q", echo.Command, want)
 	}
 	if slow.Status != "timeout" || slow.Error == nil || slow.Error.Code != wire.CodeToolTimeout || *slow.DurationMs < 150 {

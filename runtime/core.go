@@ -16,6 +16,7 @@ import (
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/console"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/fieldlog"
 	"github.com/kaoruisaac/pedelec/runtime/ids"
 	"github.com/kaoruisaac/pedelec/runtime/mcpserver"
@@ -190,7 +191,8 @@ type Core struct {
 	mcp       *mcpserver.Server   // /mcp, the bridge's routes and each session's endpoint
 	transfers *assets.Transfers   // session assets' transfer endpoints and their tickets (assets_host.go)
 
-	token string // bearer token of /mcp, the MCP bridge and DebugPath (core_token.go)
+	token    string             // bearer token of /mcp, the MCP bridge and DebugPath (core_token.go)
+	identity *coreauth.Identity // what Core proves itself to its clients with (runtime/coreauth)
 
 	// The console (runtime/console, mounted in console.go): what wakes
 	// its feeds, the approver token its page carries (approver_token.go),
@@ -219,6 +221,11 @@ func NewCore(opts Options) (*Core, error) {
 	c := &Core{opts: opts, publicURL: public, log: opts.Logger, refusals: refusals.New(opts.Logger, opts.Limits.RefusalLogWindow),
 		token: ids.New("pt_"), approver: newApproverToken()}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	identity, err := coreauth.LoadOrCreate(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	c.identity = identity
 	c.peers = peercred.New(peercred.Options{UID: os.Getuid(), AllowOtherUsers: opts.AllowOtherUsers, OnRefused: c.notePeerRefused})
 	c.transfers = assets.NewTransfers(assetHost{c}, fieldlog.New(c.log), opts.AssetTicketTTL)
 	c.mcp = &mcpserver.Server{Version: opts.Version, MaxMessageBytes: opts.MaxMessageBytes, ReadTimeout: opts.Limits.ReadTimeout,
@@ -230,7 +237,7 @@ func NewCore(opts Options) (*Core, error) {
 	c.mcp.Sessions = c.sessions
 	c.pages = &page.Server{Sessions: c.sessions, Book: c.book, Transfers: c.transfers, Providers: opts.Providers, Log: c.log,
 		MaxMessageBytes: opts.MaxMessageBytes, SessionlessTimeout: opts.Limits.SessionlessTimeout, PingInterval: opts.Limits.PingInterval,
-		URL: c.baseFor, OriginAllowed: c.originAllowed, RefuseOrigin: c.refuseOrigin}
+		URL: c.baseFor, OriginAllowed: c.originAllowed, RefuseOrigin: c.refuseOrigin, Prove: c.identity.Prove}
 	c.agents = &agentserver.Server{Sessions: c.sessions, MaxMessageBytes: opts.MaxMessageBytes, ReadTimeout: opts.Limits.ReadTimeout}
 	return c, nil
 }
@@ -240,7 +247,7 @@ func NewCore(opts Options) (*Core, error) {
 func (c *Core) newSessions(w *persist.Writer) {
 	o := c.opts
 	c.sessions = session.NewTable(session.Config{
-		StateDir: o.StateDir, Executable: o.Executable,
+		StateDir: o.StateDir, Executable: o.Executable, CoreKey: c.identity.Key(),
 		ToolTimeout: o.ToolTimeout, TurnTimeout: o.TurnTimeout, ResumeWindow: o.ResumeWindow,
 		EventLogSize: o.EventLogSize, MaxPendingCalls: o.MaxPendingCalls, MaxArgsBytes: o.MaxArgsBytes,
 		MaxInlineResultBytes: o.MaxInlineResultBytes, Limits: o.Limits,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/kaoruisaac/pedelec/runtime/dualstack"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -13,9 +14,16 @@ import (
 // URL of what it bound. `pedelec serve` binds before it builds Core, so a
 // taken port fails before the state directory is made or opened: a second
 // `pedelec serve` leaves the first one's directory as it was. A taken port
-// is ADDR_IN_USE, naming the port and what to do.
+// is ADDR_IN_USE, naming the port and what to do. A loopback address is
+// bound in both families (runtime/dualstack), so nobody else can take
+// [::1] beside 127.0.0.1 on Core's port.
 func Listen(addr string) (net.Listener, string, error) {
-	l, err := net.Listen("tcp", addr)
+	l, err := dualstack.Listen(addr)
+	if errors.Is(err, dualstack.ErrOtherInUse) {
+		return nil, "", wire.Errorf(wire.CodeAddrInUse,
+			"Core's port is free on one loopback family but taken on the other (%v): a client that resolves localhost there would reach that program instead of Core. Find who holds it, or start Core on another port with --addr", err).
+			WithDetails(map[string]any{"addr": addr})
+	}
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			host, port, _ := net.SplitHostPort(addr)

@@ -37,6 +37,7 @@ func (c *Core) Handler(assets Assets) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "service": wire.ServiceName, "version": c.opts.Version, "sessions": c.SessionCount()})
 	})
 	mux.Handle("GET /ws", c.pages)
+	mux.Handle("GET "+wire.CoreProofPath, c.identity)
 	mux.HandleFunc("GET "+DebugPath, c.serveDebugCounts)
 	c.agents.Mount(mux)
 	c.mcp.Mount(mux)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/approvals"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/mcpbridge"
 	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -102,7 +103,7 @@ func TestSessionMCPForms(t *testing.T) {
 	if srv.Name != "pedelec" || srv.URL != h.srv.URL+"/mcp/session/"+s.ID() || srv.Headers["Authorization"] != "Bearer "+s.Secret() {
 		t.Fatalf("HTTP form = %+v", srv)
 	}
-	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.ID(), wire.EnvSecret + "=" + s.Secret()}
+	want := []string{wire.EnvCoreURL + "=" + h.srv.URL, wire.EnvThreadID + "=" + s.ID(), wire.EnvSecret + "=" + s.Secret(), wire.EnvCoreKey + "=" + h.core.identity.Key()}
 	if srv.Command != h.core.opts.Executable || !slices.Equal(srv.Args, []string{"mcp"}) || !slices.Equal(srv.Env, want) {
 		t.Fatalf("stdio form = %+v", srv)
 	}
@@ -427,7 +428,7 @@ func TestSessionMCPStdioBridge(t *testing.T) {
 	info, s := h.session(p, true)
 	h.session(p, true) // another session, whose tools must not show
 
-	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.ID(), s.Secret(), log.New(io.Discard))
+	bridge := mcpbridge.NewSessionBridge(h.srv.URL, s.ID(), s.Secret(), coreauth.FromStateDir(h.core.opts.StateDir), log.New(io.Discard))
 	gone := make(chan *wire.Error, 1)
 	bridge.Gone = func(werr *wire.Error) { gone <- werr }
 	mirror := mcpbridge.NewMirror("test", bridge.Call, mcpbridge.Options{Instructions: mcpbridge.SessionInstructions})

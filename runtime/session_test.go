@@ -37,12 +37,14 @@ func TestSessionTurnsResumeTheProviderThread(t *testing.T) {
 
 	ht.emit(provider.Event{ProviderThreadID: "thread-1"})
 	ht.emit(provider.Event{ChatDelta: "hello "})
-	ht.emit(provider.Event{ChatDelta: "page", Warning: "only logged"})
+	ht.emit(provider.Event{ChatDelta: "pa\x1b]52;c;evil\x07\u202e", Warning: "only logged"})
+	ht.emit(provider.Event{ChatDelta: "ge"})
 	ht.finish <- nil
 	if done := p.AwaitDone(turnID, 10*time.Second); !done.OK {
 		t.Fatalf("done = %+v", done)
 	}
-	if chat := p.Chat(turnID); chat != "hello page" {
+	// Control and bidirectional formatting characters never reach the page.
+	if chat := p.Chat(turnID); chat != "hello pa]52;c;evilge" {
 		t.Errorf("chat = %q", chat)
 	}
 

@@ -204,16 +204,16 @@ func (p *page) close() { p.cancel() }
 // provider: it records the session's environment for the bench (which then
 // calls tools as the agent) and keeps the turn running until Core ends it.
 const holdAgent = `#!/bin/sh
-printf '%s\n%s\n%s\n' "$PEDELEC_CORE_URL" "$PEDELEC_AGENT_SECRET" "$PEDELEC_THREAD_ID" > "$BENCH_AGENT_FILE.tmp"
+printf '%s\n%s\n%s\n%s\n' "$PEDELEC_CORE_URL" "$PEDELEC_AGENT_SECRET" "$PEDELEC_THREAD_ID" "$PEDELEC_CORE_KEY" > "$BENCH_AGENT_FILE.tmp"
 mv "$BENCH_AGENT_FILE.tmp" "$BENCH_AGENT_FILE"
 exec sleep 3600
 `
 
 // agentEnv is what the hold agent saw: what `pedelec tool-call` needs.
-type agentEnv struct{ coreURL, secret, threadID string }
+type agentEnv struct{ coreURL, secret, threadID, coreKey string }
 
 func (a agentEnv) environ() []string {
-	return append(os.Environ(), "PEDELEC_CORE_URL="+a.coreURL, "PEDELEC_AGENT_SECRET="+a.secret, "PEDELEC_THREAD_ID="+a.threadID)
+	return append(os.Environ(), "PEDELEC_CORE_URL="+a.coreURL, "PEDELEC_AGENT_SECRET="+a.secret, "PEDELEC_THREAD_ID="+a.threadID, "PEDELEC_CORE_KEY="+a.coreKey)
 }
 
 // writeHoldAgent writes the agent (its variable has no PEDELEC_ prefix:
@@ -238,8 +238,8 @@ func waitAgentFile(path string, timeout time.Duration) (agentEnv, error) {
 		data, err := os.ReadFile(path)
 		if err == nil {
 			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-			if len(lines) == 3 {
-				return agentEnv{lines[0], lines[1], lines[2]}, nil
+			if len(lines) == 4 {
+				return agentEnv{lines[0], lines[1], lines[2], lines[3]}, nil
 			}
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -13,10 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -33,10 +35,17 @@ type Client struct {
 	// URLFrom names where BaseURL came from, for the error a malformed one
 	// gets; empty means PEDELEC_CORE_URL.
 	URLFrom string
+	// Dial connects a Client without HTTP. FromEnv sets the dialer that
+	// makes Core prove its key before the request goes out
+	// (coreauth.Dialer); nil dials plainly (in-process tests). A Client
+	// with HTTP proves through that client's transport.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// FromEnv reads the client settings Core put in the environment.
-func FromEnv(getenv func(string) string) (*Client, error) {
+// FromEnv reads the client settings Core put in the environment. The key
+// Core must prove is wire.EnvCoreKey, else that of the state directory in
+// PEDELEC_STATE_DIR or stateDir (a command run by hand).
+func FromEnv(getenv func(string) string, stateDir string) (*Client, error) {
 	base, secret := getenv(wire.EnvCoreURL), getenv(wire.EnvSecret)
 	var missing []string
 	if base == "" {
@@ -50,7 +59,9 @@ func FromEnv(getenv func(string) string) (*Client, error) {
 			"%s not set: this command is run by an agent inside a Pedelec session, whose Core sets them", strings.Join(missing, " and ")).
 			WithDetails(map[string]any{"missing": missing})
 	}
-	return &Client{BaseURL: strings.TrimRight(base, "/"), Secret: secret}, nil
+	base = strings.TrimRight(base, "/")
+	prove := &coreauth.Dialer{Expect: coreauth.FromEnv(getenv, stateDir), CoreURL: base}
+	return &Client{BaseURL: base, Secret: secret, Dial: prove.DialContext}, nil
 }
 
 // ToolCall forwards one call and waits for Core's answer, however long the
@@ -115,9 +126,13 @@ func (c *Client) PostStream(ctx context.Context, path string, request any, progr
 	if c.HTTP != nil {
 		resp, err = c.HTTP.Do(req)
 	} else {
-		resp, err = oneShot(req)
+		resp, err = oneShot(req, c.Dial)
 	}
 	if err != nil {
+		var werr *wire.Error
+		if errors.As(err, &werr) {
+			return failure(werr) // the proof failed, nothing was sent: say what answered
+		}
 		if ctx.Err() != nil {
 			return failure(cancelled(ctx, toolOf(request)))
 		}

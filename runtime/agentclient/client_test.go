@@ -11,14 +11,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // A tool call reaches Core as one authenticated POST and Core's answer,
 // however it is framed, comes back whole.
 func TestToolCallOneConnection(t *testing.T) {
+	dir := t.TempDir()
+	id, err := coreauth.LoadOrCreate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, chunked := range []bool{false, true} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewServer(proving(id, func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			var req wire.AgentToolCallRequest
 			if r.Method != http.MethodPost || r.URL.Path != wire.AgentToolCallPath || r.Header.Get("Authorization") != "Bearer s3cret" ||
@@ -36,7 +42,7 @@ func TestToolCallOneConnection(t *testing.T) {
 			w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
 			w.Write([]byte(answer))
 		}))
-		c, err := FromEnv(env{wire.EnvCoreURL: srv.URL + "/", wire.EnvSecret: "s3cret"}.get)
+		c, err := FromEnv(env{wire.EnvCoreURL: srv.URL + "/", wire.EnvSecret: "s3cret", wire.EnvCoreKey: id.Key()}.get, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,6 +85,14 @@ func TestToolCallUnreachableAndCancelled(t *testing.T) {
 	if res := c.ToolSpec(context.Background(), "t1", "x"); res.OK || res.Error.Code != wire.CodeCoreUnreachable {
 		t.Fatalf("no Core: %+v", res.Error)
 	}
+}
+
+// proving serves Core's proof beside h, as Core does.
+func proving(id *coreauth.Identity, h http.HandlerFunc) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET "+wire.CoreProofPath, id)
+	mux.Handle("/", h)
+	return mux
 }
 
 type env map[string]string

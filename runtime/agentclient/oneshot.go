@@ -18,16 +18,19 @@ import (
 // process that costs more than the call itself (issue 15: about 80 page
 // faults, 2 ms of CPU). The request and the response still go through
 // net/http's own writer and parser.
-func oneShot(req *http.Request) (*http.Response, error) {
+func oneShot(req *http.Request, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*http.Response, error) {
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
 	if req.URL.Scheme != "http" {
-		return oneShotTLS().Do(req) // an https Core: the full client
+		return oneShotTLS(dial).Do(req) // an https Core: the full client
 	}
 	host := req.URL.Host
 	if req.URL.Port() == "" {
 		host = net.JoinHostPort(strings.Trim(req.URL.Hostname(), "[]"), "80")
 	}
 	ctx := req.Context()
-	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", host)
+	conn, err := dial(ctx, "tcp", host)
 	if err != nil {
 		return nil, ctxErr(ctx, err) // cancelled while connecting: say so, as below
 	}
@@ -82,9 +85,10 @@ func ctxErr(ctx context.Context, err error) error {
 
 // oneShotTLS is the client for a Core reached over https: no proxy lookup
 // (Core is local), no HTTP/2 set-up, no idle connection kept.
-func oneShotTLS() *http.Client {
+func oneShotTLS(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy:             nil,
+		DialContext:       dial,
 		DisableKeepAlives: true,
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 	}}

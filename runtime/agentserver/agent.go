@@ -46,7 +46,9 @@ func (a *Server) serveToolCall(w http.ResponseWriter, r *http.Request) {
 	// `tool-call --wait` when it has a budget (session.Handoff); without
 	// one it waits as long as the call takes. Either way it is the
 	// broker's one pipeline (session.Session.Call) that judges it.
-	h := s.StartHandoff(req.ThreadID, req.Tool, req.Args)
+	// details.next names the session by its agent thread id, even if the
+	// agent named it by the session id: that command stands in `ps`.
+	h := s.StartHandoff(session.AgentThreadID(s.ID()), req.Tool, req.Args)
 	a.awaitHandoff(w, r, s, h, budgetOf(req.BudgetMs), req.Stream)
 }
 

@@ -260,6 +260,7 @@ func (b *Book) RequestOrigin(origin string) (*Ticket, error) {
 type Call struct {
 	SessionID, CallID, Tool, Origin string
 	Args                            json.RawMessage
+	Provider                        string        // who asks: the session's agent
 	Timeout                         time.Duration // the tool's timeout: how long consent is waited for
 }
 
@@ -272,7 +273,7 @@ func (b *Book) RequestCall(c Call) *Ticket {
 		return &Ticket{b: b, settled: &Outcome{Decision: wire.DecisionAllowSession, By: BySession}}
 	}
 	req := b.newRequestLocked(wire.ApprovalRequest{Kind: wire.ApprovalCall, Origin: c.Origin, SessionID: c.SessionID,
-		CallID: c.CallID, Tool: c.Tool, Args: c.Args}, c.Timeout)
+		CallID: c.CallID, Tool: c.Tool, Args: c.Args, Provider: c.Provider}, c.Timeout)
 	req.waiters = 1
 	b.mu.Unlock()
 	b.changed()

@@ -18,6 +18,10 @@ type State struct {
 	// Final is the view a retired session kept (Events and Notes are
 	// then empty): Info's Status, Attached and Seq still apply.
 	Final *wire.ConsoleSession
+	// ThreadID is the id the session's agent knows it by: the command
+	// lines the console shows name it, never the session id, since a
+	// command that is run stands in every user's `ps`.
+	ThreadID string
 }
 
 // View is the session as the console shows it and its record downloads.
@@ -28,7 +32,7 @@ func View(st State) wire.ConsoleSession {
 		v.Status, v.Attached, v.Seq = st.Info.Status, st.Info.Attached, st.Info.Seq
 		return v
 	}
-	return build(st.Info, st.Events, st.Notes)
+	return build(st.Info, st.Events, st.Notes, st.ThreadID)
 }
 
 // frame is the part of an event frame the console reads.
@@ -41,7 +45,7 @@ type frame struct {
 
 // build reads a session's turns and calls from its event log and adds
 // what only the notes know: the user's text, results, errors, times.
-func build(info wire.ConsoleSession, events []persist.Event, notes Notes) wire.ConsoleSession {
+func build(info wire.ConsoleSession, events []persist.Event, notes Notes, threadID string) wire.ConsoleSession {
 	v := info
 	v.Turns, v.Calls = []wire.ConsoleTurn{}, []wire.ConsoleCall{}
 	if v.Tools == nil {
@@ -96,7 +100,11 @@ func build(info wire.ConsoleSession, events []persist.Event, notes Notes) wire.C
 				turn(f.TurnID).StartedAt = d.TurnStartedAt
 			}
 			callAt[d.ToolRequestID] = len(v.Calls)
-			v.Calls = append(v.Calls, call(v.ID, f.TurnID, d, notes.calls[d.ToolRequestID]))
+			thread := threadID
+			if thread == "" {
+				thread = v.ID
+			}
+			v.Calls = append(v.Calls, call(thread, f.TurnID, d, notes.calls[d.ToolRequestID]))
 		case wire.EventToolCallSettled:
 			var d wire.ToolCallSettledData
 			if json.Unmarshal(f.Data, &d) != nil {
@@ -165,11 +173,11 @@ func addActivity(t *wire.ConsoleTurn, d wire.AgentActivityData) {
 }
 
 // call is one tool_call event with what the notes add.
-func call(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.ConsoleCall {
+func call(threadID, turnID string, d wire.ToolCallData, n *callNote) wire.ConsoleCall {
 	c := wire.ConsoleCall{
 		ID: d.ToolRequestID, TurnID: turnID, Tool: d.Tool, Args: d.Args, Status: "pending",
 		StartedAt: d.Deadline - d.TimeoutMs, TimeoutMs: d.TimeoutMs,
-		Command: toolCallCommandLine(sessionID, d.Tool, d.Args),
+		Command: toolCallCommandLine(threadID, d.Tool, d.Args),
 	}
 	if n == nil {
 		return c
@@ -192,11 +200,11 @@ func call(sessionID, turnID string, d wire.ToolCallData, n *callNote) wire.Conso
 // carries no secret: it runs where the agent's environment is
 // (PEDELEC_CORE_URL and PEDELEC_AGENT_SECRET), while the session runs a
 // turn, as the agent's own call did.
-func toolCallCommandLine(sessionID, tool string, args json.RawMessage) string {
+func toolCallCommandLine(threadID, tool string, args json.RawMessage) string {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return "pedelec tool-call --thread-id " + shellQuote(sessionID) + " " + shellQuote(tool) + " " + shellQuote(string(args))
+	return "pedelec tool-call --thread-id " + shellQuote(threadID) + " " + shellQuote(tool) + " " + shellQuote(string(args))
 }
 
 // shellQuote quotes s as one POSIX shell word: inside single quotes

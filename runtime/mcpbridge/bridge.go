@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/log"
 	"github.com/kaoruisaac/pedelec/runtime/agentclient"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -39,12 +40,22 @@ type Bridge struct {
 }
 
 // NewBridge makes a Bridge with a client that keeps connections open, so a
-// call costs one request on a warm connection.
+// call costs one request on a warm connection. Each connection it opens
+// first makes Core prove the key of stateDir (runtime/coreauth), so the
+// token never reaches a program that took Core's port.
 func NewBridge(coreURL, stateDir string, logger *log.Logger) *Bridge {
+	coreURL = strings.TrimRight(coreURL, "/")
+	return &Bridge{CoreURL: coreURL, StateDir: stateDir, Log: logger, HTTP: provingClient(coreURL, coreauth.FromStateDir(stateDir)), Retry: time.Second}
+}
+
+// provingClient is the bridge's HTTP client: connections kept open, each
+// proven as it is made.
+func provingClient(coreURL string, expect coreauth.KeySource) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // Core is on loopback: never through a proxy
 	tr.MaxIdleConnsPerHost = 32
-	return &Bridge{CoreURL: strings.TrimRight(coreURL, "/"), StateDir: stateDir, Log: logger, HTTP: &http.Client{Transport: tr}, Retry: time.Second}
+	tr.DialContext = (&coreauth.Dialer{Expect: expect, CoreURL: coreURL}).DialContext
+	return &http.Client{Transport: tr}
 }
 
 func (b *Bridge) tokenPath() string { return filepath.Join(b.StateDir, wire.CoreTokenFile) }
@@ -110,6 +121,9 @@ func (b *Bridge) Follow(ctx context.Context, m *Mirror, ready chan<- struct{}) {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			complain(b.noTokenMessage(ctx), "core", b.CoreURL)
+			continue
+		case errors.As(err, &werr) && werr.Code == wire.CodeCoreNotAuthentic:
+			complain(werr.Message, "core", b.CoreURL, "code", werr.Code)
 			continue
 		case errors.As(err, &werr) && werr.Code == wire.CodeCoreTokenInvalid:
 			complain("Pedelec Core at "+b.CoreURL+" refused the token in "+b.tokenPath()+"; pass the --state-dir that `pedelec serve` uses", "core", b.CoreURL)

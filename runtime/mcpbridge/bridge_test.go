@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -21,7 +22,8 @@ import (
 // is CORE_UNREACHABLE.
 func TestBridgeCall(t *testing.T) {
 	answer := ""
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	dir := t.TempDir()
+	srv := httptest.NewServer(provingCore(t, dir, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var req wire.MCPCallRequest
 		if r.Method != http.MethodPost || r.URL.Path != wire.MCPCallPath || r.Header.Get("Authorization") != "Bearer core-tok" ||
@@ -32,7 +34,6 @@ func TestBridgeCall(t *testing.T) {
 		w.Write([]byte(answer))
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
 	b := NewBridge(srv.URL, dir, log.New(io.Discard))
 	call := func() (json.RawMessage, error) {
 		r, _, err := parts(b.Call(context.Background(), "s1", "echo", json.RawMessage(`{"n":1}`), func(wire.Progress) {}))
@@ -63,13 +64,13 @@ func TestBridgeCall(t *testing.T) {
 // cancelled, not that Core is unreachable.
 func TestBridgeCallCancelled(t *testing.T) {
 	arrived := make(chan struct{}, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	dir := t.TempDir()
+	srv := httptest.NewServer(provingCore(t, dir, func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body) // the server watches for the client going away once the body is read
 		arrived <- struct{}{}
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, wire.CoreTokenFile), []byte("tok"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +84,19 @@ func TestBridgeCallCancelled(t *testing.T) {
 	if !isCode(err, wire.CodeToolCallCancelled) || !strings.Contains(err.Error(), "the call to slow was cancelled") {
 		t.Fatalf("cancelled call: %v", err)
 	}
+}
+
+// provingCore serves h as a Core of stateDir would: with its proof.
+func provingCore(t *testing.T, stateDir string, h http.HandlerFunc) http.Handler {
+	t.Helper()
+	id, err := coreauth.LoadOrCreate(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+wire.CoreProofPath, id)
+	mux.Handle("/", h)
+	return mux
 }
 
 func isCode(err error, code wire.Code) bool {

@@ -32,7 +32,8 @@ func (b *Bridge) coreAnswers(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	resp, err := b.HTTP.Do(req)
+	// No secret goes with it, so no proof is asked: any Core answers.
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}).Do(req)
 	if err != nil {
 		return false
 	}

@@ -92,8 +92,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if id == "" {
-			h.makeRoom()
+		if id == "" && !h.makeRoom() {
+			// Every session kept has a request open (a notification
+			// stream, a call): none may be evicted, and the limit holds.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"too many MCP sessions: %d are kept, each with a request open; close one (DELETE, or end its stream) and try again"}}`, h.maxSessions)
+			return
 		}
 	}
 	if id != "" {
@@ -165,14 +170,15 @@ func (h *HTTPHandler) begin(id string) (end func()) {
 }
 
 // makeRoom ends the session idle longest when the sessions kept are at
-// the limit, before a POST that may open one.
-func (h *HTTPHandler) makeRoom() {
+// the limit, before a POST that may open one; false when all of them are
+// in use, so there is no room.
+func (h *HTTPHandler) makeRoom() bool {
 	var live []*mcp.ServerSession
 	for ss := range h.server.Sessions() {
 		live = append(live, ss)
 	}
 	if len(live) < h.maxSessions {
-		return
+		return true
 	}
 	now := time.Now()
 	h.mu.Lock()
@@ -191,9 +197,11 @@ func (h *HTTPHandler) makeRoom() {
 		}
 	}
 	h.mu.Unlock()
-	if idlest != nil {
-		h.mirror.endSession(idlest) // the SDK forgets it: its client gets 404
+	if idlest == nil {
+		return false
 	}
+	h.mirror.endSession(idlest) // the SDK forgets it: its client gets 404
+	return true
 }
 
 // forgetEndedLocked drops what is known of sessions that are not live.

@@ -362,6 +362,28 @@ func TestHTTPSessionsBounded(t *testing.T) {
 	if n := hh.sessions(); n != 2 {
 		t.Errorf("%d sessions kept, want 2", n)
 	}
+
+	// c holds a stream too: none is idle, so a third session is refused
+	// (before: kept, past the limit, 500 of them with streams open).
+	req2, _ := http.NewRequestWithContext(streamCtx, http.MethodGet, hh.url, nil)
+	req2.Header.Set(sessionIDHeader, c)
+	req2.Header.Set(protocolVersionHeader, "2025-06-18")
+	req2.Header.Set("Accept", "text/event-stream")
+	stream2, err := http.DefaultClient.Do(req2)
+	if err != nil || stream2.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream of c: %v %v", stream2, err)
+	}
+	defer stream2.Body.Close()
+	waitFor(t, "c's stream to be open", func() bool { return !idle(c) })
+	resp := hh.post(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "too many MCP sessions") {
+		t.Errorf("a session past the limit with every one in use: HTTP %d %s", resp.StatusCode, body)
+	}
+	if n := hh.sessions(); n != 2 {
+		t.Errorf("%d sessions kept, want 2", n)
+	}
 }
 
 // Core stopping (Close) ends every session and the calls they have in

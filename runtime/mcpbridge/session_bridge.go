@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"github.com/charmbracelet/log"
+	"github.com/kaoruisaac/pedelec/runtime/coreauth"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -12,9 +13,12 @@ import (
 // Core's per-session long-poll (wire.MCPSessionToolsPath), and calls them
 // through the agent endpoint exactly as `pedelec tool-call` does: the same
 // secret, the same checks, the same turn binding. It never reads the Core
-// token, so it reaches no other session.
-func NewSessionBridge(coreURL, sessionID, secret string, logger *log.Logger) *Bridge {
+// token, so it reaches no other session. Core proves the key expect gives
+// (the one Core put in the agent's environment) on each connection before
+// the secret goes out.
+func NewSessionBridge(coreURL, sessionID, secret string, expect coreauth.KeySource, logger *log.Logger) *Bridge {
 	b := NewBridge(coreURL, "", logger)
+	b.HTTP = provingClient(b.CoreURL, expect)
 	b.SessionID, b.Secret = sessionID, secret
 	return b
 }

@@ -44,6 +44,9 @@ func handleAssetUploadTicket(_ context.Context, c *conn, params json.RawMessage)
 	if werr != nil {
 		return nil, nil, werr
 	}
+	if err := s.CheckAssetQuota(p.Path, *p.SizeBytes); err != nil {
+		return nil, nil, err
+	}
 	t, werr := c.srv.Transfers.UploadTicket(s.ID(), c.origin, p.Path, *p.SizeBytes)
 	if werr != nil {
 		return nil, nil, werr

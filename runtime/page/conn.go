@@ -38,9 +38,11 @@ type conn struct {
 	// batched: the page asked for batched messages (frames.go); msg
 	// is the writer's buffer for them.
 	batched bool
-	msg     []byte
-	closed  chan struct{}
-	once    sync.Once
+	// proofNonce: the page's nonce for Core's proof in the hello (wire.ProofQueryParam).
+	proofNonce string
+	msg        []byte
+	closed     chan struct{}
+	once       sync.Once
 
 	// mu guards only these two; nothing else is taken while it is held,
 	// and a session's lock may be held when it is taken (session.Page).

@@ -27,7 +27,15 @@ const maxBatchAnswers = 4 * wire.MaxBatchFrames
 
 // helloFrame is the first frame of a batch-capable connection.
 func (c *conn) helloFrame() []byte {
-	data, _ := json.Marshal(wire.Hello{Type: wire.FrameHello, Batch: true, MaxBatchFrames: wire.MaxBatchFrames, MaxMessageBytes: c.srv.MaxMessageBytes})
+	hello := wire.Hello{Type: wire.FrameHello, Batch: true, MaxBatchFrames: wire.MaxBatchFrames, MaxMessageBytes: c.srv.MaxMessageBytes}
+	if c.proofNonce != "" && c.srv.Prove != nil {
+		// The page checks this against the key it remembers before it
+		// sends its tools (runtime/coreauth); a bad nonce gets no proof.
+		if p, err := c.srv.Prove(c.proofNonce); err == nil {
+			hello.CoreKey, hello.CoreProof = p.Key, p.Signature
+		}
+	}
+	data, _ := json.Marshal(hello)
 	return data
 }
 

@@ -41,6 +41,9 @@ type Server struct {
 	OriginAllowed func(r *http.Request) (origin string, ok bool)
 	// RefuseOrigin answers a page whose origin no one could approve.
 	RefuseOrigin func(w http.ResponseWriter, origin string)
+	// Prove signs a page's nonce with Core's key, for the hello
+	// (runtime/coreauth): how a page knows it talks to the Core it trusts.
+	Prove func(nonce string) (wire.CoreProof, error)
 
 	// messages and frames count what Core has written to pages: WebSocket
 	// messages, and the frames in them (Counts).
@@ -75,5 +78,6 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pc.batch = batch
 	pc.preApproved = preApproved
 	pc.batched = r.URL.Query().Get(wire.BatchQueryParam) == "1"
+	pc.proofNonce = r.URL.Query().Get(wire.ProofQueryParam)
 	pc.serve(context.WithoutCancel(r.Context()))
 }

@@ -62,6 +62,9 @@ type Recovery struct {
 	BadRecords []string // ids of records that did not decode, kept in the database's setAside bucket
 	// Unreadable says why the database itself was set aside ("" when not).
 	Unreadable string
+	// CompactedFrom and CompactedTo are the file's sizes before and after
+	// start-up compacted it (compact.go); 0 when it did not.
+	CompactedFrom, CompactedTo int64
 }
 
 // Damaged reports whether anything could not be read.
@@ -73,6 +76,9 @@ func (r Recovery) Damaged() bool {
 // directory, what it kept, and where the rest went; nothing when all was
 // read.
 func (r Recovery) Log(logger *log.Logger) {
+	if r.CompactedFrom > 0 {
+		logger.Info("state database compacted: it had grown past what it holds", "from", r.CompactedFrom, "to", r.CompactedTo)
+	}
 	if !r.Damaged() {
 		return
 	}
@@ -104,7 +110,11 @@ func (e *unreadableError) Error() string { return e.why }
 // and a new one is started.
 func Open(path string, lockWait time.Duration) (*DB, error) {
 	now := time.Now()
+	before, after, compacted := compactIfBloated(path, lockWait)
 	d, err := open(path, lockWait, now)
+	if err == nil && compacted {
+		d.Recovered.CompactedFrom, d.Recovered.CompactedTo = before, after
+	}
 	var bad *unreadableError
 	if !errors.As(err, &bad) {
 		return d, err
@@ -196,6 +206,10 @@ func openBolt(path string, lockWait time.Duration) (*bolt.DB, error) {
 		return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
 		return nil, &unreadableError{why: "not a pedelec state database (" + err.Error() + ")"}
+	case err != nil && strings.Contains(err.Error(), "file size too small"):
+		// A file cut short after its meta pages (4,096 to 8,191 bytes
+		// with 4 KiB pages): bbolt's error for it has no value to match.
+		return nil, &unreadableError{why: "cut short (" + err.Error() + ")"}
 	case err != nil:
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}

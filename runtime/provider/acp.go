@@ -99,6 +99,7 @@ type acpWarm struct {
 	proc      *acpProcess
 	conn      *acpConnection
 	client    *acpClient
+	bound     *acpBound // what the agent may make Core hold (acp_bound.go)
 	sessionID acp.SessionId
 	idle      *time.Timer
 	// turnEnded is when the last session/prompt answered.
@@ -326,6 +327,9 @@ func (a *acpAgent) outcome(w *acpWarm, turn *Turn, resp acp.PromptResponse, err 
 // crashed is the error of a turn whose agent exited under it.
 func (a *acpAgent) crashed(w *acpWarm) error {
 	w.proc.stop()
+	if cause := w.bound.Cause(); cause != nil {
+		return wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(w.proc.exitStatus())
+	}
 	return wire.Errorf(wire.CodeProviderError, "%s: the agent process exited during the turn", a.spec.name).
 		WithDetails(w.proc.exitStatus())
 }
@@ -375,11 +379,15 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		server = turn.MCP.Name
 	}
 	client := newACPClient(name, server, a.settings.AllowKinds)
-	conn := acp.NewClientSideConnection(client, proc.stdin, proc.stdout)
+	bound := newACPBound(name, proc.stop) // acp_bound.go
+	conn := acp.NewClientSideConnection(bound.client(client), bound.writer(proc.stdin), bound.reader(proc.stdout))
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	w := &acpWarm{proc: proc, conn: conn, client: client}
+	w := &acpWarm{proc: proc, conn: conn, client: client, bound: bound}
 	fail := func(method string, err error) (*acpWarm, error) {
 		proc.stop()
+		if cause := bound.Cause(); cause != nil {
+			return nil, wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(proc.exitStatus())
+		}
 		select {
 		case <-conn.Done():
 			return nil, wire.Errorf(wire.CodeProviderError, "%s: the agent exited before it answered %s", name, method).
@@ -411,6 +419,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 				emit(Event{Warning: fmt.Sprintf("%s: preparing session/load: %v", name, err)})
 			}
 		}
+		bound.allowSession(acp.SessionId(turn.ResumeID))
 		cx, cancel := call()
 		_, err := conn.LoadSession(cx, acp.LoadSessionRequest{SessionId: acp.SessionId(turn.ResumeID), Cwd: turn.WorkDir, McpServers: servers, Meta: a.spec.meta})
 		cancel()
@@ -436,6 +445,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		return fail("session/new", err)
 	}
 	w.sessionID = ns.SessionId
+	bound.allowSession(ns.SessionId)
 	if err := a.setMode(ctx, w); err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (w consentWaits) waitingOn() []wire.PendingTool {
 // once: who allowed it, and no ticket. Otherwise the call waits for the
 // user (waiting_approval), and awaitConsent waits on the wait returned.
 func (s *Session) askConsentLocked(def schema.Tool, callID string, args json.RawMessage, timeout time.Duration) (by string, wait *consentWait) {
-	t := s.table.book.RequestCall(approvals.Call{SessionID: s.id, CallID: callID, Tool: def.Name, Origin: s.origin, Args: args, Timeout: timeout})
+	t := s.table.book.RequestCall(approvals.Call{SessionID: s.id, CallID: callID, Tool: def.Name, Origin: s.origin, Args: args, Timeout: timeout, Provider: s.provider.Name()})
 	if t.ID() == "" { // allowed for the rest of this session
 		return t.Outcome().By, nil
 	}

@@ -29,7 +29,7 @@ func (sc sessionConsole) State() console.State {
 	s := sc.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := console.State{Final: s.consoleFinal}
+	st := console.State{Final: s.consoleFinal, ThreadID: agentThreadID(s.id)}
 	st.Info = wire.ConsoleSession{
 		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model, Status: s.status,
 		CreatedAt: s.createdAt.UnixMilli(), Seq: s.seq, Attached: s.page != nil, External: s.isExternal(),

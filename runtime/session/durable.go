@@ -122,7 +122,7 @@ func (c *Table) restoreSession(r persist.Record, events []persist.Event) (*Sessi
 		provider: prov, model: r.Model, createdAt: time.UnixMilli(r.CreatedAt),
 		autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: fieldlog.New(c.log, "session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
-		events: eventLog{max: c.cfg.EventLogSize}, restoredActive: time.UnixMilli(r.UpdatedAt),
+		events: c.newEventLog(), restoredActive: time.UnixMilli(r.UpdatedAt),
 	}
 	s.toolset.Store(&toolSet{skills: skills, reg: tools})
 	if s.primed {

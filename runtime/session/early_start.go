@@ -25,7 +25,7 @@ func (s *Session) startAgentEarly(lastActive time.Time) bool {
 	}
 	pt := &provider.Turn{
 		SessionID: s.id, ResumeID: s.providerThread, Model: s.model,
-		WorkDir: s.dirs.work, Env: s.dirs.env(s.table.host.URL(), s.id, s.secret),
+		WorkDir: s.dirs.work, Env: s.dirs.env(s.table.host.URL(), s.table.cfg.CoreKey, s.id, s.secret),
 		Tools: s.skills().Tools,
 	}
 	if s.takesMCP() {

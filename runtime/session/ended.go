@@ -29,6 +29,7 @@ func (c *Table) retire(s *Session) {
 		status: wire.StatusEnded, seq: s.seq, calls: pendingCalls{settled: s.calls.settled}, ended: true,
 		consoleFinal: final,
 	}
+	s.events.release() // its bytes no longer count against every session's bound
 	s.mu.Unlock()
 	rec.toolset.Store(&toolSet{reg: noTools})
 	c.mu.Lock()

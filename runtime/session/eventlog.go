@@ -2,24 +2,48 @@ package session
 
 import (
 	"sort"
+	"sync/atomic"
 
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
-// eventLog is one session's recent events, bounded by count, so a page that
-// lost its connection can ask for what it missed (resume_session lastSeq).
-// The same events are written to the state database by persist.Writer, so
-// the log survives a restart of Core.
+// eventLog is one session's recent events, so a page that lost its
+// connection can ask for what it missed (resume_session lastSeq). The same
+// events are written to the state database by persist.Writer, so the log
+// survives a restart of Core; what the log drops, the database drops too
+// (add's trimBelow).
 //
-// It is a ring: once full, each event overwrites the oldest in place, so
-// logging costs the same at the 2,000th event as at the first (a copy of
-// the whole log per event, as a slice that drops its head, cost a busy
-// session ~2,000 moves per event).
+// It is bounded by count (max), by the bytes of its frames (maxBytes), and
+// by the bytes of every session's log together (total): a count alone let
+// 40 chat chunks of 9 MiB take Core to 1.13 GB. Past a bound the oldest
+// events go; the newest one always stays.
+//
+// It is a ring: each event takes the oldest one's place once the log is
+// full, so logging costs the same at the 2,000th event as at the first.
 type eventLog struct {
-	max  int
-	buf  []persist.Event // grows to max, then wraps
-	head int             // index in buf of the oldest event once buf is full
+	max      int
+	maxBytes int64      // 0: no bound by bytes
+	total    *byteTotal // every session's logs; nil: no such bound
+
+	buf   []persist.Event // ring storage, grown up to max
+	head  int             // index in buf of the oldest event
+	n     int             // events held
+	bytes int64           // their frames' bytes
+}
+
+// byteTotal is the bytes of every session's event log, against its bound.
+type byteTotal struct {
+	used atomic.Int64
+	max  int64
+}
+
+func (t *byteTotal) over() bool { return t != nil && t.max > 0 && t.used.Load() > t.max }
+
+func (t *byteTotal) add(n int64) {
+	if t != nil {
+		t.used.Add(n)
+	}
 }
 
 // add appends one event and returns the seq below which events were dropped
@@ -28,17 +52,55 @@ func (l *eventLog) add(ev persist.Event) (trimBelow int64) {
 	if l.max <= 0 {
 		return 0
 	}
-	if len(l.buf) < l.max {
-		l.buf = append(l.buf, ev)
-		return 0
+	dropped := false
+	if l.n == l.max {
+		l.dropOldest()
+		dropped = true
 	}
-	l.buf[l.head] = ev
+	l.push(ev)
+	for l.n > 1 && ((l.maxBytes > 0 && l.bytes > l.maxBytes) || l.total.over()) {
+		l.dropOldest()
+		dropped = true
+	}
+	if dropped {
+		return l.at(0).Seq
+	}
+	return 0
+}
+
+func (l *eventLog) push(ev persist.Event) {
+	if l.n == len(l.buf) {
+		grown := make([]persist.Event, l.n, min(l.max, max(16, 2*l.n)))
+		for i := range l.n {
+			grown[i] = l.at(i)
+		}
+		l.buf, l.head = grown[:cap(grown)], 0
+	}
+	l.buf[(l.head+l.n)%len(l.buf)] = ev
+	l.n++
+	size := int64(len(ev.Frame))
+	l.bytes += size
+	l.total.add(size)
+}
+
+func (l *eventLog) dropOldest() {
+	old := &l.buf[l.head]
+	size := int64(len(old.Frame))
+	l.bytes -= size
+	l.total.add(-size)
+	*old = persist.Event{}
 	l.head = (l.head + 1) % len(l.buf)
-	return l.at(0).Seq
+	l.n--
+}
+
+// release gives the log's bytes back to the total: the session is retired.
+func (l *eventLog) release() {
+	l.total.add(-l.bytes)
+	l.buf, l.head, l.n, l.bytes = nil, 0, 0, 0
 }
 
 // len is how many events the log holds.
-func (l *eventLog) len() int { return len(l.buf) }
+func (l *eventLog) len() int { return l.n }
 
 // at is the i-th held event, oldest first.
 func (l *eventLog) at(i int) persist.Event {

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 )
@@ -44,5 +46,59 @@ func TestEventLogRingWrapsAndLimits(t *testing.T) {
 	evs, dropped = l.between(90, 100, 100)
 	if len(evs) != 7 || dropped == nil || dropped.FromSeq != 91 || dropped.ToSeq != 93 {
 		t.Fatalf("between(90,100) = %+v %+v", evs, dropped)
+	}
+}
+
+// The log is bounded by bytes too, per session and across sessions: past
+// either bound the oldest events go (the newest always stays), what was
+// dropped is reported for the database to drop, and a replay from before
+// it is told of the gap.
+func TestEventLogBoundedByBytes(t *testing.T) {
+	frame := func(n int) []byte { return make([]byte, n) }
+	l := eventLog{max: 100, maxBytes: 1000}
+	var trim int64
+	for seq := int64(1); seq <= 10; seq++ {
+		trim = l.add(persist.Event{Seq: seq, Frame: frame(300)})
+	}
+	if l.len() != 3 || l.bytes != 900 || trim != 8 || l.at(0).Seq != 8 {
+		t.Fatalf("held %d events of %d bytes (oldest %d), trim below %d; want 3 of 900 from 8", l.len(), l.bytes, l.at(0).Seq, trim)
+	}
+	if _, dropped := l.between(0, 10, 10); dropped == nil || dropped.FromSeq != 1 || dropped.ToSeq != 7 {
+		t.Fatalf("replay from 0: dropped %+v, want 1..7", dropped)
+	}
+	// One event larger than the bound stays alone.
+	l.add(persist.Event{Seq: 11, Frame: frame(5000)})
+	if l.len() != 1 || l.at(0).Seq != 11 {
+		t.Fatalf("after a huge event: %d held, oldest %d", l.len(), l.at(0).Seq)
+	}
+
+	total := &byteTotal{max: 1000}
+	a := eventLog{max: 100, maxBytes: 1 << 20, total: total}
+	b := eventLog{max: 100, maxBytes: 1 << 20, total: total}
+	for seq := int64(1); seq <= 3; seq++ {
+		a.add(persist.Event{Seq: seq, Frame: frame(300)})
+	}
+	for seq := int64(1); seq <= 3; seq++ {
+		b.add(persist.Event{Seq: seq, Frame: frame(300)})
+	}
+	if got := total.used.Load(); got > 1000+300 {
+		t.Fatalf("every session's logs hold %d bytes, bound 1000", got)
+	}
+	a.release()
+	if got, want := total.used.Load(), b.bytes; got != want {
+		t.Fatalf("after a's release the total is %d, want b's %d", got, want)
+	}
+}
+
+func TestSplitChat(t *testing.T) {
+	s := strings.Repeat("é", 100) // 2 bytes each
+	pieces := splitChat(s, 15)
+	if strings.Join(pieces, "") != s {
+		t.Fatal("pieces do not add up")
+	}
+	for _, p := range pieces {
+		if len(p) > 15 || !utf8.ValidString(p) {
+			t.Fatalf("piece %q", p)
+		}
 	}
 }

@@ -37,6 +37,20 @@ type Limits struct {
 	// RefusalLogWindow is how long repeats of one refusal are counted
 	// before a summary line (1m).
 	RefusalLogWindow time.Duration
+
+	// EventLogBytes bounds the bytes of the events one session keeps for a
+	// page that reconnects (in memory and in the state database; 8 MiB),
+	// and EventLogTotalBytes those of all sessions together (128 MiB).
+	// Past either, the session that logs drops its oldest events; a page
+	// that resumes from before them is told (events_truncated).
+	EventLogBytes      int64
+	EventLogTotalBytes int64
+
+	// AssetBytesPerSession bounds the bytes of one session's assets on
+	// disk, uploads and result files together (1 GiB), and AssetBytesTotal
+	// those of every session in the state directory (4 GiB).
+	AssetBytesPerSession int64
+	AssetBytesTotal      int64
 }
 
 // SetDefaults fills in the default of every limit left zero.
@@ -63,6 +77,15 @@ func (l *Limits) SetDefaults() {
 	defd(&l.SessionlessTimeout, 60*time.Second)
 	defd(&l.PingInterval, 30*time.Second)
 	defd(&l.RefusalLogWindow, time.Minute)
+	def64 := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def64(&l.EventLogBytes, 8<<20)
+	def64(&l.EventLogTotalBytes, 128<<20)
+	def64(&l.AssetBytesPerSession, 1<<30)
+	def64(&l.AssetBytesTotal, 4<<30)
 }
 
 // limitError is the refusal for one limit: the code names the limit, the

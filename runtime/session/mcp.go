@@ -49,6 +49,7 @@ func (s *Session) mcpServer() *provider.MCPServer {
 			wire.EnvCoreURL + "=" + coreURL,
 			wire.EnvThreadID + "=" + s.id,
 			wire.EnvSecret + "=" + s.secret,
+			wire.EnvCoreKey + "=" + s.table.cfg.CoreKey,
 		},
 	}
 }

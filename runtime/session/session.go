@@ -141,7 +141,7 @@ func (c *Table) Create(ctx context.Context, pc Page, p wire.CreateSessionParams)
 		provider: prov, model: model, createdAt: time.Now(),
 		autoEnd: autoEnd, disconnectGrace: grace,
 		status: wire.StatusIdle, page: pc,
-		events: eventLog{max: c.cfg.EventLogSize},
+		events: c.newEventLog(),
 		primed: provider.IsExternal(prov), // nothing to warm up: prepare() is done at once
 	}
 	s.toolset.Store(&toolSet{skills: skills, reg: tools})

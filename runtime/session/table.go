@@ -61,6 +61,9 @@ type Host interface {
 type Config struct {
 	StateDir   string // holds each session's work directory
 	Executable string // the pedelec binary provider processes run
+	// CoreKey is Core's public key (runtime/coreauth), in every provider
+	// process's environment: what the agent's commands check Core by.
+	CoreKey string
 
 	ToolTimeout          time.Duration
 	TurnTimeout          time.Duration
@@ -104,6 +107,8 @@ type Table struct {
 	book    *approvals.Book
 	console *console.Signal
 	memory  memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
+	// eventBytes is the bytes of every session's event log (eventlog.go).
+	eventBytes byteTotal
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -120,8 +125,15 @@ func NewTable(cfg Config) *Table {
 	if cfg.Console == nil {
 		cfg.Console = &console.Signal{}
 	}
-	return &Table{cfg: cfg, log: cfg.Logger, host: cfg.Host, persist: cfg.Persist, book: cfg.Book, console: cfg.Console,
+	t := &Table{cfg: cfg, log: cfg.Logger, host: cfg.Host, persist: cfg.Persist, book: cfg.Book, console: cfg.Console,
 		sessions: map[string]*Session{}, threads: map[string]string{}}
+	t.eventBytes.max = cfg.Limits.EventLogTotalBytes
+	return t
+}
+
+// newEventLog is a session's event log under the table's bounds.
+func (t *Table) newEventLog() eventLog {
+	return eventLog{max: t.cfg.EventLogSize, maxBytes: t.cfg.Limits.EventLogBytes, total: &t.eventBytes}
 }
 
 // Config is the table's configuration.

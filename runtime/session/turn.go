@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kaoruisaac/pedelec/prompt"
@@ -65,7 +66,7 @@ func (s *Session) StartTurn(text string, warmup bool) (*wire.TurnStarted, func()
 	skills := s.skills()
 	pt := &provider.Turn{
 		SessionID: s.id, TurnID: t.id, Message: message, ResumeID: s.providerThread, Model: s.model,
-		WorkDir: s.dirs.work, Env: s.dirs.env(s.table.host.URL(), s.id, s.secret),
+		WorkDir: s.dirs.work, Env: s.dirs.env(s.table.host.URL(), s.table.cfg.CoreKey, s.id, s.secret),
 		Tools: skills.Tools, Calls: sessionCaller{s}, Warmup: warmup,
 	}
 	if s.takesMCP() {
@@ -110,10 +111,19 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 			s.saveLocked()
 		}
 		if ev.ChatDelta != "" && !t.warmup && !s.ended {
-			s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: ev.ChatDelta})
+			for _, piece := range splitChat(provider.CleanChat(ev.ChatDelta), maxChatChunk) {
+				s.emitLocked(wire.EventChatDelta, t.id, wire.ChatDeltaData{Text: piece})
+			}
 		}
 		if ev.Warning != "" {
-			log.Warn("provider", "warning", ev.Warning)
+			// Through the refusal log: an agent asking permission 30,000
+			// times must not write 30,000 lines (one per kind a window).
+			kind, _, _ := strings.Cut(ev.Warning, ":")
+			if r := s.table.cfg.Refusals; r != nil {
+				r.Note("provider-warning", s.id+"\x00"+kind, "provider", "warning", ev.Warning, "session", s.id, "turn", t.id)
+			} else {
+				log.Warn("provider", "warning", ev.Warning)
+			}
 		}
 		if a := ev.Activity; a != nil {
 			log.Info("agent activity", "tool", a.Title, "kind", a.Kind, "status", a.Status, "reason", a.Reason)

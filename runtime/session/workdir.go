@@ -153,7 +153,7 @@ func linkExecutable(target, link string) error {
 // Pedelec variables inherited from elsewhere, plus this session's. The
 // environment, unlike the command line, is readable by this user only, so
 // the session id and secret go here.
-func (d workDirs) env(coreURL, sessionID, secret string) []string {
+func (d workDirs) env(coreURL, coreKey, sessionID, secret string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "PEDELEC_") || strings.HasPrefix(kv, "PATH=") {
@@ -170,5 +170,6 @@ func (d workDirs) env(coreURL, sessionID, secret string) []string {
 		wire.EnvThreadID+"="+sessionID,
 		wire.EnvCoreURL+"="+coreURL,
 		wire.EnvSecret+"="+secret,
+		wire.EnvCoreKey+"="+coreKey,
 	)
 }

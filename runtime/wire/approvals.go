@@ -72,6 +72,8 @@ type ApprovalRequest struct {
 	CallID    string          `json:"callId,omitempty"`
 	Tool      string          `json:"tool,omitempty"`
 	Args      json.RawMessage `json:"args,omitempty"`
+	// Provider is who asks: the session's agent (codex, gemini, mcp, ...).
+	Provider string `json:"provider,omitempty"`
 }
 
 // OriginGrant is one approved origin (scheme://host:port).

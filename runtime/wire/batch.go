@@ -25,4 +25,8 @@ type Hello struct {
 	Batch           bool   `json:"batch"`
 	MaxBatchFrames  int    `json:"maxBatchFrames"`
 	MaxMessageBytes int64  `json:"maxMessageBytes"`
+	// CoreKey and CoreProof: Core's CoreProof of the nonce the page put in
+	// the URL (ProofQueryParam), when it asked.
+	CoreKey   string `json:"coreKey,omitempty"`
+	CoreProof string `json:"coreProof,omitempty"`
 }

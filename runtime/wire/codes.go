@@ -58,8 +58,9 @@ const (
 	CodeToolCallNotWaitable Code = "TOOL_CALL_NOT_WAITABLE"
 
 	// The agent's commands.
-	CodeCoreUnreachable Code = "CORE_UNREACHABLE"
-	CodeNotInSession    Code = "NOT_IN_SESSION"
+	CodeCoreUnreachable  Code = "CORE_UNREACHABLE"
+	CodeCoreNotAuthentic Code = "CORE_NOT_AUTHENTIC"
+	CodeNotInSession     Code = "NOT_IN_SESSION"
 
 	CodeInternal Code = "INTERNAL"
 
@@ -88,6 +89,7 @@ const (
 	CodeAssetNotFound                Code = "ASSET_NOT_FOUND"
 	CodeAssetNotFile                 Code = "ASSET_NOT_FILE"
 	CodeAssetTooLarge                Code = "ASSET_TOO_LARGE"
+	CodeAssetQuotaExceeded           Code = "ASSET_QUOTA_EXCEEDED"
 	CodeAssetReadTooLarge            Code = "ASSET_READ_TOO_LARGE"
 	CodeAssetUploadBusy              Code = "ASSET_UPLOAD_BUSY"
 	CodeAssetUploadServerUnavailable Code = "ASSET_UPLOAD_SERVER_UNAVAILABLE"
@@ -169,6 +171,7 @@ var Codes = []CodeInfo{
 	{CodeToolCallPending, "Core \u2192 agent, CLI (exit 3)", "the call is still running in Core, but the agent's shell would soon cut `tool-call` off: run the command in `details.next` (`pedelec tool-call --wait <handle>`) to wait for the same call's result. Not a failure: the call keeps its own `timeoutMs`", "`handle`, `next`, `tool`, `toolRequestId`, `timeoutMs`, `elapsedMs`"},
 	{CodeToolCallNotWaitable, "Core \u2192 agent", "`tool-call --wait` named a handle this session cannot wait on: its result was already delivered (`reason: delivered`), another `--wait` is waiting for it (`waiting`), its turn ended (`turn_ended`), it waited unclaimed while newer results came and was dropped (`dropped`; a session keeps `--max-pending-calls` of them), or no such handle (`unknown`). Do not retry it; call the tool again if you still need it", "`handle`, `reason`"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
+	{CodeCoreNotAuthentic, "CLI, MCP bridge, SDK", "what answers at Core's address could not prove it is the Core of this state directory (or, for a page, the Core that approved it): another user's program may hold Core's port while Core is down. Nothing secret was sent. The message names what answered; the CLI exits 76. Start the real Core (`pedelec serve`), or find who holds the port", "`coreUrl`, `found`, `listenerUid` (where the system tells)"},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},
 	{CodeInternal, "anywhere", "a bug: please report it with the message", ""},
 	{CodeSendTextNotSupported, "Core, SDK", "`sendText` on a `provider: \"mcp\"` session: its agent is the user's own MCP client, which takes no messages from the page (docs/mcp.md)", "`provider`"},
@@ -191,6 +194,7 @@ var Codes = []CodeInfo{
 	{CodeAssetNotFound, "Core", "nothing at the asset path (or a directory on the way is missing)", "`path`"},
 	{CodeAssetNotFile, "Core", "the asset path is a directory, a FIFO or another non-regular file, or was replaced by one while it was opened", "`path`"},
 	{CodeAssetTooLarge, "SDK, Core", "`uploadAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
+	{CodeAssetQuotaExceeded, "Core → page, agent", "an upload or a result file would pass the disk quota of the session's assets (`--max-asset-bytes-per-session`, 1 GiB) or of all sessions' (`--max-asset-bytes-total`, 4 GiB); refused before anything is written, nothing there is lost", "`limit` (the flag), `value`, `used`, `got`, `path`"},
 	{CodeAssetReadTooLarge, "Core", "`readAsset` of a file over 100 MiB", "`path`, `sizeBytes`, `limit`"},
 	{CodeAssetUploadBusy, "Core", "`uploadAsset` while another upload of the same session runs (one at a time); the SDK reports it as the original's `SESSION_BUSY` (this code in `details.coreCode`)", "`path`, `uploading`"},
 	{CodeAssetUploadServerUnavailable, "SDK", "the upload `PUT` to Core's port failed at the network level", "`url`"},

@@ -39,6 +39,7 @@ export declare const ERROR_CODES: readonly [
 	"TOOL_CALL_PENDING",
 	"TOOL_CALL_NOT_WAITABLE",
 	"CORE_UNREACHABLE",
+	"CORE_NOT_AUTHENTIC",
 	"NOT_IN_SESSION",
 	"INTERNAL",
 	"SEND_TEXT_NOT_SUPPORTED",
@@ -61,6 +62,7 @@ export declare const ERROR_CODES: readonly [
 	"ASSET_NOT_FOUND",
 	"ASSET_NOT_FILE",
 	"ASSET_TOO_LARGE",
+	"ASSET_QUOTA_EXCEEDED",
 	"ASSET_READ_TOO_LARGE",
 	"ASSET_UPLOAD_BUSY",
 	"ASSET_UPLOAD_SERVER_UNAVAILABLE",
@@ -914,6 +916,14 @@ export declare class Pedelec {
 	 */
 	private reconnectApproval;
 	private tellSessions;
+	/**
+	 * Pedelec Core addition: forgets the Core this page trusts. The page
+	 * remembers the key of the Core that first approved it and refuses any
+	 * other (CORE_NOT_AUTHENTIC); after Core's state directory was reset on
+	 * purpose, call this once, and the next connection trusts the Core it
+	 * finds, as the first one did.
+	 */
+	forgetCore(): void;
 	/** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
 	close(): void;
 	private track;

@@ -42,6 +42,7 @@ var ERROR_CODES = [
   "TOOL_CALL_PENDING",
   "TOOL_CALL_NOT_WAITABLE",
   "CORE_UNREACHABLE",
+  "CORE_NOT_AUTHENTIC",
   "NOT_IN_SESSION",
   "INTERNAL",
   "SEND_TEXT_NOT_SUPPORTED",
@@ -64,6 +65,7 @@ var ERROR_CODES = [
   "ASSET_NOT_FOUND",
   "ASSET_NOT_FILE",
   "ASSET_TOO_LARGE",
+  "ASSET_QUOTA_EXCEEDED",
   "ASSET_READ_TOO_LARGE",
   "ASSET_UPLOAD_BUSY",
   "ASSET_UPLOAD_SERVER_UNAVAILABLE",
@@ -138,6 +140,111 @@ function toolErrorResult(code, message, details) {
   return { error };
 }
 
+// src/client/core-identity.ts
+var STORAGE_PREFIX = "pedelec:core-key:";
+var pageStorage = {
+  get: (core) => {
+    try {
+      return globalThis.localStorage?.getItem(STORAGE_PREFIX + core) ?? null;
+    } catch {
+      return null;
+    }
+  },
+  set: (core, key2) => {
+    try {
+      globalThis.localStorage?.setItem(STORAGE_PREFIX + core, key2);
+    } catch {
+    }
+  },
+  remove: (core) => {
+    try {
+      globalThis.localStorage?.removeItem(STORAGE_PREFIX + core);
+    } catch {
+    }
+  }
+};
+var CoreIdentity = class {
+  constructor(core, store = pageStorage) {
+    __publicField(this, "core", core);
+    __publicField(this, "store", store);
+    /** The key a proof on this connection showed, not yet remembered. */
+    __publicField(this, "proven", null);
+  }
+  /** The remembered key, if this page ever trusted this Core. */
+  expected() {
+    return this.store.get(this.core);
+  }
+  /** A fresh nonce for the next connection's proof. */
+  static nonce() {
+    const bytes = new Uint8Array(32);
+    globalThis.crypto.getRandomValues(bytes);
+    return base64url(bytes);
+  }
+  /**
+   * Checks a hello's proof for nonce. Resolves with nothing when this
+   * connection may be used, rejects with CORE_NOT_AUTHENTIC when the page
+   * trusts a Core and this is not it. With no key remembered it is
+   * trust-on-first-use: a good proof is kept for remember().
+   */
+  async check(nonce, proof, url) {
+    const want = this.expected();
+    const ok = proof !== null && await verify(proof, nonce);
+    if (want === null) {
+      this.proven = ok ? proof.key : null;
+      return;
+    }
+    if (ok && proof.key === want) return;
+    const found = proof === null ? "it sent no proof of Core's key" : !ok ? "its proof does not verify" + (subtleCrypto() ? "" : " (this page is not a secure context, so the browser cannot check signatures: serve it over https or from localhost)") : `it proves another key (${short(proof.key)})`;
+    throw this.refusal(url, found, proof?.key);
+  }
+  /** The CORE_NOT_AUTHENTIC error, naming what answered. */
+  refusal(url, found, key2) {
+    const want = this.expected() ?? "";
+    return new PedelecError(
+      "CORE_NOT_AUTHENTIC",
+      `What answers at ${url} is not the Pedelec Core this page trusts (key ${short(want)}): ${found}. Nothing was sent to it. If Core is down, another program may hold its port: start \`pedelec serve\`. If you reset Core's state directory on purpose, call forgetCore() on the Pedelec client and reconnect.`,
+      { coreUrl: url, found, expectedKey: want, ...key2 ? { key: key2 } : {} }
+    );
+  }
+  /** Core approved this page: remember the key this connection proved, if none is yet. */
+  remember() {
+    if (this.proven && this.expected() === null) this.store.set(this.core, this.proven);
+  }
+  /** Forgets the remembered key: the next connection is trust-on-first-use. */
+  forget() {
+    this.proven = null;
+    this.store.remove(this.core);
+  }
+};
+function subtleCrypto() {
+  return globalThis.crypto?.subtle ?? null;
+}
+var encoder = new TextEncoder();
+async function verify(proof, nonce) {
+  const subtle = subtleCrypto();
+  if (!subtle || typeof proof.key !== "string" || typeof proof.signature !== "string") return false;
+  try {
+    const key2 = await subtle.importKey("raw", fromBase64url(proof.key), { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+    return await subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key2, fromBase64url(proof.signature), encoder.encode("pedelec-core-proof/v1\n" + nonce));
+  } catch {
+    return false;
+  }
+}
+function short(key2) {
+  return key2.length > 12 ? key2.slice(0, 12) + "…" : key2;
+}
+function base64url(bytes) {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+function fromBase64url(s) {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
 // src/client/connection.ts
 var fetchProbe = async (base) => {
   if (typeof fetch !== "function") return "nothing";
@@ -167,7 +274,7 @@ var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
 var BATCH_QUERY = "batch=1";
 var Connection = class {
-  constructor(url, factory, probe = fetchProbe, timeoutMs = DEFAULT_RESPONSE_TIMEOUT_MS) {
+  constructor(url, factory, probe = fetchProbe, timeoutMs = DEFAULT_RESPONSE_TIMEOUT_MS, keys) {
     __publicField(this, "url", url);
     __publicField(this, "factory", factory);
     __publicField(this, "probe", probe);
@@ -190,6 +297,22 @@ var Connection = class {
     __publicField(this, "sinks", /* @__PURE__ */ new Map());
     __publicField(this, "early", /* @__PURE__ */ new Map());
     __publicField(this, "closeListeners", /* @__PURE__ */ new Set());
+    /** Which Core this page trusts (core-identity.ts). */
+    __publicField(this, "identity");
+    /** The open socket's check of Core's proof (its hello). */
+    __publicField(this, "proofCheck", null);
+    this.identity = new CoreIdentity(coreHost(url), keys);
+  }
+  /**
+   * Core approved this page (a session was created or resumed): remember
+   * the key this connection's Core proved, if the page trusts none yet.
+   */
+  trustCore() {
+    void this.proofCheck?.then(
+      () => this.identity.remember(),
+      () => {
+      }
+    );
   }
   /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
   async ready() {
@@ -314,22 +437,64 @@ var Connection = class {
     if (this.opening) return this.opening;
     this.opening = new Promise((resolve2, reject) => {
       let socket;
+      const nonce = CoreIdentity.nonce();
       try {
-        socket = this.factory(withBatch(this.url));
+        socket = this.factory(withProof(withBatch(this.url), nonce));
       } catch (err) {
         this.opening = null;
         reject(new PedelecError("CORE_UNREACHABLE", `Could not open a WebSocket to ${this.url}: ${String(err)}`));
         return;
       }
       let opened = false;
-      socket.onopen = () => {
+      const accept = () => {
         opened = true;
         this.batch = null;
         this.socket = socket;
         this.opening = null;
         resolve2(socket);
       };
-      socket.onmessage = (ev) => this.receive(ev.data);
+      let helloArrived = () => {
+      };
+      const hello = new Promise((r) => helloArrived = r);
+      let first = true;
+      socket.onmessage = (ev) => {
+        if (first) {
+          first = false;
+          const check = this.identity.check(nonce, proofIn(ev.data), this.url);
+          this.proofCheck = check;
+          check.catch(() => {
+          });
+          helloArrived(check);
+        }
+        this.receive(ev.data);
+      };
+      socket.onopen = () => {
+        this.proofCheck = null;
+        if (this.identity.expected() === null) return accept();
+        let timer;
+        const noHello = new Promise((_, rej) => {
+          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms")), this.timeoutMs);
+        });
+        Promise.race([hello.then((check) => check), noHello]).then(
+          () => {
+            clearTimeout(timer);
+            accept();
+          },
+          (err) => {
+            clearTimeout(timer);
+            socket.onclose = null;
+            socket.onmessage = null;
+            this.opening = null;
+            this.backlog = [];
+            this.drained = 0;
+            try {
+              socket.close(1e3, "not the Core this page trusts");
+            } catch {
+            }
+            reject(err);
+          }
+        );
+      };
       socket.onerror = () => {
       };
       socket.onclose = (ev) => {
@@ -450,13 +615,34 @@ var nextTask = (() => {
     channel.port2.postMessage(null);
   };
 })();
+function withProof(url, nonce) {
+  return url + (url.includes("?") ? "&" : "?") + "proof=" + nonce;
+}
+function proofIn(data) {
+  if (typeof data !== "string") return null;
+  try {
+    const frame = JSON.parse(data);
+    if (frame?.type === "hello" && typeof frame.coreKey === "string" && typeof frame.coreProof === "string") {
+      return { key: frame.coreKey, signature: frame.coreProof };
+    }
+  } catch {
+  }
+  return null;
+}
+function coreHost(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 function withBatch(url) {
   return url + (url.includes("?") ? "&" : "?") + BATCH_QUERY;
 }
-var encoder = typeof TextEncoder !== "undefined" ? new TextEncoder() : null;
+var encoder2 = typeof TextEncoder !== "undefined" ? new TextEncoder() : null;
 function byteLength(s) {
-  if (s.length < 4096 || !encoder) return s.length * 3;
-  return encoder.encode(s).length;
+  if (s.length < 4096 || !encoder2) return s.length * 3;
+  return encoder2.encode(s).length;
 }
 function httpBase(wsUrl) {
   const u = new URL(wsUrl);
@@ -520,7 +706,7 @@ function closeError(url, code, reason, opened) {
 // src/client/reconnect.ts
 var DEFAULT_RECONNECT = { initialDelayMs: 250, maxDelayMs: 5e3, giveUpAfterMs: 10 * 6e4 };
 function worthRetrying(e) {
-  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT") return true;
+  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT" || e.code === "CORE_NOT_AUTHENTIC") return true;
   const details = e.details;
   return e.code === "ORIGIN_NOT_ALLOWED" && details?.inferred === true;
 }
@@ -4153,7 +4339,7 @@ var Pedelec = class {
     this.allProviders = opts.providers === "all" || opts.providers === void 0 && moduleAsksAllProviders(moduleUrl);
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs, opts.keyStore);
     this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : void 0;
     this.reconnector = new Reconnector(
       async () => {
@@ -4307,6 +4493,7 @@ var Pedelec = class {
       params.disconnectGraceMs = FOLLOW_GRACE_MS;
     }
     const info = await this.connection.request("create_session", params);
+    this.connection.trustCore();
     const session = this.track(info, defined);
     attachPageTools(session, defined, web?.sent ?? manifest.tools, web !== null);
     if (exposeToBrowser2 !== false) exposeToBrowser(session, defined, browserError);
@@ -4361,6 +4548,7 @@ var Pedelec = class {
     const resumed = (async () => {
       await this.ensureApproved();
       const info = await this.connection.request("resume_session", { sessionId });
+      this.connection.trustCore();
       const session = this.track(info, defined, router);
       const replace = options?.webmcp === true || router !== void 0;
       if (session.getStatus() !== "ended") attachPageTools(session, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
@@ -4475,6 +4663,16 @@ var Pedelec = class {
   }
   tellSessions(pending) {
     for (const session of [...this.sessions]) session.approvalPending(pending);
+  }
+  /**
+   * Pedelec Core addition: forgets the Core this page trusts. The page
+   * remembers the key of the Core that first approved it and refuses any
+   * other (CORE_NOT_AUTHENTIC); after Core's state directory was reset on
+   * purpose, call this once, and the next connection trusts the Core it
+   * finds, as the first one did.
+   */
+  forgetCore() {
+    this.connection.identity.forget();
   }
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */
   close() {

@@ -6,6 +6,7 @@
 
 import { Connection, DEFAULT_RESPONSE_TIMEOUT_MS, type ReachabilityProbe, type SocketFactory, type SocketLike } from "./client/connection.js";
 import type { CreateSessionParams, OriginApprovalStatus, SessionInfo } from "./client/protocol.gen.js";
+import type { KeyStore } from "./client/core-identity.js";
 import { DEFAULT_RECONNECT, Reconnector, worthRetrying, type ReconnectOptions } from "./client/reconnect.js";
 import { resolveUrl } from "./client/url.js";
 import { PedelecError } from "./errors.js";
@@ -42,6 +43,7 @@ type InternalOptions = PedelecOptions & {
   probe?: ReachabilityProbe;
   moduleUrl?: string;
   reconnect?: Partial<ReconnectOptions>;
+  keyStore?: KeyStore;
 };
 
 function browserSocket(url: string): SocketLike {
@@ -127,7 +129,7 @@ export class Pedelec {
     this.allProviders = opts.providers === "all" || (opts.providers === undefined && moduleAsksAllProviders(moduleUrl));
     const timeout = opts.bridgeTimeoutMs;
     const timeoutMs = typeof timeout === "number" && !Number.isNaN(timeout) ? Math.max(1, timeout) : DEFAULT_RESPONSE_TIMEOUT_MS;
-    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs);
+    this.connection = new Connection(this.url, opts.socketFactory ?? browserSocket, opts.probe, timeoutMs, opts.keyStore);
     this.onApprovalPending = typeof opts.onApprovalPending === "function" ? opts.onApprovalPending : undefined;
     // When the connection drops, every session waits in a reconnecting
     // state and the client retries with backoff until Core is back, then
@@ -341,6 +343,7 @@ export class Pedelec {
       params.disconnectGraceMs = FOLLOW_GRACE_MS;
     }
     const info = await this.connection.request("create_session", params);
+    this.connection.trustCore(); // Core approved this page: remember its key
     const session = this.track(info, defined as TTools);
     attachPageTools(session as never, defined, web?.sent ?? (manifest as { tools: JsonValue[] }).tools, web !== null);
     if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
@@ -409,6 +412,7 @@ export class Pedelec {
     const resumed = (async () => {
       await this.ensureApproved();
       const info = await this.connection.request("resume_session", { sessionId });
+      this.connection.trustCore();
       const session = this.track(info, defined, router);
       // Core's list is the one before the reload. With webmcp, or when
       // following the page (router), the page's list replaces it now; a
@@ -540,6 +544,17 @@ export class Pedelec {
 
   private tellSessions(pending: ApprovalPending) {
     for (const session of [...this.sessions]) session.approvalPending(pending);
+  }
+
+  /**
+   * Pedelec Core addition: forgets the Core this page trusts. The page
+   * remembers the key of the Core that first approved it and refuses any
+   * other (CORE_NOT_AUTHENTIC); after Core's state directory was reset on
+   * purpose, call this once, and the next connection trusts the Core it
+   * finds, as the first one did.
+   */
+  forgetCore(): void {
+    this.connection.identity.forget();
   }
 
   /** Pedelec Core addition: closes the connection; sessions with autoEndOnDisconnect end. */

@@ -33,7 +33,7 @@ const call = (id: string, n: number) => ({ toolRequestId: id, tool: "echo", args
 
 test("the SDK asks Core for batched messages", async () => {
   const { core } = await setup();
-  assert.match(core.socket.url, /^ws:\/\/127\.0\.0\.1:7077\/ws\?batch=1$/);
+  assert.match(core.socket.url, /^ws:\/\/127\.0\.0\.1:7077\/ws\?batch=1&proof=[A-Za-z0-9_-]{43}$/);
 });
 
 test("an array message is its frames in order: events by seq, responses by id", async () => {

@@ -32,7 +32,8 @@ export class FakeSocket implements SocketLike {
       this.readyState = 1;
       this.onopen?.({});
       // A Core that speaks batched messages greets a page that asked for them.
-      if (core.hello && url.includes("batch=1")) this.deliver(core.hello);
+      if (typeof core.hello === "function") void Promise.resolve(core.hello(url)).then((h) => this.deliver(h));
+      else if (core.hello && url.includes("batch=1")) this.deliver(core.hello);
     }, 0);
   }
 
@@ -65,7 +66,7 @@ export class FakeCore {
   refuse: { code: number; reason: string } | undefined;
   /** Whether plain HTTP reaches this "Core" (the origin-refusal probe). */
   httpUp: boolean | "core" | "host_refused" | "not_core" | "nothing" = false;
-  /** The hello this "Core" greets ?batch=1 sockets with; none: an older Core. */
+  /** The hello this "Core" greets ?batch=1 sockets with (or makes from the socket's URL); none: an older Core. */
   hello: unknown = undefined;
   private seqs = new Map<string, number>();
   private nextTurn = 1;

@@ -4,6 +4,7 @@
 // a new one is opened on the next request after it closes.
 
 import { PedelecError, isErrorData } from "../errors.js";
+import { CoreIdentity, type KeyStore, type Proof } from "./core-identity.js";
 import type { EventFrame, HelloFrame, Method, ParamsOf, ResponseFrame, ResultOf } from "./protocol.gen.js";
 
 /** The subset of the browser WebSocket the connection uses; tests pass a fake. */
@@ -113,13 +114,31 @@ export class Connection {
   private readonly sinks = new Map<string, Sink>();
   private readonly early = new Map<string, EventFrame[]>();
   private readonly closeListeners = new Set<(err: PedelecError) => void>();
+  /** Which Core this page trusts (core-identity.ts). */
+  readonly identity: CoreIdentity;
+  /** The open socket's check of Core's proof (its hello). */
+  private proofCheck: Promise<void> | null = null;
 
   constructor(
     readonly url: string,
     private readonly factory: SocketFactory,
     private readonly probe: ReachabilityProbe = fetchProbe,
     private readonly timeoutMs: number = DEFAULT_RESPONSE_TIMEOUT_MS,
-  ) {}
+    keys?: KeyStore,
+  ) {
+    this.identity = new CoreIdentity(coreHost(url), keys);
+  }
+
+  /**
+   * Core approved this page (a session was created or resumed): remember
+   * the key this connection's Core proved, if the page trusts none yet.
+   */
+  trustCore(): void {
+    void this.proofCheck?.then(
+      () => this.identity.remember(),
+      () => {},
+    );
+  }
 
   /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
   async ready(): Promise<void> {
@@ -258,22 +277,67 @@ export class Connection {
     if (this.opening) return this.opening;
     this.opening = new Promise<SocketLike>((resolve, reject) => {
       let socket: SocketLike;
+      const nonce = CoreIdentity.nonce();
       try {
-        socket = this.factory(withBatch(this.url));
+        socket = this.factory(withProof(withBatch(this.url), nonce));
       } catch (err) {
         this.opening = null;
         reject(new PedelecError("CORE_UNREACHABLE", `Could not open a WebSocket to ${this.url}: ${String(err)}`));
         return;
       }
       let opened = false;
-      socket.onopen = () => {
+      const accept = () => {
         opened = true;
         this.batch = null; // until this socket's hello
         this.socket = socket;
         this.opening = null;
         resolve(socket);
       };
-      socket.onmessage = (ev) => this.receive(ev.data);
+      // Core's first message is its hello, with its proof of the nonce.
+      let helloArrived: (check: Promise<void>) => void = () => {};
+      const hello = new Promise<Promise<void>>((r) => (helloArrived = r));
+      let first = true;
+      socket.onmessage = (ev) => {
+        if (first) {
+          first = false;
+          const check = this.identity.check(nonce, proofIn(ev.data), this.url);
+          this.proofCheck = check;
+          check.catch(() => {}); // handled where it matters, below
+          helloArrived(check);
+        }
+        this.receive(ev.data);
+      };
+      socket.onopen = () => {
+        this.proofCheck = null;
+        // A page that never trusted a Core: trust-on-first-use, and the
+        // proof is checked beside the first requests, for trustCore().
+        if (this.identity.expected() === null) return accept();
+        // A page that trusts a Core sends nothing until this one proves it.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const noHello = new Promise<never>((_, rej) => {
+          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms")), this.timeoutMs);
+        });
+        Promise.race([hello.then((check) => check), noHello]).then(
+          () => {
+            clearTimeout(timer);
+            accept();
+          },
+          (err: PedelecError) => {
+            clearTimeout(timer);
+            socket.onclose = null;
+            socket.onmessage = null;
+            this.opening = null;
+            this.backlog = [];
+            this.drained = 0;
+            try {
+              socket.close(1000, "not the Core this page trusts");
+            } catch {
+              // already closed
+            }
+            reject(err);
+          },
+        );
+      };
       socket.onerror = () => {
         // The browser hides why a WebSocket failed; onclose follows with the code.
       };
@@ -423,6 +487,34 @@ const nextTask: (fn: () => void) => void = (() => {
     channel.port2.postMessage(null);
   };
 })();
+
+/** Core's WebSocket URL, asking for a proof of Core's key over nonce. */
+export function withProof(url: string, nonce: string): string {
+  return url + (url.includes("?") ? "&" : "?") + "proof=" + nonce;
+}
+
+/** The proof in a hello message, if it is one that carries it. */
+function proofIn(data: unknown): Proof | null {
+  if (typeof data !== "string") return null;
+  try {
+    const frame = JSON.parse(data) as Partial<HelloFrame> | null;
+    if (frame?.type === "hello" && typeof frame.coreKey === "string" && typeof frame.coreProof === "string") {
+      return { key: frame.coreKey, signature: frame.coreProof };
+    }
+  } catch {
+    // not JSON: not a hello
+  }
+  return null;
+}
+
+/** host:port of Core's URL: what a page remembers Core's key under. */
+function coreHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 
 /** Core's WebSocket URL, asking for batched messages. */
 export function withBatch(url: string): string {

@@ -112,6 +112,12 @@ export type HelloFrame = {
   batch: boolean;
   maxBatchFrames: number;
   maxMessageBytes: number;
+  /**
+   * CoreKey and CoreProof: Core's CoreProof of the nonce the page put in
+   * the URL (ProofQueryParam), when it asked.
+   */
+  coreKey?: string;
+  coreProof?: string;
 };
 
 // ---- the types the methods and events name ----

@@ -23,7 +23,8 @@ export const DEFAULT_RECONNECT: ReconnectOptions = { initialDelayMs: 250, maxDel
  * Anything else is an answer, and the attempt ends with it.
  */
 export function worthRetrying(e: { code: string; details?: unknown }): boolean {
-  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT") return true;
+  // CORE_NOT_AUTHENTIC: another program holds Core's port; the real Core may come back to it.
+  if (e.code === "CORE_UNREACHABLE" || e.code === "SDK_BRIDGE_TIMEOUT" || e.code === "CORE_NOT_AUTHENTIC") return true;
   const details = e.details as { inferred?: unknown } | undefined;
   return e.code === "ORIGIN_NOT_ALLOWED" && details?.inferred === true;
 }

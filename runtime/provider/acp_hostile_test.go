@@ -1,0 +1,198 @@
+package provider
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// A hostile ACP agent is this test binary too, speaking raw JSON-RPC
+// (no library on its side, so nothing limits what it sends): with
+// hostileACPEnv set it answers initialize and session/new, then, on
+// session/prompt, does what the mode says:
+//
+//	requests  stops reading stdin and sends 100,000 permission requests
+//	notes     sends 100,000 chat chunks (reading on)
+//	stdin     stops reading stdin and sends a permission request every 2 ms
+//	stray     a chunk for a session it was never given, then one with
+//	          control and bidi characters for its own, then end_turn
+const hostileACPEnv = "PEDELEC_HOSTILE_ACP"
+
+func init() {
+	mode := os.Getenv(hostileACPEnv)
+	if mode == "" {
+		return
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	var mu sync.Mutex
+	send := func(format string, args ...any) {
+		mu.Lock()
+		fmt.Fprintf(out, format+"\n", args...)
+		mu.Unlock()
+	}
+	flush := func() { mu.Lock(); out.Flush(); mu.Unlock() }
+	perm := func(id int) {
+		send(`{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"h-1","toolCall":{"toolCallId":"c%d","title":"rm -rf /","kind":"execute"},"options":[{"optionId":"no","name":"No","kind":"reject_once"}]}}`, id, id)
+	}
+	chunk := func(session, text string) {
+		b, _ := json.Marshal(text)
+		send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":%s}}}}`, session, b)
+	}
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(sc.Bytes(), &m)
+		switch m.Method {
+		case "initialize":
+			send(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`, m.ID)
+		case "session/new":
+			send(`{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"h-1"}}`, m.ID)
+		case "session/prompt":
+			switch mode {
+			case "requests":
+				for i := 1000; i < 101000; i++ {
+					perm(i)
+				}
+				flush()
+				select {} // never reads stdin again
+			case "notes":
+				go func() {
+					for i := 0; i < 100000; i++ {
+						chunk("h-1", "x")
+					}
+					flush()
+				}()
+			case "stdin":
+				for i := 1000; ; i++ {
+					perm(i)
+					flush()
+					time.Sleep(2 * time.Millisecond)
+				}
+			case "stray":
+				chunk("someone-else", "STRAY")
+				chunk("h-1", "a\x1b[31mb\u202ec\u0007d\n")
+				send(`{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}`, m.ID)
+			}
+		}
+		flush()
+	}
+	os.Exit(0)
+}
+
+func hostileACP(t *testing.T, mode string) *acpAgent {
+	t.Helper()
+	a := NewCustomACP("hostile", Settings{Executable: os.Args[0], Env: map[string]string{hostileACPEnv: mode}}).(*acpAgent)
+	t.Cleanup(func() { a.CloseSession("s1") })
+	return a
+}
+
+// peakGoroutines samples the goroutine count until stop is closed.
+func peakGoroutines(stop <-chan struct{}) *atomic.Int64 {
+	var peak atomic.Int64
+	go func() {
+		for {
+			if n := int64(runtime.NumGoroutine()); n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return &peak
+}
+
+// An agent that floods requests and stops reading its stdin is stopped
+// once it has acpMaxInflight requests unanswered: its turn ends with
+// PROVIDER_ERROR saying so, its process is gone, and Core's goroutines
+// stayed within the bound (before, one per request: 239,202 in 40 s).
+func TestACPFloodOfRequestsIsBounded(t *testing.T) {
+	a := hostileACP(t, "requests")
+	base := runtime.NumGoroutine()
+	stop := make(chan struct{})
+	peak := peakGoroutines(stop)
+	var pid atomic.Int64
+	go func() {
+		for pid.Load() == 0 {
+			pid.Store(int64(a.WarmPID("s1")))
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	_, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "go"))
+	close(stop)
+	werr := wire.AsError(err)
+	if werr.Code != wire.CodeProviderError || !strings.Contains(werr.Message, "requests Core had not answered") {
+		t.Fatalf("turn: %v", err)
+	}
+	if p := pid.Load(); p > 0 {
+		waitGone(t, int(p))
+	}
+	t.Logf("goroutines: %d before, peak %d (bound %d requests): %s", base, peak.Load(), acpMaxInflight, werr.Message)
+	if peak.Load() > int64(base+acpMaxInflight+64) {
+		t.Errorf("goroutines peaked at %d, %d before: not bounded by the %d requests", peak.Load(), base, acpMaxInflight)
+	}
+}
+
+// Notifications Core has not handled (here: a page that takes its time
+// with each chunk) are bounded the same way.
+func TestACPFloodOfNotificationsIsBounded(t *testing.T) {
+	a := hostileACP(t, "notes")
+	release := make(chan struct{})
+	defer close(release)
+	var got atomic.Int64
+	emit := func(ev Event) {
+		if ev.ChatDelta != "" && got.Add(1) == 1 {
+			<-release // the first chunk holds the handler
+		}
+	}
+	err := a.RunTurn(context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "go"), emit)
+	werr := wire.AsError(err)
+	if werr.Code != wire.CodeProviderError || !strings.Contains(werr.Message, "notifications Core had not handled") {
+		t.Fatalf("turn: %v", err)
+	}
+}
+
+// An agent that stops reading its stdin is stopped within acpWriteTimeout
+// of Core's next message to it, whatever else is bounded.
+func TestACPAgentThatStopsReadingIsStopped(t *testing.T) {
+	defer func(n int, d time.Duration) { acpMaxInflight, acpWriteTimeout = n, d }(acpMaxInflight, acpWriteTimeout)
+	acpMaxInflight, acpWriteTimeout = 1<<20, time.Second
+	a := hostileACP(t, "stdin")
+	_, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "go"))
+	werr := wire.AsError(err)
+	if werr.Code != wire.CodeProviderError || !strings.Contains(werr.Message, "stopped reading its stdin") {
+		t.Fatalf("turn: %v", err)
+	}
+}
+
+// An update for a session Core never gave the agent is not the page's
+// chat: it is dropped, and said once.
+func TestACPStrayUpdatesDroppedAndChatCleaned(t *testing.T) {
+	a := hostileACP(t, "stray")
+	r, err := runACP(t, a, context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.text(); strings.Contains(got, "STRAY") || !strings.HasPrefix(got, "a") {
+		t.Errorf("chat = %q, want the stray dropped", got)
+	}
+	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "someone-else") {
+		t.Errorf("warnings = %q", r.warns)
+	}
+}
