@@ -62,6 +62,25 @@ func defaultStateDir() string {
 	return filepath.Join(os.TempDir(), "pedelec-state")
 }
 
+// mcpCommandFor is the `pedelec mcp` line that finds this Core, for the
+// demo's MCP instructions: a state directory other than the default (or
+// PEDELEC_STATE_DIR's) must be named, since that is where the command
+// reads Core's address and token.
+func mcpCommandFor(stateDir string) string {
+	if filepath.Clean(stateDir) == filepath.Clean(defaultStateDir()) || os.Getenv("PEDELEC_STATE_DIR") == stateDir {
+		return "pedelec mcp"
+	}
+	return "pedelec mcp --state-dir " + posixQuote(stateDir)
+}
+
+// posixQuote quotes s as one POSIX shell word when it needs it.
+func posixQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func runServe(c *cli.Context) error {
 	logger := loggerFrom(c)
 	cfg, err := loadConfig(c)
@@ -98,6 +117,7 @@ func runServe(c *cli.Context) error {
 	providers := cfg.Registry()
 	core, err := pruntime.NewCore(pruntime.Options{
 		StateDir:              c.String("state-dir"),
+		MCPCommand:            mcpCommandFor(c.String("state-dir")),
 		ToolTimeout:           c.Duration("tool-timeout"),
 		TurnTimeout:           c.Duration("turn-timeout"),
 		ResumeWindow:          c.Duration("resume-window"),

@@ -198,8 +198,8 @@ return null;`, id))
 // the --allow-origin that approved the page, and the SDK reconnects by
 // itself. Its resume goes through the approval step as createSession's
 // does: no click, so the window is blocked (OPEN_POPUP_FAILED with the
-// URL), the session says it waits for approval (status waiting_approval,
-// still reconnecting), and it keeps waiting past the page's bridge timeout
+// URL), the session says it waits for approval (detailed status
+// waiting_approval; the original's five say error: still reconnecting), and it keeps waiting past the page's bridge timeout
 // (3 s here) instead of giving the session up while Core still holds it.
 // Once the user approves, the session resumes and its history is intact.
 func TestBrowserReconnectWaitsForApproval(t *testing.T) {
@@ -268,12 +268,12 @@ return null;`)
 	if pend.Code != "OPEN_POPUP_FAILED" || pend.DetailsURL != pend.URL || !strings.HasPrefix(pend.URL, core.URL+"/console/approve/ap_") || pend.Origin != app.URL {
 		t.Fatalf("pending = %+v", pend)
 	}
-	b.waitJS(t, 10*time.Second, `window.__s.getStatus() === "waiting_approval"`, "the session to say it waits for approval")
+	b.waitJS(t, 10*time.Second, `window.__s.getDetailedStatus() === "waiting_approval"`, "the session to say it waits for approval")
 	// Past the 3 s bridge timeout: still waiting, not ended.
 	time.Sleep(5 * time.Second)
 	var state map[string]any
-	b.js(t, &state, `return { status: window.__s.getStatus(), reconnecting: window.__s.isReconnecting(), ended: window.__ended, warned: window.__warned.some((w) => w.includes("pedelec approve")), url: window.__s.getOriginApproval()?.url ?? "" }`)
-	if state["status"] != "waiting_approval" || state["reconnecting"] != true || state["ended"] != nil || state["warned"] != true || state["url"] != pend.URL {
+	b.js(t, &state, `return { status: window.__s.getDetailedStatus(), five: window.__s.getStatus(), reconnecting: window.__s.isReconnecting(), ended: window.__ended, warned: window.__warned.some((w) => w.includes("pedelec approve")), url: window.__s.getOriginApproval()?.url ?? "" }`)
+	if state["status"] != "waiting_approval" || state["five"] != "error" || state["reconnecting"] != true || state["ended"] != nil || state["warned"] != true || state["url"] != pend.URL {
 		t.Fatalf("while the user has not decided: %v", state)
 	}
 	return b, core, app, pend

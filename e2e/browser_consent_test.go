@@ -44,11 +44,12 @@ const wipe = defineTool({
   handler: async () => { window.runs.wipe++; return { wiped: true }; },
 });
 const session = await new Pedelec().createSession({ provider: "script", skills: { guidance: "Pays.", tools: [pay, wipe] } });
-session.onStatus((status, ctx) => window.statuses.push({ status, waitingOn: ctx.waitingOn }));
+session.onStatus((status, ctx) => window.statuses.push({ status: ctx.detailedStatus, five: status, waitingOn: ctx.waitingOn }));
 window.session = session;`
 
 type consentStatus struct {
 	Status    string
+	Five      string
 	WaitingOn []struct{ ToolRequestID, Tool, ApprovalID string }
 }
 
@@ -60,6 +61,10 @@ func awaitWaitingApproval(t *testing.T, b *browser, tool string) string {
 		"the page to see waiting_approval for "+tool)
 	var st consentStatus
 	b.js(t, &st, `return window.statuses.findLast((s) => s.status === "waiting_approval");`)
+	// The original's five statuses: a call waiting for consent is a call the agent waits on.
+	if st.Five != "waiting_tool_result" {
+		t.Fatalf("getStatus()'s value while waiting for consent = %q, want waiting_tool_result", st.Five)
+	}
 	if len(st.WaitingOn) != 1 || st.WaitingOn[0].Tool != tool || !strings.HasPrefix(st.WaitingOn[0].ApprovalID, "ap_") {
 		t.Fatalf("waiting_approval: %+v", st)
 	}

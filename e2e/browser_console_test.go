@@ -115,7 +115,8 @@ return {
   Command: d.querySelector("pre.command").textContent,
   Origin: document.querySelector("[data-session-id] .origin").textContent,
   Provider: d.querySelector(".facts").textContent,
-  Secret: document.documentElement.outerHTML.includes("PEDELEC_AGENT_SECRET="),
+  // The secret is named, never given: only as the shell's ${VAR:?…} check.
+  Secret: /PEDELEC_AGENT_SECRET=(?!("|&quot;)\$\{PEDELEC_AGENT_SECRET:\?)/.test(document.documentElement.outerHTML),
 };`)
 		if !strings.Contains(got.User, "call add_note") || !strings.Contains(got.Agent, "Saved.") {
 			t.Errorf("chat: user %q, agent %q", got.User, got.Agent)
@@ -123,7 +124,8 @@ return {
 		if !strings.Contains(got.Result, `"saved": true`) || !strings.Contains(got.Meta, " s") {
 			t.Errorf("result %q, meta %q (want the duration, about 1.5 s)", got.Result, got.Meta)
 		}
-		want := `pedelec tool-call --thread-id ` + got.Command[len("pedelec tool-call --thread-id "):strings.Index(got.Command, " add_note")] +
+		prefix := `PEDELEC_CORE_URL=` + env.core.URL + ` PEDELEC_AGENT_SECRET="${PEDELEC_AGENT_SECRET:?set it to the session's secret from the agent's environment}" pedelec tool-call --thread-id `
+		want := prefix + got.Command[min(len(prefix), len(got.Command)):max(strings.Index(got.Command, " add_note"), min(len(prefix), len(got.Command)))] +
 			` add_note '{"text":"buy milk, it'\''s late"}'`
 		if got.Command != want {
 			t.Errorf("command %q, want %q", got.Command, want)

@@ -7,6 +7,7 @@ package e2e
 // artifacts (e2e/artifacts) for a person to look at.
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,8 +55,8 @@ func TestBrowserDemoLayout(t *testing.T) {
 	t.Run("every example is shown whole", func(t *testing.T) {
 		var g geometry
 		d.b.js(t, &g, measure)
-		if g.Examples != 13 || g.ExamplesShown != g.Examples {
-			t.Errorf("%d of %d examples shown whole, want all 13", g.ExamplesShown, g.Examples)
+		if g.Examples != 14 || g.ExamplesShown != g.Examples {
+			t.Errorf("%d of %d examples shown whole, want all 14", g.ExamplesShown, g.Examples)
 		}
 	})
 
@@ -114,6 +115,20 @@ return {
 		}
 	})
 
+	t.Run("at 1280 and 1024 px the header is whole", func(t *testing.T) {
+		for _, w := range []int64{1280, 1024} {
+			if err := d.b.do(10*time.Second, chromedp.EmulateViewport(w, 800)); err != nil {
+				t.Fatal(err)
+			}
+			var h headerFit
+			d.b.js(t, &h, measureHeaderFit)
+			d.b.screenshot(t, fmt.Sprintf("demo-layout-%d", w))
+			if h.TitleCut || h.TaglineCut || h.SelectCut || h.Outside {
+				t.Errorf("at %d px the header cuts: %+v", w, h)
+			}
+		}
+	})
+
 	t.Run("at 390 px wide the chat is above the fold", func(t *testing.T) {
 		if err := d.b.do(10*time.Second, chromedp.EmulateViewport(390, 844)); err != nil {
 			t.Fatal(err)
@@ -128,11 +143,64 @@ return {
 		if g.ExamplesShown != g.Examples {
 			t.Errorf("at 390 px %d of %d examples shown whole", g.ExamplesShown, g.Examples)
 		}
+		// The page's cards are on the first screen too, with a chat area
+		// to use, and the provider and model fields are wide enough to read.
+		var p phoneFit
+		d.b.js(t, &p, measurePhone)
+		if p.CardTop >= p.Viewport || p.CardBottom <= 0 || p.MessagesHeight < 160 || p.ModelWidth < 100 || p.SelectWidth < 150 || p.Outside || p.TitleCut {
+			t.Errorf("at 390x844: %+v (want a page card on screen, messages at least 160 px tall, the model field at least 100 px and the provider select at least 150 px wide, nothing outside the screen)", p)
+		}
+		d.sendExample("call update_counter")
+		d.reply(8)
+		var counterInView bool
+		d.b.js(t, &counterInView, `const r = document.getElementById("counter-card").getBoundingClientRect(); return r.left >= -1 && r.right <= innerWidth + 1 && r.top < innerHeight && r.bottom > 0;`)
+		d.b.screenshot(t, "demo-layout-390-after-call")
+		if !counterInView {
+			t.Error("at 390 px the counter the agent changed is not in view")
+		}
 		// Issue 23: the page was 397 px wide, every card clipped on the
 		// right, and the checks above did not notice.
 		checkNoSidewaysScroll(t, d, 390)
+		var strip struct{ Left, Right float64 }
+		d.b.js(t, &strip, `const r = document.querySelector(".app").getBoundingClientRect(); return { Left: r.left, Right: r.right };`)
+		if strip.Left < 0 || strip.Right > 390 {
+			t.Errorf("the cards' strip is at %.0f..%.0f px, outside the screen", strip.Left, strip.Right)
+		}
 	})
 }
+
+type headerFit struct {
+	TitleCut, TaglineCut, SelectCut, Outside bool
+}
+
+const measureHeaderFit = `
+const cut = (el) => el.scrollWidth > el.clientWidth + 1;
+const sel = document.getElementById("provider");
+const ctl = [sel, document.getElementById("model"), document.getElementById("restart"), document.getElementById("status")];
+return {
+  TitleCut: cut(document.querySelector(".brand h1")),
+  TaglineCut: cut(document.querySelector(".tagline")) || document.querySelector(".tagline").getBoundingClientRect().width < 200,
+  // The chosen provider's name fits in the select (with room for its arrow).
+  SelectCut: (() => { const c = document.createElement("canvas").getContext("2d"); c.font = getComputedStyle(sel).font; return c.measureText(sel.selectedOptions[0]?.textContent ?? "").width > sel.clientWidth - 24; })(),
+  Outside: ctl.some((e) => e.getBoundingClientRect().right > innerWidth + 1),
+};`
+
+type phoneFit struct {
+	CardTop, CardBottom, Viewport, MessagesHeight, ModelWidth, SelectWidth float64
+	Outside, TitleCut                                                      bool
+}
+
+const measurePhone = `
+const card = document.getElementById("counter-card").getBoundingClientRect();
+const ctl = ["provider", "model", "restart", "status"].map((id) => document.getElementById(id).getBoundingClientRect());
+return {
+  CardTop: card.top, CardBottom: card.bottom, Viewport: innerHeight,
+  MessagesHeight: document.getElementById("messages").getBoundingClientRect().height,
+  ModelWidth: document.getElementById("model").getBoundingClientRect().width,
+  SelectWidth: document.getElementById("provider").getBoundingClientRect().width,
+  Outside: ctl.some((r) => r.right > innerWidth + 1 || r.left < -1),
+  TitleCut: (() => { const h = document.querySelector(".brand h1"); const r = h.getBoundingClientRect(); return h.scrollWidth > h.clientWidth + 1 || r.right > document.getElementById("restart").getBoundingClientRect().left; })(),
+};`
 
 // checkNoSidewaysScroll fails when the page is wider than the viewport or
 // any card, the header or a control sticks out on the right.
@@ -144,6 +212,9 @@ func checkNoSidewaysScroll(t *testing.T, d *demo, width int) {
 	}
 	d.b.js(t, &got, `
 const outside = [...document.querySelectorAll(".topbar, .topbar *, .provider-note, .layout, .card, .card > *, .composer *")]
+  // The page's cards on a phone are a strip that scrolls sideways by
+  // itself: a card out of view there is the strip's, not the page's.
+  .filter((e) => !e.closest(".app") || getComputedStyle(document.querySelector(".app")).overflowX === "visible")
   .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.right > innerWidth + 0.5 || r.left < -0.5); })
   .map((e) => (e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + [...e.classList].join(".")) + " " + Math.round(e.getBoundingClientRect().left) + ".." + Math.round(e.getBoundingClientRect().right));
 return { ScrollWidth: document.documentElement.scrollWidth, InnerWidth: innerWidth, Outside: outside };`)

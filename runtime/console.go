@@ -17,16 +17,31 @@ import (
 func (c *Core) mountConsole(mux *http.ServeMux, files fs.FS) {
 	srv := &console.Server{Host: consoleHost{c}, Guard: c.guard, Files: files, Token: c.approver, Stop: c.ctx}
 	srv.Mount(mux)
+	// What Core's own pages (the demo) tell a user to run to connect an MCP
+	// client: Core knows its own state directory. Only Core's pages read it.
+	mux.Handle("GET "+wire.ConsoleConnectPath, c.guard.Read(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		cmd := c.opts.MCPCommand
+		if cmd == "" {
+			cmd = "pedelec mcp"
+		}
+		wire.WriteJSON(w, http.StatusOK, wire.ConsoleConnect{CoreURL: c.coreURL, MCPCommand: cmd})
+	})))
 }
 
 // consoleHost is Core as the console sees it.
 type consoleHost struct{ c *Core }
 
+// Sessions are the history's ended sessions (earlier runs' included) that
+// Core no longer holds, then Core's own; the console orders them by time.
 func (h consoleHost) Sessions() []console.Source {
 	all := h.c.sessions.All()
-	out := make([]console.Source, len(all))
-	for i, s := range all {
-		out[i] = s.Console()
+	held := make(map[string]bool, len(all))
+	for _, s := range all {
+		held[s.ID()] = true
+	}
+	out := h.c.history.Sources(func(id string) bool { return held[id] })
+	for _, s := range all {
+		out = append(out, s.Console())
 	}
 	return out
 }
@@ -34,6 +49,9 @@ func (h consoleHost) Sessions() []console.Source {
 func (h consoleHost) Session(id string) (console.Source, error) {
 	s, err := h.c.session(id)
 	if err != nil {
+		if past, ok := h.c.history.Find(id); ok {
+			return past, nil
+		}
 		return nil, err
 	}
 	return s.Console(), nil

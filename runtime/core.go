@@ -70,6 +70,10 @@ type Options struct {
 	// AllowHosts are Host header names accepted besides loopback names;
 	// needed only when Core is deliberately exposed beyond loopback.
 	AllowHosts []string
+	// MCPCommand is the `pedelec mcp` command line that reaches this Core
+	// (with --state-dir when it is not the default), which Core's own
+	// pages show; empty: "pedelec mcp".
+	MCPCommand string
 	// PublicURL is where the browser reaches Core through a forward with a
 	// name of its own (an editor's or Codespaces' HTTPS forward): that name
 	// is accepted, and its origin is Core's own (public_url.go). Empty:
@@ -199,6 +203,7 @@ type Core struct {
 	// and the approvals it shows: nil until runtime/approvals' book is set
 	// here.
 	console          console.Signal
+	history          *console.History // ended sessions the console lists, across restarts (recover.go opens it)
 	approver         string
 	consoleApprovals func() wire.ApprovalsState
 	book             *approvals.Book  // origin grants and requests waiting for the user (approvals.go)
@@ -253,6 +258,7 @@ func (c *Core) newSessions(w *persist.Writer) {
 		MaxInlineResultBytes: o.MaxInlineResultBytes, Limits: o.Limits,
 		Providers: o.Providers, Logger: c.log, Host: sessionHost{c},
 		Persist: w, Book: c.book, Console: &c.console, Refusals: c.refusals,
+		Retired: func(v wire.ConsoleSession) { c.history.Add(v); c.console.Bump() },
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kaoruisaac/pedelec/runtime/console"
 	"github.com/kaoruisaac/pedelec/runtime/persist"
 	"github.com/kaoruisaac/pedelec/runtime/provider"
 	"github.com/kaoruisaac/pedelec/runtime/session"
@@ -34,6 +35,7 @@ func (c *Core) recover() error {
 		c.persist.Close()
 		return fmt.Errorf("read approved origins from the state database: %w", err)
 	}
+	c.history = console.NewHistory(db)
 	c.newSessions(c.persist)
 	db.Recovered.Log(c.log)
 	records, err := db.Sessions()

@@ -102,6 +102,7 @@ type Book struct {
 	byOrigin  map[string]*request            // origin → its pending origin request
 	allowed   map[string]map[string]struct{} // session id → tools allowed for the rest of the session
 	rejected  map[string]time.Time           // origin → until when it may not ask again
+	ended     []wire.ApprovalOutcome         // the latest requests that stopped pending, oldest first
 	listeners map[chan struct{}]struct{}
 }
 
@@ -309,6 +310,10 @@ func (b *Book) endLocked(req *request, out Outcome) bool {
 	req.timer.Stop()
 	req.outcome = out
 	close(req.done)
+	if len(b.ended) >= wire.ApprovalsEndedMax {
+		b.ended = slices.Delete(b.ended, 0, len(b.ended)-wire.ApprovalsEndedMax+1)
+	}
+	b.ended = append(b.ended, wire.ApprovalOutcome{ID: req.ID, Decision: out.Decision, By: out.By, TimedOut: out.TimedOut, At: b.opts.Now()})
 	return true
 }
 
@@ -508,6 +513,7 @@ func (b *Book) State() wire.ApprovalsState {
 		return strings.Compare(a.ID, c.ID)
 	})
 	slices.SortFunc(st.Origins, func(a, c wire.OriginGrant) int { return strings.Compare(a.Origin, c.Origin) })
+	st.Ended = slices.Clone(b.ended)
 	return st
 }
 

@@ -39,6 +39,9 @@ func (c *Table) retire(s *Session) {
 	c.mu.Unlock()
 	c.forget(s.id, endedWindow)
 	c.releaseMemorySoon()
+	if c.cfg.Retired != nil {
+		c.cfg.Retired(*final)
+	}
 }
 
 // releaseMemorySoon hands the memory of ended sessions back to the system

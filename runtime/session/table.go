@@ -81,6 +81,9 @@ type Config struct {
 	Book      *approvals.Book // origin grants and calls waiting for consent
 	Console   *console.Signal // what wakes the console's feeds
 	Refusals  *refusals.Log   // refused agent credentials
+	// Retired is told an ended session's last console view once Core
+	// retires it (the console's history); called without any lock held.
+	Retired func(view wire.ConsoleSession)
 }
 
 // Table is Core's sessions, by id and by the thread id their agent knows.

@@ -88,6 +88,24 @@ type OriginGrant struct {
 type ApprovalsState struct {
 	Pending []ApprovalRequest `json:"pending"`
 	Origins []OriginGrant     `json:"origins"`
+	// Ended are the requests that stopped pending lately, newest last (at
+	// most ApprovalsEndedMax), so a window still showing one says how it
+	// ended instead of offering buttons that can only fail.
+	Ended []ApprovalOutcome `json:"ended,omitempty"`
+}
+
+// ApprovalsEndedMax bounds ApprovalsState.Ended.
+const ApprovalsEndedMax = 64
+
+// ApprovalOutcome is how a request that is no longer pending ended.
+// Decision is "" when nobody decided: it expired (TimedOut) or the page
+// stopped waiting.
+type ApprovalOutcome struct {
+	ID       string    `json:"id"`
+	Decision Decision  `json:"decision,omitempty"`
+	By       string    `json:"by,omitempty"`
+	TimedOut bool      `json:"timedOut,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // ApprovalDecision is POST ApprovalsPath+"decide". ID is a request id, or

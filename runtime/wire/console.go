@@ -17,7 +17,17 @@ const (
 	// ApproverTokenHeader carries the approver token on the console's
 	// actions (or "Authorization: Bearer <token>", as the CLI sends it).
 	ApproverTokenHeader = "X-Pedelec-Approver"
+	// ConsoleConnectPath answers ConsoleConnect to Core's own pages.
+	ConsoleConnectPath = "/console/api/connect"
 )
+
+// ConsoleConnect is how to reach this Core from the user's tools.
+type ConsoleConnect struct {
+	CoreURL string `json:"coreUrl"`
+	// MCPCommand is the `pedelec mcp` line an MCP client runs for this
+	// Core (with --state-dir when Core's is not the default).
+	MCPCommand string `json:"mcpCommand"`
+}
 
 // ConsoleSnapshot is the feed's first event: everything the console shows.
 type ConsoleSnapshot struct {

@@ -23,7 +23,9 @@ func TestEnumsMatchDocsAndSDK(t *testing.T) {
 		sdkSource  string
 		docExclude string
 	}{
-		{"statuses", strs(Statuses), docLine(t, protocol, "Statuses: "), tsUnion(t, dts, "export type PedelecSessionStatus = "), "sdk/dist/pedelec.d.ts", ""},
+		// Core's statuses are the SDK's detailed ones: the original's five
+		// (PedelecSessionStatus) and waiting_approval (PedelecDetailedStatus).
+		{"statuses", strs(Statuses), docLine(t, protocol, "Statuses: "), tsUnion(t, dts, "export type PedelecSessionStatus = ") + " | " + tsUnion(t, dts, "export type PedelecDetailedStatus = "), "sdk/dist/pedelec.d.ts", ""},
 		{"settle outcomes", strs(SettleOutcomes), docLine(t, protocol, "| `tool_call_settled` |"), tsUnion(t, sdkWire, "export type SettleOutcome = "), "sdk/src/client/protocol.gen.ts", "tool_call_settled"},
 		{"end reasons", strs(EndReasons), docLine(t, protocol, "| `ended` |"), tsUnion(t, dts, "export type EndReason = "), "sdk/dist/pedelec.d.ts", "ended"},
 	} {

@@ -226,10 +226,22 @@ export type JsonSchema = {
 export type JsonObjectSchema = JsonSchema & {
 	readonly type: "object";
 };
-export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error";
 /**
- * A call the agent is waiting on (Pedelec Core addition). While the status
- * is waiting_approval, approvalId names the call's consent request: the
+ * The original's five statuses, exactly, so an app's exhaustive switch over
+ * them keeps compiling. A call waiting for the user's consent is
+ * "waiting_tool_result" here (the agent waits on a tool's result); the
+ * finer state is getDetailedStatus() and ctx.detailedStatus.
+ */
+export type PedelecSessionStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+/**
+ * Pedelec Core addition, opt in: the status with Core's consent state,
+ * "waiting_approval" (a call waits for the user's consent, or, while
+ * reconnecting, this origin waits for the user's approval).
+ */
+export type PedelecDetailedStatus = PedelecSessionStatus | "waiting_approval";
+/**
+ * A call the agent is waiting on (Pedelec Core addition). While the
+ * detailed status is waiting_approval, approvalId names the call's consent request: the
  * user answers it in Core's console or with `pedelec approve <approvalId>`.
  */
 export type PendingTool = {
@@ -265,13 +277,21 @@ export type StatusEventContext = PedelecEventContext & {
 	status: PedelecSessionStatus;
 	previousStatus: PedelecSessionStatus;
 	/**
+	 * Pedelec Core addition: the status with Core's consent state
+	 * ("waiting_approval" where status says "waiting_tool_result", or "error"
+	 * while a reconnect waits for the origin's approval). A change of the
+	 * detailed status alone is told too, with status equal to previousStatus.
+	 */
+	detailedStatus?: PedelecDetailedStatus;
+	previousDetailedStatus?: PedelecDetailedStatus;
+	/**
 	 * Pedelec Core addition: while waiting_tool_result, the calls the agent
-	 * waits on, oldest first; while waiting_approval, the calls waiting for
-	 * the user's consent (each with its approvalId).
+	 * waits on, oldest first; while the detailed status is waiting_approval,
+	 * the calls waiting for the user's consent (each with its approvalId).
 	 */
 	waitingOn?: PendingTool[];
 	/**
-	 * Pedelec Core addition: on a waiting_approval a reconnect set (no
+	 * Pedelec Core addition: on a detailed waiting_approval a reconnect set (no
 	 * calls), the origin approval the session waits for before it resumes:
 	 * Core came back without approving this origin, and the user decides in
 	 * the window at url.
@@ -750,19 +770,29 @@ export declare class PedelecSession<TToolName extends string = string, TTools ex
 	 */
 	isReconnecting(): boolean;
 	/**
-	 * The current status: idle, running, waiting_tool_result,
-	 * waiting_approval (a call waits for the user's consent, or, while
-	 * reconnecting, this origin waits for the user's approval:
-	 * getOriginApproval()), ended or error.
+	 * The current status, one of the original's five: idle, running,
+	 * waiting_tool_result (a call waiting for the user's consent included),
+	 * ended or error (reconnecting included). getDetailedStatus() tells more.
 	 */
 	getStatus(): PedelecSessionStatus;
+	/**
+	 * Pedelec Core addition: the status with Core's consent state:
+	 * "waiting_approval" while a call waits for the user's consent
+	 * (getWaitingOn() lists it with its approvalId), or while a reconnect
+	 * waits for this origin's approval (getOriginApproval()).
+	 */
+	getDetailedStatus(): PedelecDetailedStatus;
 	/**
 	 * Pedelec Core addition: the origin approval this session waits for
 	 * while it reconnects ({origin, requestId, url, error?}; error is
 	 * OPEN_POPUP_FAILED when the window was blocked), or null.
 	 */
 	getOriginApproval(): ApprovalPending | null;
-	/** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
+	/**
+	 * Pedelec Core addition: the calls the agent waits on right now (while
+	 * waiting_tool_result), oldest first; each with its approvalId while it
+	 * waits for the user's consent (detailed status waiting_approval).
+	 */
 	getWaitingOn(): PendingTool[];
 	/** Streams the assistant's text of user turns: (delta, ctx); ctx.text is the turn's message so far. */
 	onChat(handler: (text: string, ctx: ChatEventContext) => void): () => void;

@@ -2468,12 +2468,17 @@ function reportListenerError(err) {
 
 // src/session/state.ts
 var STATUSES = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
+function sessionStatusOf(status, originApproval) {
+  if (status !== "waiting_approval") return status;
+  return originApproval ? "error" : "waiting_tool_result";
+}
 var SessionState = class {
   constructor(id, connection, seq, status, onForget) {
     __publicField(this, "id", id);
     __publicField(this, "connection", connection);
     __publicField(this, "seq", seq);
     __publicField(this, "onForget", onForget);
+    /** The detailed status (waiting_approval included); getStatus() maps it to the original's five. */
     __publicField(this, "status");
     __publicField(this, "waitingOn", []);
     /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
@@ -2504,6 +2509,9 @@ var SessionState = class {
   }
   get sessionId() {
     return this.id.sessionId;
+  }
+  sessionStatus() {
+    return sessionStatusOf(this.status, this.originApproval);
   }
   getWaitingOn() {
     return this.waitingOn.map((p) => ({ ...p }));
@@ -2546,20 +2554,23 @@ var SessionState = class {
   setStatus(status, source, waitingOn, receivedAt, originApproval) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
+    const previousStatus = this.sessionStatus();
     this.originApproval = originApproval;
     if (status === this.status) return;
-    const previousStatus = this.status;
+    const previousDetailedStatus = this.status;
     this.status = status;
     if (this.statusEmitter.size === 0) return;
     const ctx = {
       ...this.context(source, receivedAt),
       type: source === "core" ? "status_changed" : "sdk_status_changed",
-      status,
+      status: this.sessionStatus(),
       previousStatus,
+      detailedStatus: status,
+      previousDetailedStatus,
       waitingOn: this.getWaitingOn()
     };
     if (originApproval) ctx.originApproval = { ...originApproval };
-    this.statusEmitter.emit(status, ctx);
+    this.statusEmitter.emit(ctx.status, ctx);
   }
   /** Shows something that changes no status (a step, a progress report) to onStatus. */
   emitStatusDetail(source, detail, receivedAt, turnId) {
@@ -2567,12 +2578,14 @@ var SessionState = class {
     const ctx = {
       ...this.context(source, receivedAt, turnId),
       type: source === "core" ? "status_changed" : "sdk_status_changed",
-      status: this.status,
-      previousStatus: this.status,
+      status: this.sessionStatus(),
+      previousStatus: this.sessionStatus(),
+      detailedStatus: this.status,
+      previousDetailedStatus: this.status,
       waitingOn: this.getWaitingOn(),
       ...detail
     };
-    this.statusEmitter.emit(this.status, ctx);
+    this.statusEmitter.emit(ctx.status, ctx);
   }
   markEnded(reason, source, receivedAt) {
     if (this.ended) return;
@@ -2982,12 +2995,20 @@ var PedelecSession = class {
     return this.state.reconnecting;
   }
   /**
-   * The current status: idle, running, waiting_tool_result,
-   * waiting_approval (a call waits for the user's consent, or, while
-   * reconnecting, this origin waits for the user's approval:
-   * getOriginApproval()), ended or error.
+   * The current status, one of the original's five: idle, running,
+   * waiting_tool_result (a call waiting for the user's consent included),
+   * ended or error (reconnecting included). getDetailedStatus() tells more.
    */
   getStatus() {
+    return this.state.sessionStatus();
+  }
+  /**
+   * Pedelec Core addition: the status with Core's consent state:
+   * "waiting_approval" while a call waits for the user's consent
+   * (getWaitingOn() lists it with its approvalId), or while a reconnect
+   * waits for this origin's approval (getOriginApproval()).
+   */
+  getDetailedStatus() {
     return this.state.status;
   }
   /**
@@ -2999,7 +3020,11 @@ var PedelecSession = class {
     const pending = this.state.originApproval;
     return pending ? { ...pending } : null;
   }
-  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  /**
+   * Pedelec Core addition: the calls the agent waits on right now (while
+   * waiting_tool_result), oldest first; each with its approvalId while it
+   * waits for the user's consent (detailed status waiting_approval).
+   */
   getWaitingOn() {
     return this.state.getWaitingOn();
   }

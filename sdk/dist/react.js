@@ -207,7 +207,7 @@ function useChat() {
   const store = useStore("useChat()");
   const s = useSyncExternalStore2(store.subscribe, store.snapshot, store.snapshot);
   const send = useCallback((text) => store.send(text), [store]);
-  const busy = s.status === "running" || s.status === "waiting_tool_result" || s.status === "waiting_approval";
+  const busy = s.status === "running" || s.status === "waiting_tool_result";
   const last = s.messages[s.messages.length - 1];
   const streaming = busy && last?.role === "assistant" ? last.text : "";
   return { messages: s.messages, streaming, status: s.status, error: s.error, sending: s.sending, send };

@@ -32,6 +32,7 @@ export type {
   PedelecAvailability,
   PedelecEventContext,
   PedelecOptions,
+  PedelecDetailedStatus,
   PedelecSessionStatus,
   PedelecSettings,
   ProviderCode,

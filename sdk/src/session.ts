@@ -24,6 +24,7 @@ import type {
   ErrorEventContext,
   GenericToolHandler,
   JsonValue,
+  PedelecDetailedStatus,
   PedelecSessionStatus,
   PendingTool,
   ReadAssetType,
@@ -167,12 +168,21 @@ export class PedelecSession<
   }
 
   /**
-   * The current status: idle, running, waiting_tool_result,
-   * waiting_approval (a call waits for the user's consent, or, while
-   * reconnecting, this origin waits for the user's approval:
-   * getOriginApproval()), ended or error.
+   * The current status, one of the original's five: idle, running,
+   * waiting_tool_result (a call waiting for the user's consent included),
+   * ended or error (reconnecting included). getDetailedStatus() tells more.
    */
   getStatus(): PedelecSessionStatus {
+    return this.state.sessionStatus();
+  }
+
+  /**
+   * Pedelec Core addition: the status with Core's consent state:
+   * "waiting_approval" while a call waits for the user's consent
+   * (getWaitingOn() lists it with its approvalId), or while a reconnect
+   * waits for this origin's approval (getOriginApproval()).
+   */
+  getDetailedStatus(): PedelecDetailedStatus {
     return this.state.status;
   }
 
@@ -186,7 +196,11 @@ export class PedelecSession<
     return pending ? { ...pending } : null;
   }
 
-  /** Pedelec Core addition: the calls the agent waits on right now (while waiting_tool_result), oldest first. */
+  /**
+   * Pedelec Core addition: the calls the agent waits on right now (while
+   * waiting_tool_result), oldest first; each with its approvalId while it
+   * waits for the user's consent (detailed status waiting_approval).
+   */
   getWaitingOn(): PendingTool[] {
     return this.state.getWaitingOn();
   }

@@ -55,8 +55,8 @@ async function reconnectingSession(core: FakeCore, told: ApprovalPending[]) {
     bridgeTimeoutMs: 50, onApprovalPending: (p: ApprovalPending) => told.push(p),
   } as never);
   const session = await pedelec.createSession({ provider: "script", autoEndOnDisconnect: false, skills: { guidance: "g", tools: [] } });
-  const statuses: { status: string; url?: string }[] = [];
-  session.onStatus((status, ctx) => statuses.push({ status, url: ctx.originApproval?.url }));
+  const statuses: { status: string; detailed?: string; url?: string }[] = [];
+  session.onStatus((status, ctx) => statuses.push({ status, detailed: ctx.detailedStatus, url: ctx.originApproval?.url }));
   approved = false;
   core.socket.close(1006, "");
   return { pedelec, session, statuses };
@@ -68,15 +68,16 @@ test("a reconnect whose origin is no longer approved waits for the user, past th
   let release: (() => void) | undefined;
   core.handlers.await_approval = () => new Promise((resolve) => (release = () => resolve({ result: { approved: true, origin: "https://app.example" } })));
   const { pedelec, session, statuses } = await reconnectingSession(core, told);
-  await until(() => session.getStatus() === "waiting_approval", "waiting_approval");
+  await until(() => session.getDetailedStatus() === "waiting_approval", "waiting_approval");
   assert.equal(session.isReconnecting(), true);
   assert.deepEqual(session.getWaitingOn(), [], "no call waits: the origin does");
   assert.equal(session.getOriginApproval()?.url, "http://127.0.0.1:7077/console/approve/ap_2");
   assert.equal(told.at(-1)?.error?.code, "OPEN_POPUP_FAILED", "no click before a reconnect: the window counts as blocked");
-  assert.ok(statuses.some((s) => s.status === "waiting_approval" && s.url === "http://127.0.0.1:7077/console/approve/ap_2"), JSON.stringify(statuses));
+  assert.ok(statuses.some((s) => s.detailed === "waiting_approval" && s.status === "error" && s.url === "http://127.0.0.1:7077/console/approve/ap_2"), JSON.stringify(statuses));
   const resumesBefore = core.sent("resume_session").length;
   await new Promise((r) => setTimeout(r, 150)); // three bridge timeouts
-  assert.equal(session.getStatus(), "waiting_approval", "still waiting: the user's time, not the bridge timeout");
+  assert.equal(session.getStatus(), "error", "the original's five: still reconnecting");
+  assert.equal(session.getDetailedStatus(), "waiting_approval", "still waiting: the user's time, not the bridge timeout");
   assert.equal(core.sent("resume_session").length, resumesBefore, "nothing is resumed before the user decides");
   release!();
   await until(() => !session.isReconnecting(), "resumed");
@@ -97,7 +98,7 @@ for (const code of ["APPROVAL_REJECTED", "APPROVAL_TIMEOUT"]) {
     const ended: string[] = [];
     session.onError((e) => errors.push(e.code));
     session.onEnded((ctx) => ended.push(ctx.reason ?? ""));
-    await until(() => session.getStatus() === "waiting_approval", "waiting_approval");
+    await until(() => session.getDetailedStatus() === "waiting_approval", "waiting_approval");
     decide!();
     await until(() => session.getStatus() === "ended", "ended");
     assert.deepEqual(errors, ["CORE_UNREACHABLE", code], "the lost connection, then why the session ends");

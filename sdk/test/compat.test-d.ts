@@ -257,6 +257,30 @@ async function sessionApi(session: PedelecSession<"update_counter" | "get_curren
 
   const status: PedelecSessionStatus = session.getStatus();
   if (status === "idle") await session.sendText("go");
+  // The original's union, exactly: an app's exhaustive switch over its five
+  // statuses compiles (a sixth would make `never` fail).
+  type OriginalStatus = "idle" | "running" | "waiting_tool_result" | "ended" | "error";
+  expectType<Equal<PedelecSessionStatus, OriginalStatus>>(true);
+  const original: OriginalStatus = session.getStatus();
+  const label = (s: PedelecSessionStatus): string => {
+    switch (s) {
+      case "idle":
+        return "Ready";
+      case "running":
+        return "Thinking";
+      case "waiting_tool_result":
+        return "Working";
+      case "ended":
+        return "Ended";
+      case "error":
+        return "Error";
+      default: {
+        const unreachable: never = s;
+        return unreachable;
+      }
+    }
+  };
+  void label(original);
   // @ts-expect-error not a status
   const bad: PedelecSessionStatus = "busy";
   void bad;

@@ -305,7 +305,7 @@ test("a lost connection mid-turn reconnects with backoff, resumes from the last 
   pedelec.close();
 });
 
-test("waiting_approval reaches onStatus with the calls that wait for the user's consent", async () => {
+test("waiting_approval reaches onStatus as the detailed status; the original's status says waiting_tool_result", async () => {
   const { core, session, statuses } = await setup();
   const p = session.sendTurn("pay");
   await until(() => core.sent("send_text").length === 1, "send_text");
@@ -313,12 +313,23 @@ test("waiting_approval reaches onStatus with the calls that wait for the user's 
   const waiting = [{ toolRequestId: "r1", tool: "update_counter", approvalId: "ap_1" }];
   core.event("status_changed", { status: "waiting_approval", previousStatus: "running", waitingOn: waiting }, { turnId: "t_1" });
   await tick(5);
-  assert.equal(session.getStatus(), "waiting_approval");
+  assert.equal(session.getStatus(), "waiting_tool_result", "the original's five: the agent waits on a tool's result");
+  assert.equal(session.getDetailedStatus(), "waiting_approval");
   assert.deepEqual(session.getWaitingOn(), waiting);
   const last = statuses[statuses.length - 1]!;
-  assert.equal(last.status, "waiting_approval");
+  assert.equal(last.status, "waiting_tool_result");
+  assert.equal(last.previousStatus, "running");
+  assert.equal(last.detailedStatus, "waiting_approval");
   assert.deepEqual(last.waitingOn, waiting);
-  core.event("status_changed", { status: "running", previousStatus: "waiting_approval" }, { turnId: "t_1" });
+  // Consent given, the page runs the call: only the detailed status changes, and it is told.
+  core.event("status_changed", { status: "waiting_tool_result", previousStatus: "waiting_approval", waitingOn: [{ toolRequestId: "r1", tool: "update_counter" }] }, { turnId: "t_1" });
+  await tick(5);
+  const next = statuses[statuses.length - 1]!;
+  assert.equal(next.status, "waiting_tool_result");
+  assert.equal(next.previousStatus, "waiting_tool_result");
+  assert.equal(next.detailedStatus, "waiting_tool_result");
+  assert.equal(next.previousDetailedStatus, "waiting_approval");
+  core.event("status_changed", { status: "running", previousStatus: "waiting_tool_result" }, { turnId: "t_1" });
   core.event("done", { ok: true }, { turnId: "t_1" });
   await p;
   assert.deepEqual(session.getWaitingOn(), []);

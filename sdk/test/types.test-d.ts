@@ -100,7 +100,11 @@ async function sessions() {
     return typeof documentId === "string" ? { ok: true } : { error: { code: "INVALID_DOCUMENT_ID", message: "documentId must be a string." } };
   });
 
-  const status: "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error" = session.getStatus();
+  const status: "idle" | "running" | "waiting_tool_result" | "ended" | "error" = session.getStatus();
+  const detailed: "idle" | "running" | "waiting_tool_result" | "waiting_approval" | "ended" | "error" = session.getDetailedStatus();
+  // @ts-expect-error getStatus() is the original's five; waiting_approval is the detailed status's
+  const notFive: "waiting_approval" = session.getStatus();
+  void detailed, notFive;
   session.onStatus((s, e) => {
     const source: "sdk" | "core" = e.source;
     void source;

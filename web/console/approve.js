@@ -70,9 +70,7 @@ async function decide(decision) {
     });
     const body = await resp.json();
     if (!resp.ok) throw new Error(body.error ? body.error.code + ": " + body.error.message : resp.statusText);
-    result.textContent = decision === "deny" ? "Denied." : "Approved.";
-    document.body.dataset.decided = decision;
-    g.dispose();
+    decided(decision === "deny" ? "Denied." : "Approved.", decision);
     setTimeout(() => window.close(), 600);
   } catch (err) {
     result.textContent = String(err.message || err);
@@ -81,3 +79,41 @@ async function decide(decision) {
   }
 }
 for (const b of root.querySelectorAll("[data-decision]")) b.addEventListener("click", () => decide(b.dataset.decision));
+
+// decided shows how the request ended, where the buttons were (they go:
+// nothing is left to decide), in view without scrolling.
+function decided(text, decision) {
+  if (document.body.dataset.decided && document.body.dataset.decided !== "error") return;
+  result.textContent = text;
+  document.body.dataset.decided = decision;
+  g.dispose();
+  feed?.close();
+  result.scrollIntoView({ block: "nearest" });
+}
+
+// The decision may be made elsewhere (the console, `pedelec approve` in a
+// terminal, the page giving up): the window follows Core's console feed
+// and says how the request ended, instead of offering buttons that can
+// only answer APPROVAL_NOT_FOUND.
+const hhmmss = (t) => new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+const WHO = { console: "in the console", cli: "from a terminal (pedelec)", allow_session: "for the rest of the session" };
+function endedText(o) {
+  const when = ` at ${hhmmss(o.at)}`;
+  const who = o.by ? ` ${WHO[o.by] ?? "by " + o.by}` : "";
+  if (o.decision === "deny") return `Denied${who}${when}.`;
+  if (o.decision === "approve" || o.decision === "allow_session") return `Approved${who}${when}.`;
+  if (o.timedOut) return `Expired${when}: nobody decided in time.`;
+  return `No longer pending${when}: the page stopped waiting.`;
+}
+let feed = null;
+if (id && token) {
+  feed = new EventSource("/console/api/feed");
+  const check = (approvals) => {
+    if (!approvals || document.body.dataset.decided) return;
+    if (approvals.pending.some((p) => p.id === id)) return;
+    const o = (approvals.ended ?? []).findLast((e) => e.id === id);
+    decided(o ? endedText(o) : "No longer pending: it was decided elsewhere or expired.", o?.decision || "gone");
+  };
+  feed.addEventListener("snapshot", (e) => check(JSON.parse(e.data).approvals));
+  feed.addEventListener("delta", (e) => check(JSON.parse(e.data).approvals));
+}

@@ -43,7 +43,8 @@ const pill = (text, kind = text) => el("span", { class: `pill pill-${kind}`, tex
 
 function time(ms) {
   if (!ms) return "";
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  // One format everywhere (the approval window, the CLI): 24-hour HH:MM:SS.
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 }
 
 function duration(ms) {
@@ -71,6 +72,7 @@ function connect() {
     state.approvals = snap.approvals;
     state.version = snap.version;
     $("core-url").textContent = snap.coreUrl ?? "";
+    state.coreUrl = snap.coreUrl ?? "";
     live.textContent = "live";
     live.className = "pill pill-live";
     render();
@@ -102,43 +104,87 @@ function render() {
   document.body.dataset.version = String(state.version);
 }
 
+// Whether ended sessions are listed: the user's choice, kept in this
+// browser (as devtools keep "Preserve log").
+const HIDE_ENDED_KEY = "pedelec.console.hideEnded";
+state.hideEnded = localStorage.getItem(HIDE_ENDED_KEY) === "1";
+
+// An ended session in which nothing happened (no call, no turn): a demo
+// loaded and closed. Runs of them from one origin and provider show as one
+// entry, so reloading a page does not bury the sessions that did work.
+const isEmptyEnded = (s) => s.status === "ended" && s.calls.length === 0 && (s.turns ?? []).length === 0;
+
+/** The list's entries, newest first: sessions, and groups of empty ended ones. */
+function sessionEntries() {
+  const all = [...state.sessions.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+  const entries = [];
+  for (const s of all) {
+    if (state.hideEnded && s.status === "ended" && s.id !== state.selected) continue;
+    const last = entries.at(-1);
+    if (isEmptyEnded(s) && s.id !== state.selected && last && last.group && last.origin === s.origin && last.provider === s.provider) {
+      last.group.push(s);
+      continue;
+    }
+    entries.push(isEmptyEnded(s) && s.id !== state.selected ? { group: [s], origin: s.origin, provider: s.provider } : { session: s });
+  }
+  return entries;
+}
+
+function select(id) {
+  state.selected = id;
+  render();
+  if (matchMedia("(max-width: 760px)").matches) $("detail").scrollIntoView({ block: "start" });
+}
+
+function sessionButton(s, extra) {
+  return el(
+    "button",
+    {
+      class: "session",
+      "data-session-id": s.id,
+      "data-status": s.status,
+      "aria-current": s.id === state.selected ? "true" : "false",
+      onclick: () => select(s.id),
+    },
+    el("div", { class: "row" }, el("span", { class: "origin", text: s.origin || "(no origin)" }), pill(s.status)),
+    el("div", { class: "sub", text: `${s.provider}${s.model ? " · " + s.model : ""} · ${s.calls.length} call${s.calls.length === 1 ? "" : "s"} · ${time(s.createdAt)}` }),
+    extra ? el("div", { class: "sub", text: extra }) : el("div", { class: "sub mono", text: s.id }),
+  );
+}
+
 function renderSessions() {
   const list = $("session-list");
   const all = [...state.sessions.values()];
-  $("no-sessions").hidden = all.length > 0;
   if (!state.selected || !state.sessions.has(state.selected)) {
     // The newest live session, else the newest.
-    const live = all.filter((s) => s.status !== "ended");
-    state.selected = (live.at(-1) ?? all.at(-1))?.id ?? null;
+    const byTime = all.slice().sort((a, b) => a.createdAt - b.createdAt);
+    const live = byTime.filter((s) => s.status !== "ended");
+    state.selected = (live.at(-1) ?? byTime.at(-1))?.id ?? null;
   }
+  const entries = sessionEntries();
+  const ended = all.filter((s) => s.status === "ended").length;
+  $("no-sessions").hidden = all.length > 0;
+  const toggle = $("hide-ended");
+  toggle.checked = state.hideEnded;
+  $("hide-ended-label").hidden = ended === 0;
+  $("hide-ended-count").textContent = ended ? ` (${ended})` : "";
   list.replaceChildren(
-    ...all
-      .slice()
-      .reverse()
-      .map((s) =>
-        el(
-          "li",
-          {},
-          el(
-            "button",
-            {
-              class: "session",
-              "data-session-id": s.id,
-              "data-status": s.status,
-              "aria-current": s.id === state.selected ? "true" : "false",
-              onclick: () => {
-                state.selected = s.id;
-                render();
-                if (matchMedia("(max-width: 760px)").matches) $("detail").scrollIntoView({ block: "start" });
-              },
-            },
-            el("div", { class: "row" }, el("span", { class: "origin", text: s.origin || "(no origin)" }), pill(s.status)),
-            el("div", { class: "sub", text: `${s.provider}${s.model ? " · " + s.model : ""} · ${s.calls.length} call${s.calls.length === 1 ? "" : "s"} · ${time(s.createdAt)}` }),
-            el("div", { class: "sub mono", text: s.id }),
-          ),
-        ),
-      ),
+    ...entries.map((e) => {
+      if (e.session) return el("li", {}, sessionButton(e.session));
+      const [newest, ...rest] = e.group;
+      if (rest.length === 0) return el("li", {}, sessionButton(newest));
+      // The newest of the run stands for it; the others are one line.
+      return el("li", { "data-empty-group": e.group.length }, sessionButton(newest, `and ${rest.length} more ended session${rest.length === 1 ? "" : "s"} with no calls, the oldest at ${time(rest.at(-1).createdAt)}`));
+    }),
   );
+}
+
+function mountSessionControls() {
+  $("hide-ended").addEventListener("change", (e) => {
+    state.hideEnded = e.target.checked;
+    localStorage.setItem(HIDE_ENDED_KEY, state.hideEnded ? "1" : "0");
+    renderSessions();
+  });
 }
 
 function renderDetail() {
@@ -244,10 +290,11 @@ function renderCall(c) {
     body.append(el("p", { class: "muted", text: "Waiting for the page's handler…" }));
   }
   if (c.approvedBy) body.append(el("p", { class: "hint", text: `Approved by ${c.approvedBy}.` }));
-  const copy = el("button", { "data-action": "copy-command", title: c.command }, "Copy as command");
+  const command = runnableCommand(c.command);
+  const copy = el("button", { "data-action": "copy-command", title: command }, "Copy as command");
   copy.addEventListener("click", (e) => {
     e.preventDefault();
-    copyText(c.command).then(
+    copyText(command).then(
       () => (copy.textContent = "Copied"),
       () => (copy.textContent = "Copy failed: select the text below"),
     );
@@ -255,15 +302,23 @@ function renderCall(c) {
   });
   body.append(
     el("h4", { text: "repeat it" }),
-    el("pre", { class: "command", text: c.command }),
+    el("pre", { class: "command", text: command }),
     el("div", { class: "command-row" }, copy),
     el("p", {
       class: "hint",
-      text: "Runs in the agent's shell while the session runs a turn: it needs the agent's PEDELEC_CORE_URL and PEDELEC_AGENT_SECRET, which the console never shows.",
+      text: "Runs while the session runs a turn, in the agent's shell as it is. From another terminal, set PEDELEC_AGENT_SECRET first: it is the session's own secret, in the agent's environment only, and the console never shows it (without it the shell says so and runs nothing).",
     }),
   );
   details.append(body);
   return details;
+}
+
+// The call's command line with Core's address and the secret it needs
+// named: ${VAR:?message} makes the shell stop with that message, instead of
+// a bare NOT_IN_SESSION, where the secret is not set.
+function runnableCommand(command) {
+  const core = state.coreUrl || location.origin;
+  return `PEDELEC_CORE_URL=${core} PEDELEC_AGENT_SECRET="\${PEDELEC_AGENT_SECRET:?set it to the session's secret from the agent's environment}" ${command}`;
 }
 
 async function copyText(text) {
@@ -311,7 +366,7 @@ function approvalEntry(p) {
     "div",
     { class: "actions" },
     el("button", { class: "primary", "data-decision": "approve", onclick: () => decide(p.id, "approve") }, p.kind === "origin" ? `Allow ${name}` : `Approve ${name}`),
-    el("button", { class: "danger", "data-decision": "deny", onclick: () => decide(p.id, "deny") }, p.kind === "origin" ? `Reject ${name}` : `Deny ${name}`),
+    el("button", { class: "danger", "data-decision": "deny", onclick: () => decide(p.id, "deny") }, `Deny ${name}`),
     p.kind === "call" && el("button", { "data-decision": "allow_session", onclick: () => decide(p.id, "allow_session") }, `Allow ${name} for this session`),
   );
   const node = el("div", { class: "approval", "data-approval-id": p.id, "data-kind": p.kind }, what,
@@ -435,4 +490,5 @@ const revoke = (origin) => {
 };
 
 mountApprovals();
+mountSessionControls();
 connect();

@@ -4,7 +4,7 @@
 // get (value, ctx), listProviders() gives {name, code, available, error}).
 import { Pedelec } from "/sdk/pedelec.js";
 import { mountAssets, refreshAssets } from "./assets.js";
-import { assistantDelta, mountChatScroll, systemNote, toast, toolActivity, toolResult, turnFailed, turnHasText, userMessage } from "./chat.js";
+import { assistantDelta, mountChatScroll, sessionDivider, systemNote, toast, toolActivity, toolResult, turnFailed, turnHasText, userMessage } from "./chat.js";
 import { renderMarkdown } from "./markdown.js";
 import { agentExamples, agentIntro, mcpIntro, scriptCommands, scriptExamples, scriptHint, scriptIntro } from "./examples.js";
 import { mountApp } from "./state.js";
@@ -16,6 +16,18 @@ let session = null;
 let busy = false;
 let starting = false; // a session is being created: New session waits for it
 let defaultModels = {}; // Core's default model per provider (getSettings)
+let mcpCommand = "pedelec mcp"; // what reaches this Core from an MCP client (Core says: loadConnect)
+
+// Core tells its own pages the `pedelec mcp` line that finds it (with
+// --state-dir when its state directory is not the default).
+async function loadConnect() {
+  try {
+    const r = await fetch("/console/api/connect");
+    if (r.ok) mcpCommand = (await r.json()).mcpCommand || mcpCommand;
+  } catch {
+    // an older Core: the default command
+  }
+}
 
 // Every tool is logged in the activity panel; the handler itself is the
 // definition's own, so what runs is exactly what tools.js declares.
@@ -47,7 +59,11 @@ function renderStatus(status, waitingOn = []) {
   el.className = `status status-${status}`;
   const waiting = waitingOn.map((w) => w.tool).join(", ");
   el.textContent =
-    status === "waiting_tool_result" && waiting
+    status === "reconnecting"
+      ? "reconnecting…"
+      : status === "reconnected"
+        ? "reconnected"
+        : status === "waiting_tool_result" && waiting
       ? `waiting for ${waiting}`
       : status === "waiting_approval" && waiting
         ? `waiting for your approval: ${waiting}`
@@ -57,7 +73,56 @@ function renderStatus(status, waitingOn = []) {
 }
 
 function refreshStatus() {
-  if (session) renderStatus(session.getStatus(), session.getWaitingOn());
+  if (session) renderStatus(session.isReconnecting() ? "reconnecting" : session.getDetailedStatus(), session.getWaitingOn());
+}
+
+// While Core is away the SDK reconnects by itself: the pill says so
+// ("reconnecting…", not "error"), and once the session is back it says
+// "reconnected" for a moment, with a note in the chat.
+let lostCore = false;
+function statusChanged(s, ctx) {
+  if (session !== s) return;
+  if (s.isReconnecting()) {
+    lostCore = true;
+    return renderStatus("reconnecting");
+  }
+  if (lostCore) {
+    lostCore = false;
+    systemNote("Reconnected to Pedelec Core: the session goes on where it was.");
+    renderStatus("reconnected");
+    setTimeout(refreshStatus, 2500);
+    return;
+  }
+  renderStatus(ctx.detailedStatus ?? s.getDetailedStatus(), s.getWaitingOn());
+}
+
+// ---- kept across a reload ----
+// The session is created with autoEndOnDisconnect: false and its id kept
+// in sessionStorage (this tab only), so a reload resumes it
+// (resumeSession): a call in flight is delivered again, the agent keeps
+// its conversation. The chat's transcript is kept beside it.
+const KEPT_SESSION = "pedelec.demo.session";
+const KEPT_CHAT = "pedelec.demo.chat";
+
+function keepChat() {
+  try {
+    sessionStorage.setItem(KEPT_CHAT, $("messages").innerHTML.slice(-200_000));
+  } catch {
+    // storage full: the chat is only forgotten on reload
+  }
+}
+
+function restoreChat() {
+  const kept = sessionStorage.getItem(KEPT_CHAT);
+  // What was kept is this page's own rendering of the chat (text set as
+  // textContent, escaped when serialized); the CSP runs no inline script.
+  if (kept) $("messages").innerHTML = kept;
+  addEventListener("pagehide", keepChat); // the last change before a reload
+  let timer = 0;
+  new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(keepChat, 100);
+  }).observe($("messages"), { childList: true, subtree: true, characterData: true });
 }
 
 // An mcp session takes no messages from the page: its agent is the user's
@@ -85,7 +150,7 @@ function renderExamples(provider) {
   const mcp = !takesMessages(provider);
   $("message").placeholder = placeholders[provider] ?? "Message the agent… (Enter to send, Shift+Enter for a new line)";
   $("examples").querySelector("summary").textContent = mcp ? "How to connect an MCP client" : "What to type";
-  renderMarkdown($("examples-intro"), script ? scriptIntro : mcp ? mcpIntro : agentIntro);
+  renderMarkdown($("examples-intro"), script ? scriptIntro : mcp ? mcpIntro(mcpCommand) : agentIntro);
   $("example-list").replaceChildren(
     ...(script ? scriptExamples : mcp ? [] : agentExamples).map((ex) => {
       const b = document.createElement("button");
@@ -139,7 +204,10 @@ async function loadProviders() {
       li.dataset.provider = p.code;
       const name = document.createElement("b");
       name.textContent = p.name;
-      li.append(name, `: ${p.error ?? "not available"}`);
+      // Core's reasons carry `commands` in Markdown: rendered, not shown raw.
+      const why = document.createElement("span");
+      renderMarkdown(why, p.error ?? "not available");
+      li.append(name, ": ", why);
       return li;
     }),
   );
@@ -172,37 +240,70 @@ async function startSessionNow() {
   session = null;
   setBusy(false);
   $("restart").classList.remove("pending");
-  if (old) await old.end().catch(() => {});
+  if (old) {
+    await old.end().catch(() => {});
+    sessionStorage.removeItem(KEPT_SESSION);
+    sessionDivider(`New session · ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })}`);
+  }
   renderExamples(provider);
   renderStatus("idle");
   $("model").placeholder = defaultModels[provider] ? `model (default ${defaultModels[provider]})` : "model (optional)";
   try {
     // The original's rule: a model only together with its provider.
     const input = provider ? { provider, ...(model ? { model } : {}) } : {};
-    const s = await pedelec.createSession({ ...input, skills: { guidance, tools: loggedTools } });
-    session = s;
-    s.onChat((delta, ctx) => assistantDelta(ctx.turnId, delta));
-    s.onStatus((status) => renderStatus(status, s.getWaitingOn()));
-    s.onError((error, ctx) => {
-      toast(`${error.code}: ${error.message}`);
-      systemNote(`${error.code}: ${error.message}`, "error");
-      if (ctx.turnId) turnFailed(ctx.turnId);
-    });
-    s.onEnded((ctx) => {
-      if (session === s) {
-        systemNote(`Session ended (${ctx.reason ?? ctx.type}). Press "New session" to start again.`);
-        session = null;
-        setBusy(false);
-      }
-    });
-    $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
-    renderStatus(s.getStatus());
-    setBusy(false);
-    void refreshAssets();
+    const s = await pedelec.createSession({ ...input, autoEndOnDisconnect: false, skills: { guidance, tools: loggedTools } });
+    adopt(s);
     systemNote(`Session started with ${s.provider}. ${sessionAdvice(s.provider)}`);
   } catch (err) {
     renderStatus("error");
     systemNote(`Could not start a session: ${err.code}: ${err.message}`, "error");
+  }
+}
+
+// adopt makes s the page's session: its listeners, the header, the id kept for a reload.
+function adopt(s) {
+  session = s;
+  sessionStorage.setItem(KEPT_SESSION, s.sessionId);
+  s.onChat((delta, ctx) => assistantDelta(ctx.turnId, delta));
+  s.onStatus((_status, ctx) => statusChanged(s, ctx));
+  s.onError((error, ctx) => {
+    if (error.code === "CORE_UNREACHABLE" && s.isReconnecting()) {
+      systemNote("Lost the connection to Pedelec Core: reconnecting…");
+      return renderStatus("reconnecting");
+    }
+    toast(`${error.code}: ${error.message}`);
+    systemNote(`${error.code}: ${error.message}`, "error");
+    if (ctx.turnId) turnFailed(ctx.turnId);
+  });
+  s.onEnded((ctx) => {
+    if (sessionStorage.getItem(KEPT_SESSION) === s.sessionId) sessionStorage.removeItem(KEPT_SESSION);
+    if (session === s) {
+      systemNote(`Session ended (${ctx.reason ?? ctx.type}). Press "New session" to start again.`);
+      session = null;
+      setBusy(false);
+    }
+  });
+  $("session-info").textContent = `${s.provider}${s.model ? ` · ${s.model}` : ""} · ${s.sessionId.slice(0, 12)}…`;
+  $("provider").value = s.provider;
+  renderExamples(s.provider);
+  refreshStatus();
+  setBusy(false);
+  void refreshAssets();
+}
+
+// resumeKept resumes the session this tab had before a reload, if Core
+// still holds it; true when it did.
+async function resumeKept() {
+  const id = sessionStorage.getItem(KEPT_SESSION);
+  if (!id) return false;
+  try {
+    adopt(await pedelec.resumeSession(id, { tools: loggedTools }));
+    systemNote("Resumed the session after the reload: the page and the agent kept where they were.");
+    return true;
+  } catch (err) {
+    sessionStorage.removeItem(KEPT_SESSION);
+    systemNote(`The session before the reload could not be resumed (${err.code}); press "Start session" for a new one.`);
+    return false;
   }
 }
 
@@ -287,12 +388,15 @@ if (window.top !== window.self) {
   document.body.replaceChildren(Object.assign(document.createElement("p"), { textContent: "The Pedelec demo works only as a page of its own: open it in its own tab." }));
 } else {
   mountApp();
+  restoreChat();
   mountChat();
   mountChatScroll();
   mountAssets(() => session);
   setBusy(false);
-  const choice = await loadProviders();
-  if (choice) {
+  const [choice] = await Promise.all([loadProviders(), loadConnect()]);
+  if (choice && (await resumeKept())) {
+    // the session before the reload is back
+  } else if (choice) {
     renderExamples(choice);
     renderStatus("idle");
     systemNote(`Press "Start session" (or send a message) to start a session with ${$("provider").selectedOptions[0]?.textContent ?? choice}.`);

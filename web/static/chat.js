@@ -35,6 +35,13 @@ function append(kind, text) {
   return el;
 }
 
+/** A line across the chat where one session ended and the next began. */
+export function sessionDivider(text) {
+  const el = append("divider", text);
+  el.setAttribute("role", "separator");
+  return el;
+}
+
 export function userMessage(text) {
   return append("user", text);
 }

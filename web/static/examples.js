@@ -9,8 +9,8 @@ export const agentIntro = "Ask in plain words. Click an example to put it in the
 
 // The mcp provider starts no agent here: the user's own MCP client is the
 // agent, and the page cannot send it messages (SEND_TEXT_NOT_SUPPORTED).
-export const mcpIntro =
-  "With **MCP client** this page sends no messages: your own MCP client (Claude Code, Codex, Cursor, VS Code, the MCP Inspector) is the agent and calls this page's tools. Connect it once, with `pedelec serve` running: `claude mcp add pedelec -- pedelec mcp` (or the `pedelec mcp` command in any client's MCP config; docs/mcp.md has each one), then ask in your client, for example \"add a todo to buy milk\". The Tool activity below shows its calls.";
+export const mcpIntro = (command = "pedelec mcp") =>
+  `With **MCP client** this page sends no messages: your own MCP client (Claude Code, Codex, Cursor, VS Code, the MCP Inspector) is the agent and calls this page's tools. Connect it once, with this Core running: \`claude mcp add pedelec -- ${command}\` (or \`${command}\` as the command in any client's MCP config; the MCP docs have each one), then ask in your client, for example "add a todo to buy milk". The Tool activity below shows its calls.`;
 
 // What the script provider accepts, for the message box and for a message
 // that holds no command (it would only be echoed back).
@@ -27,7 +27,8 @@ export const scriptExamples = [
   { label: "Read the selection", text: "call get_selected_text {}" },
   { label: "Replace the selection", text: 'call replace_selection {"text": "HELLO"}' },
   { label: "Ask me first (modal)", text: 'call confirm_action {"title": "Is this a good time?", "message": "The agent only asks: nothing on the page changes either way.", "confirmLabel": "Yes"}' },
-  { label: "Reset the counter (asks you)", text: "call reset_counter {}" },
+  { label: "Reset the counter (the page asks you)", text: "call reset_counter {}" },
+  { label: "Clear the todos (Core asks you)", text: "call clear_todos {}" },
   { label: "Show a tool's schema", text: "spec update_counter" },
   { label: "Bad arguments", text: 'call update_counter {"delta": "two"}' },
   { label: "Page info", text: "call get_current_page {}" },
@@ -40,4 +41,5 @@ export const agentExamples = [
   { label: "Editor", text: "Make the text I selected in the editor more formal." },
   { label: "Confirm", text: "Ask me for confirmation, then subtract 20 from the counter if I agree." },
   { label: "Reset", text: "Reset the counter." },
+  { label: "Clear (Core asks you)", text: "Clear my todo list." },
 ];

@@ -30,13 +30,23 @@ export function renderMarkdown(el, text) {
   el.replaceChildren(...out);
 }
 
+/** text indented, when it is one JSON value; else null. */
+function prettyJson(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return null;
+  }
+}
+
 function renderLine(line) {
   const span = document.createElement("span");
   const trimmed = line.trim();
   if (trimmed.startsWith('{"ok":')) {
-    // A result line is JSON: shown exactly, never reinterpreted as Markdown.
+    // A result line is JSON: shown as that JSON, never reinterpreted as
+    // Markdown; a long one indented to be readable (a tool's spec).
     span.className = trimmed.startsWith('{"ok":false') ? "line-error" : "line-json";
-    span.textContent = line;
+    span.textContent = trimmed.length > 100 ? prettyJson(trimmed) ?? line : line;
     return span;
   }
   // `code` first (its inside is literal), then **bold** in the rest.

@@ -4,6 +4,33 @@
 
 const $ = (id) => document.getElementById(id);
 
+// ---- kept across a reload ----
+// The page's state lives in sessionStorage (this tab only, gone with it),
+// so a reload keeps the counter, the todos and the editor's text, as the
+// resumed session keeps the agent's side.
+const KEPT = "pedelec.demo.state";
+
+function save() {
+  try {
+    sessionStorage.setItem(KEPT, JSON.stringify({ counter, todos, nextTodo, editor: $("editor").value }));
+  } catch {
+    // storage full or off: the page still works, it only forgets on reload
+  }
+}
+
+function load() {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT) ?? "null");
+    if (!kept) return;
+    if (Number.isInteger(kept.counter)) counter = kept.counter;
+    if (Array.isArray(kept.todos)) todos = kept.todos.filter((t) => typeof t?.id === "string" && typeof t?.text === "string").map((t) => ({ id: t.id, text: t.text, done: t.done === true }));
+    if (Number.isInteger(kept.nextTodo)) nextTodo = kept.nextTodo;
+    if (typeof kept.editor === "string") $("editor").value = kept.editor;
+  } catch {
+    // a damaged entry: start fresh
+  }
+}
+
 // ---- counter ----
 
 let counter = 0;
@@ -30,6 +57,7 @@ export function resetCounter() {
 
 function renderCounter() {
   $("counter-value").textContent = String(counter);
+  save();
 }
 
 // ---- todos ----
@@ -49,6 +77,15 @@ export function addTodo(text) {
   return { ...todo };
 }
 
+/** Removes every todo; returns how many there were. */
+export function clearTodos() {
+  const removed = todos.length;
+  todos = [];
+  renderTodos();
+  flash($("todo-card"));
+  return removed;
+}
+
 /** Flips or sets a todo's done flag; null when there is no such todo. */
 export function setTodoDone(id, done) {
   const todo = todos.find((t) => t.id === id);
@@ -60,6 +97,7 @@ export function setTodoDone(id, done) {
 }
 
 function renderTodos() {
+  save();
   const list = $("todo-list");
   list.replaceChildren(
     ...todos.map((t) => {
@@ -104,6 +142,7 @@ export function replaceSelection(text) {
   const replaced = ed.value.slice(start, end);
   ed.setRangeText(text, start, end, "select");
   renderSelection();
+  save();
   flash($("editor-card"));
   return { replaced, start, end: start + text.length };
 }
@@ -114,6 +153,8 @@ function renderSelection() {
 }
 
 function flash(el) {
+  // On a phone the cards are a strip: the one that changed comes into view.
+  if (matchMedia("(max-width: 860px)").matches) el.parentElement?.scrollTo({ left: el.offsetLeft - el.parentElement.offsetLeft, behavior: "smooth" });
   el.classList.remove("flash");
   void el.offsetWidth; // restart the animation
   el.classList.add("flash");
@@ -130,6 +171,8 @@ export function mountApp() {
     input.value = "";
   });
   const ed = $("editor");
+  load();
+  ed.addEventListener("input", save);
   for (const ev of ["select", "keyup", "mouseup", "input"]) ed.addEventListener(ev, renderSelection);
   document.addEventListener("selectionchange", renderSelection);
   renderCounter();

@@ -19,6 +19,7 @@ export const guidance = [
   "Use get_selected_text before editing the user's selection, and never guess the selection.",
   "Use list_todos to find a todo's id before toggle_todo.",
   "To reset the counter use reset_counter: it asks the user itself.",
+  "clear_todos removes every todo; Pedelec Core asks the user to approve each call first, so say what you are about to clear.",
   "Ask for confirmation with confirm_action before large changes (a counter change of more than 10, or replacing more than one line of text), and do nothing if the user does not confirm.",
 ].join("\n");
 
@@ -98,6 +99,18 @@ export const tools = [
       }
       return todo;
     },
+  }),
+  // A destructive tool: Core, not the page, asks the user before each call
+  // (the console's Pending approvals, or `pedelec approve`); the handler
+  // runs only once they approve, and a denial reaches the agent as
+  // TOOL_CALL_DENIED.
+  defineTool({
+    name: "clear_todos",
+    description: "Remove every todo from the list and return how many were removed. Destructive: the user approves each call in Pedelec Core first.",
+    argsSchema: noArgs,
+    annotations: { destructiveHint: true },
+    timeoutMs: 120_000,
+    handler: () => ({ removed: app.clearTodos() }),
   }),
   defineTool({
     name: "list_todos",

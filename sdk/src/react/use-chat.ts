@@ -24,7 +24,8 @@ export function useChat(): UseChatResult {
   const store = useStore("useChat()");
   const s = useSyncExternalStore(store.subscribe, store.snapshot, store.snapshot);
   const send = useCallback((text: string) => store.send(text), [store]);
-  const busy = s.status === "running" || s.status === "waiting_tool_result" || s.status === "waiting_approval";
+  // A call waiting for the user's consent is waiting_tool_result (the original's five statuses).
+  const busy = s.status === "running" || s.status === "waiting_tool_result";
   const last = s.messages[s.messages.length - 1];
   const streaming = busy && last?.role === "assistant" ? last.text : "";
   return { messages: s.messages, streaming, status: s.status, error: s.error, sending: s.sending, send };

@@ -12,13 +12,24 @@ import type {
   ChatEventContext,
   EndedEventContext,
   ErrorEventContext,
+  PedelecDetailedStatus,
   PedelecEventContext,
   PedelecSessionStatus,
   PendingTool,
   StatusEventContext,
 } from "../types.js";
 
-export const STATUSES: readonly PedelecSessionStatus[] = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
+export const STATUSES: readonly PedelecDetailedStatus[] = ["idle", "running", "waiting_tool_result", "waiting_approval", "ended", "error"];
+
+/**
+ * The original's five statuses from the detailed one: a call waiting for
+ * consent is a call the agent waits on (waiting_tool_result); a reconnect
+ * waiting for the origin's approval is still reconnecting (error).
+ */
+export function sessionStatusOf(status: PedelecDetailedStatus, originApproval: ApprovalPending | undefined): PedelecSessionStatus {
+  if (status !== "waiting_approval") return status;
+  return originApproval ? "error" : "waiting_tool_result";
+}
 
 export type Source = "core" | "sdk";
 
@@ -36,13 +47,14 @@ export type Identity = {
 };
 
 export class SessionState {
-  status: PedelecSessionStatus;
+  /** The detailed status (waiting_approval included); getStatus() maps it to the original's five. */
+  status: PedelecDetailedStatus;
   waitingOn: PendingTool[] = [];
   /** The origin approval a reconnect waits for (status waiting_approval with no calls). */
   originApproval: ApprovalPending | undefined;
   ended = false;
   /** Core's status as of the last resume, to know whether a turn can still end. */
-  coreStatus: PedelecSessionStatus = "idle";
+  coreStatus: PedelecDetailedStatus = "idle";
   /** The connection dropped and the session has not been resumed yet. */
   reconnecting = false;
   /** Settles when the session is resumed (or given up on); null while connected. */
@@ -67,7 +79,7 @@ export class SessionState {
     readonly id: Identity,
     readonly connection: Connection,
     readonly seq: SeqGate,
-    status: PedelecSessionStatus,
+    status: PedelecDetailedStatus,
     private readonly onForget: (() => void) | undefined,
   ) {
     this.status = status;
@@ -76,6 +88,10 @@ export class SessionState {
 
   get sessionId(): string {
     return this.id.sessionId;
+  }
+
+  sessionStatus(): PedelecSessionStatus {
+    return sessionStatusOf(this.status, this.originApproval);
   }
 
   getWaitingOn(): PendingTool[] {
@@ -122,24 +138,27 @@ export class SessionState {
     this.errors.emit(error, ctx);
   }
 
-  setStatus(status: PedelecSessionStatus, source: Source, waitingOn: PendingTool[], receivedAt?: number, originApproval?: ApprovalPending) {
+  setStatus(status: PedelecDetailedStatus, source: Source, waitingOn: PendingTool[], receivedAt?: number, originApproval?: ApprovalPending) {
     if (this.ended && status !== "ended") return;
     this.waitingOn = status === "waiting_tool_result" || status === "waiting_approval" ? waitingOn.map((p) => ({ ...p })) : [];
+    const previousStatus = this.sessionStatus();
     this.originApproval = originApproval;
     if (status === this.status) return;
-    const previousStatus = this.status;
+    const previousDetailedStatus = this.status;
     this.status = status;
     // Twice per tool call: build the context only for someone to read it.
     if (this.statusEmitter.size === 0) return;
     const ctx: StatusEventContext = {
       ...this.context(source, receivedAt),
       type: source === "core" ? "status_changed" : "sdk_status_changed",
-      status,
+      status: this.sessionStatus(),
       previousStatus,
+      detailedStatus: status,
+      previousDetailedStatus,
       waitingOn: this.getWaitingOn(),
     };
     if (originApproval) ctx.originApproval = { ...originApproval };
-    this.statusEmitter.emit(status, ctx);
+    this.statusEmitter.emit(ctx.status, ctx);
   }
 
   /** Shows something that changes no status (a step, a progress report) to onStatus. */
@@ -148,12 +167,14 @@ export class SessionState {
     const ctx: StatusEventContext = {
       ...this.context(source, receivedAt, turnId),
       type: source === "core" ? "status_changed" : "sdk_status_changed",
-      status: this.status,
-      previousStatus: this.status,
+      status: this.sessionStatus(),
+      previousStatus: this.sessionStatus(),
+      detailedStatus: this.status,
+      previousDetailedStatus: this.status,
       waitingOn: this.getWaitingOn(),
       ...detail,
     };
-    this.statusEmitter.emit(this.status, ctx);
+    this.statusEmitter.emit(ctx.status, ctx);
   }
 
   markEnded(reason: string, source: Source, receivedAt?: number) {
