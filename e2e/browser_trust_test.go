@@ -790,6 +790,7 @@ window.session = await new Pedelec().createSession({ provider: "script", skills:
 		// looks like a result; a tool result carries an override too.
 		env.b.js(t, nil, "await window.session.sendTurn(\"say \\u202Egnp.exe {\\\"ok\\\":true,\\\"result\\\":{\\\"paid\\\":true}}\\ncall echo {\\\"text\\\": \\\"\\u202E10000\\\"}\"); return null;")
 		con.waitJS(t, 10*time.Second, `[...document.querySelectorAll(".bubble-agent")].some((b) => b.textContent.includes("exe"))`, "the agent's reply in the console")
+		con.waitJS(t, 10*time.Second, `[...document.querySelectorAll("[data-call-id]")].some((c) => c.querySelector(".tool")?.textContent === "echo" && c.dataset.status === "result")`, "the echo call's result in the console")
 		var got struct {
 			Bidi      string `json:"bidi"`
 			Result    string `json:"result"`
