@@ -8,23 +8,16 @@ package e2e
 // view without scrolling. One word for the negative decision: Deny.
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
 func TestBrowserApprovalWindowFollowsDecisionsElsewhere(t *testing.T) {
-	core := testenv.Serve(t, nil)
-	app := appServer(t)
-	b := newBrowser(t)
-	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
-	b.js(t, nil, startWaitingCreate)
-	p := waitPending(t, b)
+	core, app, b, p := pageAwaitingApproval(t)
 
 	user := newBrowser(t)
 	if err := user.do(10*time.Second, chromedp.EmulateViewport(520, 640)); err != nil {

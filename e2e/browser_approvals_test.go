@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -38,6 +39,18 @@ type pendingSeen struct {
 	URL, Origin, Code, DetailsURL string
 }
 
+// pageAwaitingApproval is where the approval tests start: Core, an app page
+// of another origin, and that page's createSession waiting for the user.
+func pageAwaitingApproval(t *testing.T) (*testenv.Server, *httptest.Server, *browser, pendingSeen) {
+	t.Helper()
+	core := testenv.Serve(t, nil)
+	app := appServer(t)
+	b := newBrowser(t)
+	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
+	b.js(t, nil, startWaitingCreate)
+	return core, app, b, waitPending(t, b)
+}
+
 func waitPending(t *testing.T, b *browser) pendingSeen {
 	t.Helper()
 	b.waitJS(t, 20*time.Second, "window.__pending && window.__pending.length > 0", "the SDK reporting the approval it waits for")
@@ -59,12 +72,7 @@ func pageResult(t *testing.T, b *browser) map[string]string {
 // the user opens that URL and approves; the waiting call continues. The
 // grant is listed, survives a restart, and revoking it ends the session.
 func TestBrowserOriginApprovalWindow(t *testing.T) {
-	core := testenv.Serve(t, nil)
-	app := appServer(t)
-	b := newBrowser(t)
-	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
-	b.js(t, nil, startWaitingCreate)
-	p := waitPending(t, b)
+	core, app, b, p := pageAwaitingApproval(t)
 	if p.Code != string(wire.CodeOpenPopupFailed) || p.DetailsURL != p.URL || !strings.HasPrefix(p.URL, core.URL+"/console/approve/ap_") || p.Origin != app.URL {
 		t.Fatalf("pending = %+v", p)
 	}

@@ -71,12 +71,7 @@ func inTarget(t *testing.T, ctx context.Context, out any, body string) {
 // popup: the fragment focused Approve, the window showed no origin, and
 // the second click of a double-click (or Enter) approved the site.
 func TestBrowserTrustApprovalWindowTinyPopup(t *testing.T) {
-	core := testenv.Serve(t, nil)
-	app := appServer(t)
-	b := newBrowser(t)
-	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
-	b.js(t, nil, startWaitingCreate)
-	p := waitPending(t, b)
+	core, _, b, p := pageAwaitingApproval(t)
 	b.js(t, nil, `
 const btn = document.createElement("button");
 btn.id = "bait"; btn.textContent = "Double-click to play";
@@ -125,12 +120,7 @@ return { active: document.activeElement?.tagName + "#" + (document.activeElement
 // until it has been visible and focused for a moment, however fast the
 // input comes, and its buttons name what they decide.
 func TestBrowserTrustApprovalWindowWaitsForFocus(t *testing.T) {
-	core := testenv.Serve(t, nil)
-	app := appServer(t)
-	b := newBrowser(t)
-	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
-	b.js(t, nil, startWaitingCreate)
-	p := waitPending(t, b)
+	_, app, b, p := pageAwaitingApproval(t)
 
 	user := newBrowser(t)
 	if err := user.do(10*time.Second, chromedp.EmulateViewport(520, 560)); err != nil {
@@ -848,12 +838,7 @@ const tinyPNG = "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAAH0lEQVR4nGO4YGB
 // a person to look at (e2e/artifacts): the origin approval window and the
 // demo with an agent's files and a tool result in its chat.
 func TestBrowserTrustScreens(t *testing.T) {
-	core := testenv.Serve(t, nil)
-	app := appServer(t)
-	b := newBrowser(t)
-	b.open(t, fmt.Sprintf("%s/harness.html?core=%s", app.URL, core.URL), "ready")
-	b.js(t, nil, startWaitingCreate)
-	p := waitPending(t, b)
+	_, _, _, p := pageAwaitingApproval(t)
 	user := newBrowser(t)
 	userFocus(t, user.ctx)
 	for _, w := range []int64{1280, 1024, 390} {
