@@ -84,22 +84,8 @@ X11Forwarding no
 LogLevel VERBOSE
 `, port, filepath.Join(dir, "host_key"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"))
 	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(config), 0o600)
-	var logs syncBuf
-	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
-	cmd.Stdout, cmd.Stderr = &logs, &logs
 	// sshd forks a process per connection: the group goes together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sshd logs:\n%s", logs.String())
-		}
-	})
+	startGroup(t, "sshd", exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config")), nil)
 	awaitListening(t, port, "sshd")
 	return &sshd{port: port, key: filepath.Join(dir, "client_key"), user: "root"}
 }
@@ -210,23 +196,11 @@ http {
 }
 `, dir, port, fallback, servers.String())
 	os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(config), 0o600)
-	cmd := exec.Command("/usr/sbin/nginx", "-p", dir, "-c", filepath.Join(dir, "nginx.conf"))
-	var logs syncBuf
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	// The master and its worker in a group of their own: killing the
-	// master alone leaves the worker serving, holding the output pipe.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-		if t.Failed() {
-			errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Logf("nginx output:\n%s\nnginx error.log:\n%s", logs.String(), errLog)
-		}
+	// The master and its worker go together: killing the master alone
+	// leaves the worker serving, holding the output pipe.
+	startGroup(t, "nginx", exec.Command("/usr/sbin/nginx", "-p", dir, "-c", filepath.Join(dir, "nginx.conf")), func() string {
+		errLog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+		return "error.log:\n" + string(errLog)
 	})
 	awaitListening(t, port, "nginx")
 	return &nginx{port: port, spki: spki, caPool: pool}
@@ -275,6 +249,31 @@ func awaitListening(t *testing.T, port int, what string) {
 			c.Close()
 		}
 		return err == nil
+	})
+}
+
+// startGroup starts a server in a process group of its own and kills the
+// whole group at cleanup, so no process it forked outlives the test. On
+// failure its output is logged, and whatever more says.
+func startGroup(t *testing.T, name string, cmd *exec.Cmd, more func() string) {
+	t.Helper()
+	var logs syncBuf
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		if t.Failed() {
+			extra := ""
+			if more != nil {
+				extra = "\n" + more()
+			}
+			t.Logf("%s output:\n%s%s", name, logs.String(), extra)
+		}
 	})
 }
 
