@@ -10,6 +10,7 @@ package e2e
 
 import (
 	"fmt"
+	pids "github.com/kaoruisaac/pedelec/runtime/ids"
 	"os/exec"
 	"strings"
 	"testing"
@@ -115,7 +116,10 @@ return null;`)
 	t.Run("the copied command names what it needs", func(t *testing.T) {
 		var cmd string
 		con.js(t, &cmd, `const c = document.querySelector("#detail [data-call-id]"); c.open = true; return c.querySelector("pre.command").textContent;`)
-		if !strings.HasPrefix(cmd, "PEDELEC_CORE_URL="+core.URL+" PEDELEC_AGENT_SECRET=") || !strings.Contains(cmd, "pedelec tool-call --thread-id "+ids.Worked+" add_note") {
+		// The agent's thread id, never the session id a page resumes with:
+		// a command line is in every user's process listing.
+		thread := pids.Hashed("t_", "pedelec agent thread", ids.Worked)
+		if !strings.HasPrefix(cmd, "PEDELEC_CORE_URL="+core.URL+" PEDELEC_AGENT_SECRET=") || !strings.Contains(cmd, "pedelec tool-call --thread-id "+thread+" add_note") || strings.Contains(cmd, ids.Worked) {
 			t.Fatalf("command %q", cmd)
 		}
 		out, err := exec.Command("sh", "-c", strings.Replace(cmd, "pedelec tool-call", "echo RAN", 1)).CombinedOutput()

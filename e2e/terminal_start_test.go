@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,9 @@ func TestServeOnSilentTerminalQueriesNothing(t *testing.T) {
 			pty := openSilentPty(t)
 			addr, stateDir := testenv.FreeAddr(t), t.TempDir()
 			cmd := exec.Command(testenv.Binary(t), "serve", "--addr", addr, "--state-dir", stateDir)
-			cmd.Env = append(os.Environ(), "TERM="+term, "PEDELEC_CONFIG="+filepath.Join(stateDir, "none.toml"))
+			// CI set in the environment means "no colour" to the logger (termenv),
+			// as it should in a CI log: the child runs as on a person's terminal.
+			cmd.Env = append(withoutEnv(os.Environ(), "CI"), "TERM="+term, "PEDELEC_CONFIG="+filepath.Join(stateDir, "none.toml"))
 			pty.attach(cmd, true, true, true)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -180,4 +183,16 @@ func (p *silentPty) output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.buf.String()
+}
+
+// withoutEnv is env less the variables named.
+func withoutEnv(env []string, names ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
