@@ -380,8 +380,15 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	}
 	client := newACPClient(name, server, a.settings.AllowKinds)
 	bound := newACPBound(name, proc.stop) // acp_bound.go
-	conn := acp.NewClientSideConnection(bound.client(client), bound.writer(proc.stdin), bound.reader(proc.stdout))
+	// The library starts reading the agent's output inside
+	// NewClientSideConnection and reads its logger when that output ends,
+	// but takes the logger only afterwards (SetLogger): an agent that dies
+	// at once raced the two. Its output is held back until the logger is
+	// set (acp_gate.go).
+	out := newGatedReader(bound.reader(proc.stdout))
+	conn := acp.NewClientSideConnection(bound.client(client), bound.writer(proc.stdin), out)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	out.open()
 	w := &acpWarm{proc: proc, conn: conn, client: client, bound: bound}
 	fail := func(method string, err error) (*acpWarm, error) {
 		proc.stop()
