@@ -93,7 +93,7 @@ LogLevel VERBOSE
 // forward is one running `ssh -N -L`.
 type forward struct {
 	cmd  *exec.Cmd
-	logs *syncBuf
+	logs *testenv.SyncBuffer
 }
 
 // forward runs `ssh -N -L 127.0.0.1:local:127.0.0.1:remote` through s, as a
@@ -101,7 +101,7 @@ type forward struct {
 // local port answers.
 func (s *sshd) forward(t *testing.T, local, remote int) *forward {
 	t.Helper()
-	logs := &syncBuf{}
+	logs := &testenv.SyncBuffer{}
 	cmd := exec.Command("/usr/bin/ssh", "-N", "-p", fmt.Sprint(s.port), "-i", s.key,
 		"-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
 		"-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5",
@@ -257,7 +257,7 @@ func awaitListening(t *testing.T, port int, what string) {
 // failure its output is logged, and whatever more says.
 func startGroup(t *testing.T, name string, cmd *exec.Cmd, more func() string) {
 	t.Helper()
-	var logs syncBuf
+	var logs testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = 5 * time.Second

@@ -5,11 +5,9 @@ package e2e
 // says what it is, how a client starts it, and how to stop it.
 
 import (
-	"bytes"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +28,7 @@ func TestMCPByHandSaysWhatItIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuf
+	var out testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -56,23 +54,4 @@ func TestMCPByHandSaysWhatItIs(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("pedelec mcp did not stop on Ctrl-D; it printed:\n%s", out.String())
 	}
-}
-
-// syncBuf is a bytes.Buffer that a process's output goroutine and the test
-// may use at once.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

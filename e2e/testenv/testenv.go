@@ -177,7 +177,7 @@ type Server struct {
 	WSURL    string // ws://127.0.0.1:PORT/ws
 	StateDir string
 	Cmd      *exec.Cmd
-	logs     *syncBuffer
+	logs     *SyncBuffer
 	done     chan struct{}
 	args     []string
 	env      []string
@@ -198,7 +198,7 @@ func Serve(t testing.TB, args []string, env ...string) *Server {
 // start a client first and Core later (`pedelec mcp` waiting for Core).
 func ServeIn(t testing.TB, addr, stateDir string, args []string, env ...string) *Server {
 	t.Helper()
-	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: stateDir, logs: &syncBuffer{}, args: args, env: env}
+	s := &Server{Addr: addr, URL: "http://" + addr, WSURL: "ws://" + addr + "/ws", StateDir: stateDir, logs: &SyncBuffer{}, args: args, env: env}
 	s.start(t, true)
 	return s
 }
@@ -348,18 +348,20 @@ func isZombie(stat string) bool {
 	return i >= 0 && len(stat) > i+2 && stat[i+2] == 'Z'
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer a process's output goroutines and a test may
+// use at once.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

@@ -6,8 +6,8 @@
 // another --state-dir needs only that --state-dir.
 //
 // The address is no secret, but the file is written the way the secrets
-// are: inside the state directory only (os.Root), never through a link
-// planted there, replaced whole by a rename so a reader never sees half.
+// are (runtime/secretfile): never through a link planted there, replaced
+// whole by a rename so a reader never sees half.
 package locate
 
 import (
@@ -17,6 +17,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/secretfile"
 )
 
 // File is the address's file name inside the state directory.
@@ -31,30 +33,7 @@ const maxBytes = 1 << 10
 
 // Write records url as the address of the Core that uses stateDir.
 func Write(stateDir, coreURL string) error {
-	root, err := os.OpenRoot(stateDir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	tmp := File + ".tmp"
-	// A leftover (or planted) temporary name goes first: Remove takes the
-	// name itself, a link included, never what it points to.
-	if err := root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString(coreURL + "\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		root.Remove(tmp)
-		return werr
-	}
-	return root.Rename(tmp, File)
+	return secretfile.Write(stateDir, File, []byte(coreURL+"\n"))
 }
 
 // Read returns the address the state directory's Core wrote, and where it
