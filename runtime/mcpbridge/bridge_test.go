@@ -87,7 +87,7 @@ func TestBridgeCallCancelled(t *testing.T) {
 }
 
 // provingCore serves h as a Core of stateDir would: with its proof.
-func provingCore(t *testing.T, stateDir string, h http.HandlerFunc) http.Handler {
+func provingCore(t testing.TB, stateDir string, h http.HandlerFunc) http.Handler {
 	t.Helper()
 	id, err := coreauth.LoadOrCreate(stateDir)
 	if err != nil {
