@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,35 @@ type Bridge struct {
 	// call); the long-poll reads it afresh, and a call that Core refuses
 	// with CORE_TOKEN_INVALID reads it again and is sent once more.
 	known atomic.Pointer[string]
+
+	linkMu sync.Mutex // guards link, noLink; held while a link is dialed
+	link   *link      // the calls' connection to Core (link.go)
+	noLink bool       // Core has no link route: calls go by request
+}
+
+// linkFor is the open link, dialed with token if there is none (a session
+// bridge has none: it calls as tool-call does).
+func (b *Bridge) linkFor(ctx context.Context, token string) (*link, error) {
+	if b.sessionMode() {
+		return nil, errNoLink
+	}
+	b.linkMu.Lock()
+	defer b.linkMu.Unlock()
+	if b.noLink {
+		return nil, errNoLink
+	}
+	if b.link != nil && !b.link.broken() {
+		return b.link, nil
+	}
+	l, err := dialLink(ctx, b.HTTP, b.CoreURL, token)
+	if errors.Is(err, errNoLink) {
+		b.noLink = true
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.link = l
+	return l, nil
 }
 
 // NewBridge makes a Bridge with a client that keeps connections open, so a
@@ -232,9 +262,16 @@ func (b *Bridge) callWith(ctx context.Context, token, sessionID, tool string, ar
 	// tool-call` does, with the session's secret.
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
 	var out wire.AgentResult
-	if b.sessionMode() {
+	switch l, lerr := b.linkFor(ctx, token); {
+	case b.sessionMode():
 		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress})
-	} else {
+	case lerr == nil:
+		var err error
+		out, err = l.call(ctx, wire.MCPLinkCall{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
+		if err != nil {
+			out = wire.AgentResult{Error: wire.Errorf(wire.CodeCoreUnreachable, "the link to Pedelec Core at %s broke before its answer: %v", b.CoreURL, err)}
+		}
+	default: // no link (an older Core, or it could not be opened): one request
 		out = c.PostStream(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
 	}
 	if !out.OK && ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {

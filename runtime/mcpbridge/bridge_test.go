@@ -111,6 +111,10 @@ func TestBridgeCallTokenKeptAndRenewed(t *testing.T) {
 	dir := t.TempDir()
 	want, seen := "tok-1", []string{}
 	srv := httptest.NewServer(provingCore(t, dir, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == wire.MCPLinkPath { // calls go by request (link_test.go has the link)
+			http.NotFound(w, r)
+			return
+		}
 		io.ReadAll(r.Body)
 		seen = append(seen, r.Header.Get("Authorization"))
 		if r.Header.Get("Authorization") != "Bearer "+want {
