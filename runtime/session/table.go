@@ -92,7 +92,7 @@ type Config struct {
 // may take only those after it:
 //
 //	Table.mu → Session.mu → callprogress.Box.mu, console.Signal.mu, persist.Writer.mu, approvals.Book.mu
-//	memoryReleaser.mu is a leaf
+//	memoryReleaser.mu and assetReservations.mu are leaves
 //
 // Under Session.mu a session calls only its Page (whose methods take the
 // connection's own leaf lock and return at once), never its Host, never a
@@ -112,6 +112,8 @@ type Table struct {
 	memory  memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
 	// eventBytes is the bytes of every session's event log (eventlog.go).
 	eventBytes byteTotal
+	// assetsReserved: asset writes under way (asset_quota.go; its mu is a leaf).
+	assetsReserved assetReservations
 
 	mu       sync.Mutex
 	sessions map[string]*Session
