@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// A pattern with a lookahead runs on a backtracking engine with a time
+// limit per match; an agent that sends an array of strings built to make
+// it backtrack costed Core that limit once per string: one call of 256 KiB
+// held a core for over an hour (the hostile review of 2026-12-02). A page
+// alone can do it, through the built-in script provider. The limit is for
+// the whole call: past it the rest is not matched, and the agent is told
+// so.
+func TestBacktrackingPatternsBoundedPerCall(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin})
+	p := wspage.Dial(t, srv.WSURL, pageOrigin)
+	skills := `{"tools":[{"name":"scan","description":"Scan words.","inputSchema":{"type":"object",
+	  "properties":{"words":{"type":"array","items":{"type":"string","pattern":"^(?=a)(a+)+$"}}},"required":["words"]}}]}`
+	autoEnd := true
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "script", Skills: json.RawMessage(skills), AutoEndOnDisconnect: &autoEnd})
+	p.Handle("scan", func(json.RawMessage) any { return map[string]any{"ok": true} })
+	words := make([]string, 12)
+	for i := range words {
+		words[i] = strings.Repeat("a", 40) + "b"
+	}
+	args, _ := json.Marshal(map[string]any{"words": words})
+	turn := p.SendText(info.SessionID, "call scan "+string(args))
+	if done := p.AwaitDone(turn, 120*time.Second); !done.OK {
+		t.Fatalf("turn: %+v", done.Error)
+	}
+	r := agentSaw(t, p.Chat(turn))
+	if r.Error == nil || r.Error.Code != wire.CodeToolArgsInvalid {
+		t.Fatalf("the agent got %+v, want TOOL_ARGS_INVALID", r)
+	}
+	if !strings.Contains(r.Error.Message, "not checked") {
+		t.Fatalf("every one of 12 strings was matched to the end of its time limit; want the call's limit to stop the check and say so: %s", r.Error.Message)
+	}
+}
