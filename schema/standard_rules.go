@@ -52,7 +52,7 @@ func (c *checker) standardSchema(v *value, p loc, field, why string) {
 	if len(c.problems) > before {
 		return
 	}
-	if _, err := compileStandard(v, d); err != nil {
+	if _, err := compileStandard(v, d, nil); err != nil {
 		c.compileProblem(err, v, p, d)
 	}
 }
