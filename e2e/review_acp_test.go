@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/e2e/testenv"
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/wire"
+)
+
+// hostileACPAgent is an ACP agent (python, no packages) that misbehaves
+// from its first byte, as its first argument says.
+const hostileACPAgent = `import sys, os, json, time
+mode = sys.argv[1]
+out = sys.stdout
+def send(m):
+    out.write(json.dumps(m) + "\n"); out.flush()
+if mode == "flood":
+    # requests from the start, during Core's early start, never reading stdin
+    i = 0
+    while True:
+        i += 1
+        send({"jsonrpc": "2.0", "id": i, "method": "session/request_permission",
+              "params": {"sessionId": "x", "toolCall": {"toolCallId": str(i), "title": "rm -rf ~"},
+                         "options": [{"optionId": "a", "name": "Allow", "kind": "allow_once"}]}})
+if mode == "notify":
+    # notifications for a session it was never given, big and many
+    blob = "\u202e" + "x" * 60000
+    while True:
+        send({"jsonrpc": "2.0", "method": "session/update",
+              "params": {"sessionId": "someone-else", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": blob}}}})
+`
+
+func hostileACPCore(t *testing.T, mode string) (*testenv.Server, *wspage.Page, string) {
+	t.Helper()
+	state := t.TempDir()
+	script := filepath.Join(state, "agent.py")
+	os.WriteFile(script, []byte(hostileACPAgent), 0o700)
+	cfg := "[providers.evil]\nacp = true\nexecutable = \"/usr/bin/python3\"\nargs = [" + `"` + script + `", "` + mode + `"]` + "\n"
+	os.WriteFile(filepath.Join(state, "no-config.toml"), []byte(cfg), 0o600)
+	srv := testenv.ServeIn(t, testenv.FreeAddr(t), state, []string{"--allow-origin", pageOrigin})
+	p := wspage.Dial(t, srv.WSURL, pageOrigin)
+	autoEnd := true
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "evil", Skills: json.RawMessage(coreSkills), AutoEndOnDisconnect: &autoEnd})
+	return srv, p, info.SessionID
+}
+
+// An ACP agent that floods requests from its first byte, while Core starts
+// it ahead of the first turn, and never reads its stdin: it is stopped,
+// Core's goroutines come back, and the turn says why.
+func TestHostileACPAgentFloodsDuringEarlyStart(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv, p, sid := hostileACPCore(t, "flood")
+	base := debugCounts(t, srv)
+	turn := p.SendText(sid, "hello")
+	done := p.AwaitDone(turn, 90*time.Second)
+	if done.OK || done.Error == nil || done.Error.Code != wire.CodeProviderError {
+		t.Fatalf("turn on a flooding agent: %+v, want PROVIDER_ERROR", done)
+	}
+	t.Logf("turn: %s", done.Error.Message)
+	testenv.Await(t, 30*time.Second, "the agent's processes to be gone", func() bool {
+		return len(sessionPIDs(sid)) == 0
+	})
+	n := debugCounts(t, srv)
+	if n.Goroutines > base.Goroutines+50 {
+		t.Fatalf("goroutines %d after the flood, %d before", n.Goroutines, base.Goroutines)
+	}
+}
+
+// An agent that floods session/update for a session it was never given,
+// with a right-to-left override: nothing reaches the page's chat, and the
+// log says it once.
+func TestHostileACPAgentUpdatesForAnotherSession(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv, p, sid := hostileACPCore(t, "notify")
+	turn := p.SendText(sid, "hello")
+	p.AwaitDone(turn, 90*time.Second)
+	if chat := p.Chat(turn); strings.Contains(chat, "xxxx") || strings.Contains(chat, "\u202e") {
+		t.Fatalf("updates for another session reached the chat (%d bytes)", len(chat))
+	}
+	if n := strings.Count(srv.Logs(), "someone-else"); n > 2 {
+		t.Fatalf("the unknown session is logged %d times", n)
+	}
+}
