@@ -44,3 +44,23 @@ func TestBacktrackingPatternsBoundedPerCall(t *testing.T) {
 		t.Fatalf("every one of 12 strings was matched to the end of its time limit; want the call's limit to stop the check and say so: %s", r.Error.Message)
 	}
 }
+
+// A pattern that compiles too large: "(a)" 20,000 times fits a schema's
+// size limit, and each match of a long string against it held gigabytes
+// in RE2's matcher (8 such tools, one call each: 12.5 GB of heap, 79 s,
+// measured in process; not run here). createSession refuses it, naming
+// the pattern, before any call can reach it.
+func TestPatternTooLargeRefusedAtCreateSession(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin})
+	p := wspage.Dial(t, srv.WSURL, pageOrigin)
+	pattern := strings.Repeat("(a)", 20000)
+	for _, key := range []string{"argsSchema", "inputSchema"} {
+		schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string", "pattern": pattern}}})
+		skills, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "t", "description": "A tool.", key: json.RawMessage(schema)}}})
+		_, werr := p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "script", Skills: skills})
+		if werr == nil || !strings.Contains(werr.Message, "too large") {
+			t.Fatalf("%s with a pattern of 20,000 groups: %v, want it refused as too large", key, werr)
+		}
+	}
+}
