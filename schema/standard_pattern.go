@@ -108,12 +108,17 @@ func patternEngine(budget *patternBudget) func(string) (jsonschema.Regexp, error
 func compileStandardPattern(src string) (*standardRegexp, error) {
 	if re, err := compilePattern(src); err == nil {
 		return &standardRegexp{src: src, re2: re}, nil
+	} else if errors.Is(err, errPatternTooLarge) {
+		return nil, err
 	} else if !errors.Is(err, errLookaround) && !errors.Is(err, errBackref) {
 		return nil, errors.New("check its syntax (patterns are JavaScript regular expressions)")
 	}
 	bt, err := regexp2.Compile(src, regexp2.ECMAScript)
 	if err != nil {
 		return nil, errors.New("check its syntax (patterns are JavaScript regular expressions): " + err.Error())
+	}
+	if len(bt.GetGroupNumbers())-1 > maxPatternGroups {
+		return nil, errPatternTooLarge
 	}
 	bt.MatchTimeout = patternCheckLimit
 	return &standardRegexp{src: src, bt: bt}, nil
