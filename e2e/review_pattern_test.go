@@ -64,3 +64,24 @@ func TestPatternTooLargeRefusedAtCreateSession(t *testing.T) {
 		}
 	}
 }
+
+// A schema of a kilobyte whose $defs each refer to the next twice in an
+// anyOf: one value is checked against 2^30 definitions, hours of Core's
+// time and an error tree that grows as fast (20 levels: 32 s for {"x":1},
+// measured in process; not run here). createSession refuses it.
+func TestRefExpansionRefusedAtCreateSession(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin})
+	p := wspage.Dial(t, srv.WSURL, pageOrigin)
+	defs := map[string]any{"d30": map[string]any{"type": "string"}}
+	for i := range 30 {
+		next := "#/$defs/d" + itoa(i+1)
+		defs["d"+itoa(i)] = map[string]any{"anyOf": []any{map[string]any{"$ref": next}, map[string]any{"$ref": next}}}
+	}
+	schema, _ := json.Marshal(map[string]any{"type": "object", "$defs": defs, "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/d0"}}})
+	skills, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "t", "description": "A tool.", "inputSchema": json.RawMessage(schema)}}})
+	_, werr := p.Call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "script", Skills: skills})
+	if werr == nil || !strings.Contains(werr.Message, "subschemas") {
+		t.Fatalf("a schema that checks one value against 2^30 definitions: %v, want it refused", werr)
+	}
+}
