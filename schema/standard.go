@@ -64,6 +64,9 @@ type standardCompiled struct {
 	parsed *value
 	err    error
 	budget patternBudget // its backtracking patterns' time, per check
+	// expansion: the most subschemas one value meets at one place
+	// (standard_expansion.go), which a check's work counts with.
+	expansion int
 }
 
 func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
@@ -76,6 +79,9 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 		s.parsed = v
 		s.sch, s.err = compileStandard(v, dialectOfSchema(v), &s.budget)
 		s.budget.sealed = true
+		if s.err == nil {
+			s.expansion = expansion(s.sch)
+		}
 	})
 	return s.sch, s.err
 }
@@ -89,10 +95,13 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 // case to seconds (docs/schema.md).
 const maxStandardWork = 4_000_000
 
-// validateStandard checks inst against sch, compiled from schema, and
-// returns every violation, sorted by path.
-func validateStandard(sch *jsonschema.Schema, budget *patternBudget, schema, inst *value) []Violation {
-	values, nodes := countValues(inst), countValues(schema)
+// validateStandard checks inst against sch, compiled as c, and returns
+// every violation, sorted by path.
+func validateStandard(c *standardCompiled, sch *jsonschema.Schema, inst *value) []Violation {
+	budget, schema := &c.budget, c.tree()
+	// Each value meets at most all the schema's nodes, or, through $refs,
+	// its expansion (which the definition check bounds).
+	values, nodes := countValues(inst), max(countValues(schema), c.expansion)
 	if values*nodes > maxStandardWork {
 		got := fmt.Sprintf("%d values against a schema of %d nodes", values, nodes)
 		return []Violation{{Path: RootPath, Expected: fmt.Sprintf("a value small enough to check (values × schema nodes at most %d)", maxStandardWork), Got: got,
@@ -135,7 +144,7 @@ func (c *CompiledTool) validateStandardArgs(args json.RawMessage) []Violation {
 	if inst == nil {
 		return out
 	}
-	return validateStandard(sch, &c.stdIn.budget, c.stdIn.tree(), inst)
+	return validateStandard(&c.stdIn, sch, inst)
 }
 
 // validateStandardResult is ValidateResult for a tool that gives
@@ -146,7 +155,7 @@ func (c *CompiledTool) validateStandardResult(inst *value) []Violation {
 		return []Violation{{Path: RootPath, Expected: "a result for a tool whose outputSchema Core can compile", Got: "a tool whose outputSchema does not compile",
 			Message: "the tool's outputSchema cannot be compiled (" + err.Error() + "); the page must declare a valid schema"}}
 	}
-	return validateStandard(sch, &c.stdOut.budget, c.stdOut.tree(), inst)
+	return validateStandard(&c.stdOut, sch, inst)
 }
 
 // countValues counts the JSON values in v, v included.
