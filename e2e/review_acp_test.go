@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,11 @@ if mode == "flood":
         send({"jsonrpc": "2.0", "id": i, "method": "session/request_permission",
               "params": {"sessionId": "x", "toolCall": {"toolCallId": str(i), "title": "rm -rf ~"},
                          "options": [{"optionId": "a", "name": "Allow", "kind": "allow_once"}]}})
+if mode == "mute":
+    # never answers: Core's early start waits on initialize
+    for line in sys.stdin:
+        pass
+    time.sleep(3600)
 if mode == "notify":
     # notifications for a session it was never given, big and many
     blob = "\u202e" + "x" * 60000
@@ -86,4 +92,54 @@ func TestHostileACPAgentUpdatesForAnotherSession(t *testing.T) {
 	if n := strings.Count(srv.Logs(), "someone-else"); n > 2 {
 		t.Fatalf("the unknown session is logged %d times", n)
 	}
+}
+
+// Sessions of an agent that never answers, created and ended in a loop,
+// each starting an agent early: none is left running, and none is left a
+// zombie of Core.
+func TestHostileACPAgentsCreatedAndEndedInALoop(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	srv, p, first := hostileACPCore(t, "mute")
+	ids := []string{first}
+	autoEnd := true
+	for range 40 {
+		info := p.CreateSession(wire.CreateSessionParams{Provider: "evil", Skills: json.RawMessage(coreSkills), AutoEndOnDisconnect: &autoEnd})
+		ids = append(ids, info.SessionID)
+		p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: info.SessionID})
+	}
+	p.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: first})
+	testenv.Await(t, 60*time.Second, "every early-started agent to be gone", func() bool {
+		for _, sid := range ids {
+			if len(sessionPIDs(sid)) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if n := strings.Count(srv.Logs(), "agent starting ahead of the first turn"); n < len(ids)/2 {
+		t.Fatalf("only %d of %d sessions started their agent early", n, len(ids))
+	}
+	testenv.Await(t, 30*time.Second, "no zombie children of Core", func() bool {
+		return len(zombieChildren(srv.Cmd.Process.Pid)) == 0
+	})
+}
+
+// zombieChildren are the pids of ppid's children that exited unreaped.
+func zombieChildren(ppid int) []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, d := range dirs {
+		stat, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[0] == "Z" && f[1] == itoa(ppid) {
+			var pid int
+			fmt.Sscanf(filepath.Base(filepath.Dir(d)), "%d", &pid)
+			out = append(out, pid)
+		}
+	}
+	return out
 }
