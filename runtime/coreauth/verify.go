@@ -51,7 +51,7 @@ func verify(want string, msg []byte, p wire.CoreProof) error {
 	}
 	digest := sha256.Sum256(msg)
 	if !ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
-		return errors.New("its signature over this client's nonce and address does not verify (a proof made for another address, or for a page, is not this one)")
+		return errors.New("its signature over this client's nonce and address does not verify (a proof made for another address or for a page is not this one; a `pedelec serve` older than this client signs without the address: restart it)")
 	}
 	return nil
 }
