@@ -35,11 +35,25 @@ if mode == "mute":
         pass
     time.sleep(3600)
 if mode == "notify":
-    # notifications for a session it was never given, big and many
+    # a proper agent, but for updates of a session it was never given, in
+    # every turn, big and with a right-to-left override
     blob = "\u202e" + "x" * 60000
-    while True:
-        send({"jsonrpc": "2.0", "method": "session/update",
-              "params": {"sessionId": "someone-else", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": blob}}}})
+    for line in sys.stdin:
+        m = json.loads(line)
+        method, mid = m.get("method"), m.get("id")
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}})
+        elif method == "session/new":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": "real-1"}})
+        elif method == "session/prompt":
+            for i in range(50):
+                send({"jsonrpc": "2.0", "method": "session/update",
+                      "params": {"sessionId": "someone-else", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": blob}}}})
+            send({"jsonrpc": "2.0", "method": "session/update",
+                  "params": {"sessionId": "real-1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello from the agent"}}}})
+            send({"jsonrpc": "2.0", "id": mid, "result": {"stopReason": "end_turn"}})
+        elif mid is not None:
+            send({"jsonrpc": "2.0", "id": mid, "result": {}})
 `
 
 func hostileACPCore(t *testing.T, mode string) (*testenv.Server, *wspage.Page, string) {
@@ -84,10 +98,18 @@ func TestHostileACPAgentFloodsDuringEarlyStart(t *testing.T) {
 func TestHostileACPAgentUpdatesForAnotherSession(t *testing.T) {
 	testenv.SkipShort(t, "the pedelec binary")
 	srv, p, sid := hostileACPCore(t, "notify")
-	turn := p.SendText(sid, "hello")
-	p.AwaitDone(turn, 90*time.Second)
-	if chat := p.Chat(turn); strings.Contains(chat, "xxxx") || strings.Contains(chat, "\u202e") {
-		t.Fatalf("updates for another session reached the chat (%d bytes)", len(chat))
+	for range 2 {
+		turn := p.SendText(sid, "hello")
+		if done := p.AwaitDone(turn, 90*time.Second); !done.OK {
+			t.Fatalf("turn: %+v", done.Error)
+		}
+		chat := p.Chat(turn)
+		if strings.Contains(chat, "xxxx") || strings.Contains(chat, "\u202e") {
+			t.Fatalf("updates for another session reached the chat (%d bytes)", len(chat))
+		}
+		if !strings.Contains(chat, "hello from the agent") {
+			t.Fatalf("the agent's own chat is missing: %q", chat)
+		}
 	}
 	if n := strings.Count(srv.Logs(), "someone-else"); n > 2 {
 		t.Fatalf("the unknown session is logged %d times", n)
