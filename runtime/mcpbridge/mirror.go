@@ -329,6 +329,8 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		// start, which update_tools may have changed since it was listed.
 		var res *mcp.CallToolResult
 		switch {
+		case len(out.MCPContent) > 0:
+			res = pageContentResult(out.MCPContent, out.Result) // page_content.go
 		case out.ResultFile != nil:
 			res = FileResult(out.ResultFile)
 		case out.UntrustedContent:
