@@ -11,6 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,4 +199,60 @@ func jsonEqual(t *testing.T, a []byte, b string) bool {
 		t.Fatalf("not JSON: %s or %s", a, b)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// A session's own MCP endpoints, which an agent Core drives uses (an ACP
+// agent over Streamable HTTP, or `pedelec mcp` started with the session's
+// environment): the page's blocks reach them unchanged too, here from a
+// Pedelec handler's mcpResult.
+func TestMCPSessionEndpointContent(t *testing.T) {
+	testenv.SkipShort(t, "chromium and the pedelec binary")
+	config, agentDir := heldAgentConfig(t)
+	env := newSDKEnv(t, "--config", config)
+	var id string
+	env.b.js(t, &id, `
+const { Pedelec, defineTool, mcpResult } = window.sdk;
+const none = { type: "object", properties: {}, required: [] };
+const snapshot = defineTool({ name: "snapshot", description: "A picture, with its size.", argsSchema: none,
+  handler: () => mcpResult({ content: [{ type: "text", text: "one red pixel" }, { type: "image", data: "`+redPixel+`", mimeType: "image/png" }], structuredContent: { width: 1, height: 1 } }) });
+const hello = defineTool({ name: "say_hello", description: "Greets.", argsSchema: none,
+  handler: () => mcpResult({ content: [{ type: "text", text: "Hello <there>" }] }) });
+window.s = await new Pedelec().createSession({ provider: "script", skills: { guidance: "g", tools: [snapshot, hello] } });
+window.turn = window.s.sendTurn("hold"); window.turn.catch(() => {});
+return window.s.sessionId;
+`)
+	a := awaitAgent(t, agentDir, id)
+	t.Cleanup(func() { os.WriteFile(filepath.Join(agentDir, id+".release"), nil, 0o600) })
+	wants := []contentWant{
+		{tool: "snapshot", content: `[{"type":"text","text":"one red pixel"},{"type":"image","data":"` + redPixel + `","mimeType":"image/png"}]`, structured: `{"width":1,"height":1}`},
+		{tool: "say_hello", content: `[{"type":"text","text":"Hello <there>"}]`},
+	}
+	ctx := t.Context()
+
+	c := &mcpClient{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "acp-agent-stand-in", Version: "1"}, newMCPClientOptions(c)).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.url(), HTTPClient: &http.Client{Transport: bearer{a.secret, http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", a.url(), err)
+	}
+	defer cs.Close()
+	c.cs = cs
+
+	cmd := exec.Command(testenv.Binary(t), "mcp")
+	cmd.Env = []string{wire.EnvCoreURL + "=" + a.coreURL, wire.EnvThreadID + "=" + a.sessionID, wire.EnvSecret + "=" + a.secret, wire.EnvCoreKey + "=" + a.coreKey}
+	stdio := &mcpClient{stderr: &lockedWriter{w: &strings.Builder{}}}
+	cmd.Stderr = stdio.stderr
+	sc, err := mcp.NewClient(&mcp.Implementation{Name: "acp-agent-stdio", Version: "1"}, newMCPClientOptions(stdio)).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to pedelec mcp: %v", err)
+	}
+	defer sc.Close()
+	stdio.cs = sc
+
+	for name, client := range map[string]*mcpClient{"the session's endpoint": c, "pedelec mcp for the session": stdio} {
+		for _, w := range wants {
+			checkContent(t, name, client.call(t, ctx, w.tool, `{}`), w)
+		}
+	}
 }
