@@ -24,6 +24,9 @@ func pageContentResult(content, result json.RawMessage) *mcp.CallToolResult {
 	// cannot read (a Core older than this bridge let it through) leaves
 	// the result as Pedelec shows any other.
 	if err := res.UnmarshalJSON(append(append([]byte(`{"content":`), content...), '}')); err != nil {
+		if isToolErrorResult(result) {
+			return failedResult(result)
+		}
 		return Result(result)
 	}
 	res.IsError = isToolErrorResult(result)

@@ -82,6 +82,10 @@ func TestUnreadablePageContentFallsBackToTheResult(t *testing.T) {
 	if len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != `{"a":1}` {
 		t.Errorf("fallback = %+v", res.Content)
 	}
+	failed := `{"error":{"code":"TOOL_HANDLER_ERROR","message":"no"}}`
+	if res := pageContentResult(json.RawMessage(`[{"type":"audio","data":"%%%","mimeType":"audio/wav"}]`), json.RawMessage(failed)); !res.IsError || resultTextOf(res) != failed {
+		t.Errorf("an error result's fallback is not isError: %+v", res)
+	}
 }
 
 func blocksJSON(t *testing.T, content []mcp.Content) []byte {
@@ -103,4 +107,15 @@ func sameJSON(t *testing.T, a []byte, b string) bool {
 		t.Fatalf("%s: %v", b, err)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+func resultTextOf(res *mcp.CallToolResult) string {
+	if len(res.Content) != 1 {
+		return ""
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if text == nil {
+		return ""
+	}
+	return text.Text
 }
