@@ -94,16 +94,34 @@ func (p *contentProblem) path() string {
 }
 
 // checkMCPContent finds the first problem with content, or nil.
+// The blocks are decoded once, as objects of raw fields; only when that
+// fails are they decoded again, to say which block is no object.
 func checkMCPContent(content json.RawMessage) *contentProblem {
-	var blocks []json.RawMessage
-	if trimmed := bytes.TrimSpace(content); len(trimmed) == 0 || trimmed[0] != '[' || json.Unmarshal(trimmed, &blocks) != nil {
+	notArray := func() *contentProblem {
 		return &contentProblem{Index: -1, Message: "must be an array of MCP content blocks (a CallToolResult's content); got " + jsonKind(content)}
+	}
+	trimmed := bytes.TrimSpace(content)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return notArray()
+	}
+	var blocks []map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &blocks); err != nil {
+		var raws []json.RawMessage
+		if json.Unmarshal(trimmed, &raws) != nil {
+			return notArray()
+		}
+		for i, raw := range raws {
+			if raw[0] != '{' {
+				return &contentProblem{Index: i, Message: "must be an object with a type; got " + jsonKind(raw)}
+			}
+		}
+		return notArray() // not reached: the frame was JSON, and every block an object
 	}
 	if len(blocks) > maxContentBlocks {
 		return &contentProblem{Index: -1, Message: fmt.Sprintf("has %d blocks; at most %d", len(blocks), maxContentBlocks)}
 	}
-	for i, raw := range blocks {
-		if p := checkBlock(raw); p != nil {
+	for i, block := range blocks {
+		if p := checkBlock(block); p != nil {
 			p.Index = i
 			return p
 		}
@@ -111,10 +129,9 @@ func checkMCPContent(content json.RawMessage) *contentProblem {
 	return nil
 }
 
-func checkBlock(raw json.RawMessage) *contentProblem {
-	var block map[string]json.RawMessage
-	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &block) != nil {
-		return &contentProblem{Message: "must be an object with a type; got " + jsonKind(raw)}
+func checkBlock(block map[string]json.RawMessage) *contentProblem {
+	if block == nil { // a null in the array
+		return &contentProblem{Message: "must be an object with a type; got null"}
 	}
 	var typ string
 	if t, ok := block["type"]; !ok || json.Unmarshal(t, &typ) != nil {
@@ -188,6 +205,14 @@ func checkKind(v json.RawMessage, kind fieldKind) string {
 		if json.Unmarshal(v, &n) != nil || n < 0 {
 			return bad()
 		}
+	case kindBase64:
+		data, ok := stringBytes(v)
+		if !ok {
+			return bad()
+		}
+		if _, err := base64.StdEncoding.Strict().Decode(make([]byte, base64.StdEncoding.DecodedLen(len(data))), data); err != nil {
+			return fmt.Sprintf("must be %s; it is not (%v)", kind.want(), err)
+		}
 	default:
 		var s string
 		if json.Unmarshal(v, &s) != nil {
@@ -196,13 +221,26 @@ func checkKind(v json.RawMessage, kind fieldKind) string {
 		if kind == kindNonEmpty && s == "" {
 			return "must be " + kind.want() + "; got an empty string"
 		}
-		if kind == kindBase64 {
-			if _, err := base64.StdEncoding.Strict().DecodeString(s); err != nil {
-				return fmt.Sprintf("must be %s; it is not (%v)", kind.want(), err)
-			}
-		}
 	}
 	return ""
+}
+
+// stringBytes is the text of the JSON string v. Base64 has no character
+// JSON must escape, so an image's data is the bytes between its quotes,
+// taken as they are rather than decoded again (a 768 KiB image took 58 ms
+// decoded three times); a string with an escape is decoded.
+func stringBytes(v json.RawMessage) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, false
+	}
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true // the frame was decoded: v is a well-formed string
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 // mcpContentInvalid is TOOL_RESULT_INVALID for blocks that break p.

@@ -198,3 +198,34 @@ func callAndAnswer(t *testing.T, s *Session, page *recordingPage, to Audience, a
 		return wire.AgentResult{}
 	}
 }
+
+// What the check costs a result with one image near the message limit
+// (768 KiB of base64) and one with a few small blocks; and, to weigh it,
+// what decoding the image's submit_tool_result params costs the page's
+// connection before the check runs.
+func BenchmarkCheckMCPContent(b *testing.B) {
+	b.Run("frame-decode-768KiB", func(b *testing.B) {
+		frame := []byte(`{"sessionId":"s_1","toolRequestId":"tr_1","mcpContent":[{"type":"image","data":"` + strings.Repeat("AAAA", 768<<10/4) + `","mimeType":"image/png"}],"result":[]}`)
+		b.SetBytes(int64(len(frame)))
+		for b.Loop() {
+			var p wire.SubmitToolResultParams
+			if err := json.Unmarshal(frame, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct{ name, content string }{
+		{"image-768KiB", `[{"type":"image","data":"` + strings.Repeat("AAAA", 768<<10/4) + `","mimeType":"image/png"}]`},
+		{"three-small-blocks", `[{"type":"text","text":"Sales"},{"type":"image","data":"` + redPixel + `","mimeType":"image/png"},{"type":"resource_link","uri":"https://example.test/a","name":"a"}]`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := json.RawMessage(c.content)
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if p := checkMCPContent(raw); p != nil {
+					b.Fatal(p.Message)
+				}
+			}
+		})
+	}
+}
