@@ -30,7 +30,9 @@ func TestPageContentReachesTheClientUnchanged(t *testing.T) {
 		{name: "isError", content: `[{"type":"text","text":"Error: the cart is empty"}]`,
 			result: `{"error":{"code":"TOOL_HANDLER_ERROR","message":"Error: the cart is empty"}}`, isError: true},
 		{name: "every kind", content: `[{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},
-			{"type":"resource_link","uri":"https://example.test/a.txt","name":"a.txt","mimeType":"text/plain","size":3},
+			{"type":"resource_link","uri":"https://example.test/a.txt","name":"a.txt","title":"A","description":"d","mimeType":"text/plain","size":3,
+			 "icons":[{"src":"https://example.test/a.png","mimeType":"image/png","sizes":["48x48"],"theme":"light"}],
+			 "annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"2026-12-02T00:00:00Z"},"_meta":{"k":[1,"two"]}},
 			{"type":"resource","resource":{"uri":"test://embedded","mimeType":"text/plain","text":"hi"}},
 			{"type":"resource","resource":{"uri":"test://blob","blob":"AAE="}}]`, result: `[]`},
 	}

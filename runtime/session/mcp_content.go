@@ -37,10 +37,13 @@ var contentFields = map[string][]contentField{
 // optionalFields are the optional fields whose kind a block's reader
 // depends on (MCP's annotations and _meta on every block).
 var optionalFields = map[string][]contentField{
-	"resource_link": {{"title", kindString}, {"description", kindString}, {"mimeType", kindString}, {"size", kindSize}, {"icons", kindArray}},
+	"resource_link": {{"title", kindString}, {"description", kindString}, {"mimeType", kindString}, {"size", kindSize}, {"icons", kindIcons}},
 }
 
 var commonOptional = []contentField{{"annotations", kindObject}, {"_meta", kindObject}}
+
+// annotationFields are MCP's annotations of a block, all optional.
+var annotationFields = []contentField{{"audience", kindRoles}, {"priority", kindPriority}, {"lastModified", kindString}}
 
 type contentField struct {
 	name string
@@ -54,8 +57,10 @@ const (
 	kindNonEmpty                  // a string that is not empty
 	kindBase64                    // a string of standard, padded base64
 	kindObject                    // a JSON object
-	kindArray                     // a JSON array
 	kindSize                      // a whole number of bytes, 0 or more
+	kindRoles                     // an array of "user" and "assistant"
+	kindPriority                  // a number from 0 to 1
+	kindIcons                     // an array of icons: {src, mimeType?, sizes?, theme?}
 )
 
 func (k fieldKind) want() string {
@@ -66,10 +71,14 @@ func (k fieldKind) want() string {
 		return "a string of base64 (standard alphabet, padded)"
 	case kindObject:
 		return "an object"
-	case kindArray:
-		return "an array"
 	case kindSize:
 		return "a whole number of bytes"
+	case kindRoles:
+		return `an array of "user" and "assistant"`
+	case kindPriority:
+		return "a number from 0 to 1"
+	case kindIcons:
+		return "an array of icons, each {src, mimeType?, sizes?, theme?}"
 	}
 	return "a string"
 }
@@ -157,6 +166,17 @@ func checkBlock(block map[string]json.RawMessage) *contentProblem {
 			}
 		}
 	}
+	if raw, ok := block["annotations"]; ok {
+		var a map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &a) // checkKind proved it an object
+		for _, f := range annotationFields {
+			if v, ok := a[f.name]; ok {
+				if msg := checkKind(v, f.kind); msg != "" {
+					return &contentProblem{Field: "annotations." + f.name, Message: msg}
+				}
+			}
+		}
+	}
 	if typ == "resource" {
 		return checkResource(block["resource"])
 	}
@@ -192,13 +212,39 @@ func checkResource(raw json.RawMessage) *contentProblem {
 func checkKind(v json.RawMessage, kind fieldKind) string {
 	bad := func() string { return "must be " + kind.want() + "; got " + describe(v) }
 	switch kind {
-	case kindObject, kindArray:
-		open := byte('{')
-		if kind == kindArray {
-			open = '['
-		}
-		if len(v) == 0 || v[0] != open {
+	case kindObject:
+		if len(v) == 0 || v[0] != '{' {
 			return bad()
+		}
+	case kindRoles:
+		var roles []string
+		if json.Unmarshal(v, &roles) != nil {
+			return bad()
+		}
+		for _, r := range roles {
+			if r != "user" && r != "assistant" {
+				return fmt.Sprintf("must be %s; got %q", kind.want(), r)
+			}
+		}
+	case kindPriority:
+		var p float64
+		if json.Unmarshal(v, &p) != nil || p < 0 || p > 1 {
+			return bad()
+		}
+	case kindIcons:
+		var icons []struct {
+			Src      *string  `json:"src"`
+			MIMEType string   `json:"mimeType"`
+			Sizes    []string `json:"sizes"`
+			Theme    string   `json:"theme"`
+		}
+		if json.Unmarshal(v, &icons) != nil {
+			return bad()
+		}
+		for i, icon := range icons {
+			if icon.Src == nil || *icon.Src == "" {
+				return fmt.Sprintf("must be %s; icon %d has no src", kind.want(), i)
+			}
 		}
 	case kindSize:
 		var n int64

@@ -82,6 +82,12 @@ func TestBadMCPContentSettlesTheCallWithItsPath(t *testing.T) {
 		{`[{"type":"resource","resource":{"uri":"test://x"}}]`, "mcpContent[0].resource", 0, "resource", "either text"},
 		{`[{"type":"resource","resource":{"uri":"test://x","blob":"%%"}}]`, "mcpContent[0].resource.blob", 0, "resource.blob", "base64"},
 		{`[{"type":"text","text":"x","annotations":[]}]`, "mcpContent[0].annotations", 0, "annotations", "must be an object"},
+		{`[{"type":"text","text":"x","annotations":{"audience":["model"]}}]`, "mcpContent[0].annotations.audience", 0, "annotations.audience", `got "model"`},
+		{`[{"type":"text","text":"x","annotations":{"priority":"high"}}]`, "mcpContent[0].annotations.priority", 0, "annotations.priority", "from 0 to 1"},
+		{`[{"type":"text","text":"x","annotations":{"priority":2}}]`, "mcpContent[0].annotations.priority", 0, "annotations.priority", "from 0 to 1"},
+		{`[{"type":"resource_link","uri":"u","name":"n","icons":[{"mimeType":"image/png"}]}]`, "mcpContent[0].icons", 0, "icons", "icon 0 has no src"},
+		{`[{"type":"resource_link","uri":"u","name":"n","icons":{"src":"x"}}]`, "mcpContent[0].icons", 0, "icons", "an array of icons"},
+		{`[{"type":"image","data":"` + redPixel + `","mimeType":"image/png","_meta":"m"}]`, "mcpContent[0]._meta", 0, "_meta", "must be an object"},
 		{`[` + strings.Repeat(`{"type":"text","text":""},`, maxContentBlocks) + `{"type":"text","text":""}]`, "mcpContent", -1, "", "at most 256"},
 	}
 	for _, c := range cases {
@@ -118,7 +124,9 @@ func TestMCPContentAcceptsEveryToolResultBlock(t *testing.T) {
 	content := `[{"type":"text","text":"","annotations":{"audience":["user"],"priority":0.5},"_meta":{"k":1}},
 		{"type":"image","data":"` + redPixel + `","mimeType":"image/png"},
 		{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"},
-		{"type":"resource_link","uri":"https://example.test/a","name":"a","title":"A","description":"d","mimeType":"text/plain","size":12},
+		{"type":"resource_link","uri":"https://example.test/a","name":"a","title":"A","description":"d","mimeType":"text/plain","size":12,
+		 "icons":[{"src":"https://example.test/a.png","mimeType":"image/png","sizes":["48x48"],"theme":"light"}],
+		 "annotations":{"audience":["user","assistant"],"priority":1,"lastModified":"2026-12-02T00:00:00Z"}},
 		{"type":"resource","resource":{"uri":"test://embedded","mimeType":"text/plain","text":"hi"}},
 		{"type":"resource","resource":{"uri":"test://blob","blob":"AAE="}},
 		{"type":"text","text":"x","extra":"a field MCP does not define"}]`
