@@ -264,7 +264,7 @@ func (b *Bridge) callWith(ctx context.Context, token, sessionID, tool string, ar
 	var out wire.AgentResult
 	switch l, lerr := b.linkFor(ctx, token); {
 	case b.sessionMode():
-		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress})
+		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress, MCP: true})
 	case lerr == nil:
 		var err error
 		out, err = l.call(ctx, wire.MCPLinkCall{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
