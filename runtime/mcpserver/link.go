@@ -40,12 +40,12 @@ func (m *Server) serveLink(w http.ResponseWriter, r *http.Request) {
 	if rw.Flush() != nil {
 		return
 	}
+	l := &coreLink{m: m, conn: conn, w: rw.Writer, calls: map[uint64]context.CancelFunc{}}
+	defer l.wg.Wait() // after the cancel below: the calls end at once
 	ctx, cancel := context.WithCancel(m.ctx)
 	defer cancel() // the link gone: its calls are cancelled
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	l := &coreLink{m: m, conn: conn, w: rw.Writer, calls: map[uint64]context.CancelFunc{}}
-	defer l.wg.Wait()
 	in := bufio.NewScanner(rw.Reader)
 	in.Buffer(make([]byte, 0, 4096), int(m.MaxMessageBytes)+4096) // a call's frame around its arguments
 	for in.Scan() {
