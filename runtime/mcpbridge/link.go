@@ -41,7 +41,7 @@ type linkCall struct {
 
 // errNoLink says this Core has no link route (an older Core): calls go by
 // request, as before.
-var errNoLink = errors.New("Core has no MCP bridge link")
+var errNoLink = errors.New("this Pedelec Core has no MCP bridge link")
 
 // dialLink opens a link with token.
 func dialLink(ctx context.Context, client *http.Client, coreURL, token string) (*link, error) {
@@ -76,7 +76,7 @@ func dialLink(ctx context.Context, client *http.Client, coreURL, token string) (
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
 			return nil, errNoLink
 		}
-		return nil, fmt.Errorf("Core answered the link with HTTP %d", resp.StatusCode)
+		return nil, fmt.Errorf("pedelec serve answered the link with HTTP %d", resp.StatusCode)
 	}
 	l := &link{rwc: rwc, done: make(chan struct{}), w: bufio.NewWriter(rwc), calls: map[uint64]*linkCall{}}
 	go l.read()
@@ -196,5 +196,3 @@ func (l *link) send(line []byte) error {
 	}
 	return nil
 }
-
-func (l *link) close() { l.rwc.Close() }
