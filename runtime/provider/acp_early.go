@@ -87,6 +87,9 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 		case err != nil:
 			st.err = err
 		case !unwanted:
+			// The start's events wait on the agent for the turn that
+			// takes it, which may come long after the start ended.
+			w.pending = st.takeEvents()
 			a.warm[sid] = w
 			w.idle = a.clock(left, func() { a.drop(sid, w) })
 		}
