@@ -47,6 +47,10 @@ type acpSpec struct {
 	// beforeLoad, if set, runs before session/load with the agent's
 	// environment and the session id (gemini_acp_load.go).
 	beforeLoad func(env map[string]string, sessionID string) error
+	// warmUp, if set, runs after an early start's session/new, before the
+	// agent is handed to a turn: work the agent would otherwise do at its
+	// first prompt (acp_warmup.go).
+	warmUp func(ctx context.Context, w *acpWarm, turn *Turn)
 	// mode, if set, is set with session/set_mode after session/new (qwen:
 	// "default", in which it asks before writing).
 	mode string

@@ -71,6 +71,7 @@ var opencodeACP = acpSpec{
 	command:     opencodeSpec.command, envVar: opencodeSpec.envVar, npmPackage: opencodeSpec.npmPackage,
 	args:    func(cliArgs) []string { return []string{"acp"} },
 	prepare: opencodeACPPrepare,
+	warmUp:  opencodeWarmUp,
 }
 
 func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
@@ -83,6 +84,16 @@ func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
 	cfg["permission"] = orderedRules{{"*", "deny"}, {server + "_*", "allow"}}
 	if a.settings.BaseURL == "" && a.turn.Model != "" {
 		cfg["model"] = a.turn.Model
+	}
+	// The warm-up model only beside a model named for the session: with
+	// none, opencode could pick it as its default.
+	if warm := opencodeWarmupProvider(); warm != nil && cfg["model"] != nil {
+		providers, _ := cfg["provider"].(map[string]any)
+		if providers == nil {
+			providers = map[string]any{}
+			cfg["provider"] = providers
+		}
+		providers[warmupProvider] = warm
 	}
 	data, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -79,6 +80,11 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 	go func() {
 		defer cancel()
 		w, err := a.start(ctx, turn, st.emit)
+		if err == nil && a.spec.warmUp != nil {
+			began := time.Now()
+			a.spec.warmUp(ctx, w, turn)
+			st.emit(Event{Debug: fmt.Sprintf("%s warmed up in %d ms", a.spec.name, time.Since(began).Milliseconds())})
+		}
 		a.mu.Lock()
 		delete(a.starting, sid)
 		closed := st.closed

@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The warm-up endpoint answers any chat request at once with a whole
+// streamed "ok", and opencode's config names it only beside the session's
+// own model (with none, opencode could take it for its default).
+func TestOpencodeWarmupModelOnlyBesideTheSessionsModel(t *testing.T) {
+	url, err := warmupServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(url+"/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"content":"ok"`) || !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
+		t.Errorf("warm-up answer:\n%s", body)
+	}
+	for _, c := range []struct {
+		s     Settings
+		model string
+		want  bool
+	}{
+		{Settings{BaseURL: "http://127.0.0.1:1/v1"}, "m", true},
+		{Settings{}, "anthropic/claude-sonnet-4-5", true},
+		{Settings{}, "", false},
+	} {
+		dir := t.TempDir()
+		work := filepath.Join(dir, "work")
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env, err := opencodeACPPrepare(cliArgs{turn: &Turn{SessionID: "s", WorkDir: work, Model: c.model}, settings: c.s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(env["OPENCODE_CONFIG"])
+		var cfg struct {
+			Provider map[string]json.RawMessage `json:"provider"`
+		}
+		_ = json.Unmarshal(data, &cfg)
+		if _, got := cfg.Provider[warmupProvider]; got != c.want {
+			t.Errorf("settings %+v, model %q: warm-up provider present %v, want %v", c.s, c.model, got, c.want)
+		}
+	}
+}
