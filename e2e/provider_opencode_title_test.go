@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"net/http"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,4 +62,56 @@ func TestOpencodeACPWarmsUpWithoutTheModel(t *testing.T) {
 	if body := string(reqs[0].Body); !strings.Contains(body, "Say hello.") || strings.Contains(body, `"content":"ok"`) {
 		t.Errorf("the model's one request is not the turn's alone:\n%.2000s", body)
 	}
+}
+
+// `opencode acp` serves its whole API (prompts, shell, files) on loopback
+// for its own ACP side: the session's agent gets a password for it, so a
+// local process that is not that ACP side is refused.
+func TestOpencodeACPLocalServerNeedsItsPassword(t *testing.T) {
+	cli := opencodeACPCLI
+	ms := cli.newServer(t)
+	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), cli.env(t, ms.URL))
+	page := acpCounterPage(t, srv, new(int))
+	sid := cliSession(t, page, cli)
+	ms.Push(modelserver.Say("Hello."))
+	if _, done := cliTurn(t, page, sid, "Say hello."); !done.OK {
+		t.Fatalf("turn failed: %+v", done.Error)
+	}
+	addrs := listeningAddrs(t, sessionPIDs(sid))
+	if len(addrs) == 0 {
+		t.Fatal("the session's opencode listens on no TCP port (has it stopped serving its API?)")
+	}
+	for _, addr := range addrs {
+		resp, err := http.Get("http://" + addr + "/session")
+		if err != nil {
+			t.Errorf("%s: %v", addr, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET http://%s/session without the password: %d, want 401", addr, resp.StatusCode)
+		}
+	}
+}
+
+// listeningAddrs are the TCP addresses pids listen on (from `ss -ltnp`).
+func listeningAddrs(t *testing.T, pids []int) []string {
+	t.Helper()
+	out, err := exec.Command("ss", "-Hltnp").Output()
+	if err != nil {
+		t.Fatalf("ss: %v", err)
+	}
+	var addrs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		for _, pid := range pids {
+			if strings.Contains(f[5], "pid="+strconv.Itoa(pid)+",") {
+				addrs = append(addrs, f[3])
+			}
+		}
+	}
+	return addrs
 }

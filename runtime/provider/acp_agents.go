@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -79,6 +81,15 @@ func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// `opencode acp` serves its whole API (prompts, shell, files) on
+	// 127.0.0.1:4096 for its own ACP side, without a password unless this
+	// is set: any local user could drive the session's agent. A secret per
+	// start closes it; the agent's ACP side sends it itself.
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	env["OPENCODE_SERVER_PASSWORD"] = hex.EncodeToString(secret)
 	cfg := opencodeConfig(a)
 	server := mcpServerName(a.turn)
 	cfg["permission"] = orderedRules{{"*", "deny"}, {server + "_*", "allow"}}

@@ -55,3 +55,24 @@ func TestOpencodeWarmupModelOnlyBesideTheSessionsModel(t *testing.T) {
 		}
 	}
 }
+
+// Every start of opencode's ACP form gets a password of its own for the
+// API opencode serves on loopback.
+func TestOpencodeACPServerPasswordPerStart(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 2; i++ {
+		work := filepath.Join(t.TempDir(), "work")
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		env, err := opencodeACPPrepare(cliArgs{turn: &Turn{SessionID: "s", WorkDir: work}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw := env["OPENCODE_SERVER_PASSWORD"]
+		if len(pw) < 32 || seen[pw] {
+			t.Errorf("password %q (seen before: %v)", pw, seen[pw])
+		}
+		seen[pw] = true
+	}
+}
