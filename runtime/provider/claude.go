@@ -40,6 +40,7 @@ var claudeSpec = cliSpec{
 	stopSignal:  syscall.SIGTERM,
 	grace:       3 * time.Second,
 	newStream:   func() cliStream { return &claudeStream{} },
+	endpoint:    claudeEndpoint,
 }
 
 // claudeArgs builds the command line. --allowedTools takes several values,

@@ -46,6 +46,7 @@ var codexSpec = cliSpec{
 	stopSignal:  syscall.SIGINT,  // Codex kills its running command on SIGINT, not on SIGTERM
 	grace:       3 * time.Second, // for Codex to stop its own children before the group is killed
 	newStream:   func() cliStream { return &codexStream{} },
+	endpoint:    codexEndpoint,
 }
 
 // codexArgs builds `codex exec` for a first or a resumed turn. -C comes
