@@ -458,6 +458,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		cancel()
 		if err == nil {
 			w.sessionID = acp.SessionId(turn.ResumeID)
+			client.own(w.sessionID)
 			return w, a.setMode(ctx, w)
 		}
 		select {
@@ -478,6 +479,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		return fail("session/new", err)
 	}
 	w.sessionID = ns.SessionId
+	client.own(ns.SessionId)
 	bound.allowSession(ns.SessionId)
 	if err := a.setMode(ctx, w); err != nil {
 		return nil, err

@@ -37,6 +37,11 @@ type acpStart struct {
 	cancel context.CancelFunc
 	// closed: CloseSession wants no agent; set under acpAgent.mu.
 	closed bool
+	// waited is closed (once, waitOnce) when a turn starts waiting for
+	// this start: a warm-up under way stops, since that turn's own prompt
+	// does the same work and should not wait for both.
+	waited   chan struct{}
+	waitOnce sync.Once
 	// events are what the start reported (a session/load that fell back
 	// to session/new): the turn that takes the agent passes them on.
 	mu     sync.Mutex
@@ -74,16 +79,29 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 		return false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &acpStart{done: make(chan struct{}), cancel: cancel}
+	st := &acpStart{done: make(chan struct{}), cancel: cancel, waited: make(chan struct{})}
 	a.starting[sid] = st
 	a.mu.Unlock()
 	go func() {
 		defer cancel()
 		w, err := a.start(ctx, turn, st.emit)
 		if err == nil && a.spec.warmUp != nil {
+			wctx, stop := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-st.waited:
+					stop()
+				case <-wctx.Done():
+				}
+			}()
 			began := time.Now()
-			a.spec.warmUp(ctx, w, turn)
-			st.emit(Event{Debug: fmt.Sprintf("%s warmed up in %d ms", a.spec.name, time.Since(began).Milliseconds())})
+			a.spec.warmUp(wctx, w, turn)
+			note := "warmed up"
+			if wctx.Err() != nil && ctx.Err() == nil {
+				note = "stopped warming up for the turn that came"
+			}
+			stop()
+			st.emit(Event{Debug: fmt.Sprintf("%s %s in %d ms", a.spec.name, note, time.Since(began).Milliseconds())})
 		}
 		a.mu.Lock()
 		delete(a.starting, sid)
@@ -120,6 +138,7 @@ func (a *acpAgent) awaitStart(ctx context.Context, sessionID string) (*acpStart,
 	if st == nil {
 		return nil, nil
 	}
+	st.waitOnce.Do(func() { close(st.waited) })
 	select {
 	case <-st.done:
 		return st, nil

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // The warm-up endpoint answers any chat request at once with a whole
@@ -74,5 +78,51 @@ func TestOpencodeACPServerPasswordPerStart(t *testing.T) {
 			t.Errorf("password %q (seen before: %v)", pw, seen[pw])
 		}
 		seen[pw] = true
+	}
+}
+
+// A turn that comes while the early start is still warming up stops the
+// warm-up (its own prompt does the same work) and runs at once on the
+// agent; nothing of another ACP session (the warm-up's) reaches a turn.
+func TestACPTurnStopsTheWarmUp(t *testing.T) {
+	a := fakeACP(t, nil)
+	warming, stopped := make(chan struct{}), make(chan struct{})
+	a.spec.warmUp = func(ctx context.Context, w *acpWarm, _ *Turn) {
+		close(warming)
+		<-ctx.Done()
+		close(stopped)
+	}
+	turn := fakeTurn(t, t.TempDir(), "s1", "", "say hello")
+	if !a.StartEarly(turn, time.Now(), func(err error) { t.Errorf("start: %v", err) }) {
+		t.Fatal("StartEarly did not start the agent")
+	}
+	select {
+	case <-warming:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the warm-up never began")
+	}
+	r, err := runACP(t, a, context.Background(), turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Error("the turn ran while the warm-up went on")
+	}
+	if r.text() != "Hello, world" {
+		t.Errorf("the turn said %q", r.text())
+	}
+
+	c := newACPClient("fake", "pedelec", nil)
+	c.own("mine")
+	var got []string
+	c.begin(&acpTurn{emit: func(ev Event) { got = append(got, ev.ChatDelta) }})
+	for _, sid := range []acp.SessionId{"warm-up", "mine"} {
+		_ = c.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid,
+			Update: acp.SessionUpdate{AgentMessageChunk: &acp.SessionUpdateAgentMessageChunk{Content: acp.TextBlock(string(sid))}}})
+	}
+	if len(got) != 1 || got[0] != "mine" {
+		t.Errorf("the turn heard %q, want only its own session's chunk", got)
 	}
 }
