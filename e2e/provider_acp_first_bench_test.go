@@ -22,7 +22,9 @@ import (
 // what an agent does between Pedelec's session/prompt and that request is
 // seen apart from the model's answer and the MCP call (issue 34, items 3
 // and 6). Per agent, per iteration: createSession, a pause longer than the
-// agent's start (PEDELEC_BENCH_PAUSE, a Go duration, default 20s), then
+// agent's start (PEDELEC_BENCH_PAUSE, a Go duration, default 20s, and
+// then until the agent's processes are idle: on a loaded machine a start
+// takes longer than any fixed pause), then
 //
 //   - first-model-ms: send_text to the first model request of any kind (a
 //     side request such as a title counts: it is work before the answer);
@@ -104,6 +106,7 @@ func BenchmarkACPFirstPrompt(b *testing.B) {
 				page := newPage()
 				sid := cliSession(b, page, run)
 				time.Sleep(pause)
+				awaitIdleAgent(sid)
 				rss, cpu0 := sessionRSS(sid), sessionCPU(sid)
 				m, h := turn(page, sid, "Add one.")
 				cpu := sessionCPU(sid) - cpu0
@@ -170,6 +173,22 @@ func sessionRSS(sid string) float64 {
 		}
 	}
 	return float64(kb) / 1024
+}
+
+// awaitIdleAgent waits (at most three minutes) until the session's
+// processes use under 50 ms of CPU in a second: the early start, and any
+// warm-up, is over.
+func awaitIdleAgent(sid string) {
+	deadline := time.Now().Add(3 * time.Minute)
+	last := sessionCPU(sid)
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		now := sessionCPU(sid)
+		if now-last < 50*time.Millisecond {
+			return
+		}
+		last = now
+	}
 }
 
 // sessionCPU is the user and system time of the processes that carry the
