@@ -166,6 +166,7 @@ func (c *cliAgent) cliArgs(turn *Turn) cliArgs {
 
 func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	name := c.spec.name
+	c.CloseSession(turn.SessionID) // the createSession probe, if it still runs (cli_early.go)
 	path, err := c.program.find()
 	if err != nil {
 		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %w", name, err)

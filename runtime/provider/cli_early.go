@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -78,7 +79,9 @@ func (c *cliAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 }
 
 // CloseSession stops the session's probe, if one runs, and returns once
-// its process is gone.
+// its process is gone. A turn does the same before it starts: the turn
+// proves what the probe would, and must not read a config file the probe
+// is writing.
 func (c *cliAgent) CloseSession(sessionID string) {
 	c.probes.mu.Lock()
 	p := c.probes.running[sessionID]
@@ -106,6 +109,10 @@ func (c *cliAgent) probe(ctx context.Context, turn *Turn) error {
 	}
 	env = cliEnv(env, c.settings.Env)
 	run := runCLI(ctx, ProcessSpec{Path: path, Args: []string{"--version"}, Dir: turn.WorkDir, Env: env, StopSignal: c.spec.stopSignal, Grace: time.Second}, func([]byte) {})
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %s --version did not answer within %s", name, path, cliProbeWait).
+			WithDetails(map[string]any{"path": path})
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

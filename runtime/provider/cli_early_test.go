@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -171,5 +172,39 @@ func TestCodexEndpointForTheProbe(t *testing.T) {
 	args := cliArgs{extra: []string{"-c", `model_provider="gw"`, "-c", `model_providers.gw.base_url="http://127.0.0.1:8/v1"`}}
 	if got := codexEndpoint(args, env); got != "http://127.0.0.1:8/v1" {
 		t.Errorf("from -c overrides: %q", got)
+	}
+}
+
+// A turn that starts while the probe still runs stops the probe first (it
+// would rewrite the config files the turn's CLI reads) and then runs.
+func TestCLITurnStopsTheEarlyProbe(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "runs")
+	// --version hangs; a turn's run prints nothing and exits 0.
+	p := newCLIAgent(claudeSpec, Settings{Executable: probeScript(t, log, `case "$1" in --version) exec sleep 60;; esac; exit 0`)})
+	turn := fakeTurn(t, t.TempDir(), "s1", "", "hello")
+	_, failed := earlyProbe(t, p, turn)
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 {
+		if data, _ := os.ReadFile(log); len(data) > 0 {
+			pid, _ = strconv.Atoi(strings.Fields(string(data))[0])
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the probe never ran the program")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = p.RunTurn(context.Background(), turn, func(Event) {}) // claude's parser fails a silent run; the order is what counts
+	if pidAlive(pid) {
+		t.Errorf("the probe's process %d still runs after the turn", pid)
+	}
+	data, _ := os.ReadFile(log)
+	if runs := strings.Split(strings.TrimSpace(string(data)), "\n"); len(runs) != 2 || strings.HasSuffix(runs[1], "--version") {
+		t.Errorf("runs %q, want the probe, then the turn", data)
+	}
+	select {
+	case err := <-failed:
+		t.Errorf("a probe stopped by the turn was reported: %v", err)
+	default:
 	}
 }
