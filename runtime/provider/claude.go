@@ -56,3 +56,8 @@ func claudeArgs(a cliArgs) []string {
 	args = append(args, a.extra...)
 	return append(args, a.allow...)
 }
+
+// claudeEndpoint is Claude Code's model server: ANTHROPIC_BASE_URL.
+func claudeEndpoint(_ cliArgs, env map[string]string) string {
+	return env["ANTHROPIC_BASE_URL"]
+}
