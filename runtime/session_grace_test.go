@@ -3,6 +3,9 @@ package runtime
 import (
 	"encoding/json"
 	"testing"
+	"time"
+
+	"github.com/kaoruisaac/pedelec/e2e/wspage"
 
 	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -62,5 +65,48 @@ func TestDisconnectGraceChecks(t *testing.T) {
 		params.Provider, params.Skills = "held", json.RawMessage(harnessSkills)
 		_, err := p.Call(wire.MethodCreateSession, params)
 		wantCode(t, err, wire.CodeInvalidInput)
+	}
+}
+
+// The grace is part of the durable record: after Core restarts, a
+// following page's session waits its grace (not the resume window) for
+// the page to come back, and keeps it for the navigations after that.
+func TestDisconnectGraceSurvivesARestart(t *testing.T) {
+	state := t.TempDir()
+	long := func(o *Options) { o.ResumeWindow = time.Hour }
+	_, srv1, stop1 := runCore(t, state, "", long)
+	p := wspage.Dial(t, wsURL(srv1), srv1.URL)
+	autoEnd := true
+	kept := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &autoEnd, DisconnectGraceMs: 60_000})
+	closed := p.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &autoEnd, DisconnectGraceMs: 200})
+	stop1()
+	p.Close()
+
+	c2, srv2, _ := runCore(t, state, srv1.Listener.Addr().String(), long)
+	s, err := c2.session(kept.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := s.Info(); !info.AutoEndOnDisconnect || info.DisconnectGraceMs != 60_000 {
+		t.Fatalf("restored %+v, want the grace kept", info)
+	}
+	// A tab closed while Core was down: its grace passes, it ends as a
+	// disconnect (the resume window is an hour).
+	gone, err := c2.session(closed.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitEnded(t, gone, "the grace after the restart")
+
+	// The page reconnects, then navigates: the next page resumes it.
+	p2 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: kept.SessionID})
+	p2.Close()
+	p3 := wspage.Dial(t, wsURL(srv2), srv2.URL)
+	if _, werr := p3.Call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: kept.SessionID}); werr != nil {
+		t.Fatalf("the next page's resume after the restart: %v", werr)
+	}
+	if s.Ended() {
+		t.Fatal("the session ended at the navigation after the restart")
 	}
 }
