@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
+	"github.com/kaoruisaac/pedelec/runtime/provider"
 
 	"github.com/kaoruisaac/pedelec/runtime/session"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -108,5 +109,66 @@ func TestDisconnectGraceSurvivesARestart(t *testing.T) {
 	}
 	if s.Ended() {
 		t.Fatal("the session ended at the navigation after the restart")
+	}
+}
+
+// The next page of a following session resumes with the last seq the
+// previous page handled and redeliver: it gets the chat the agent wrote
+// while no page was loaded, from the log, and the call the previous page
+// was running, once, after it; a call made while no page was loaded comes
+// in the replay only.
+func TestNextPageGetsWhatHappenedWhileNoPageWasLoaded(t *testing.T) {
+	h := newHarness(t, nil)
+	p1 := h.page()
+	autoEnd := true
+	info := p1.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &autoEnd, DisconnectGraceMs: 60_000})
+	turnID, ht := h.send(p1, info.SessionID, "go")
+	running := callAsync(ht, "echo", `{"x":1}`)
+	first := toolCall(t, p1, "echo", 1)
+	var lastSeq int64
+	for _, e := range p1.Events() {
+		lastSeq = max(lastSeq, e.Seq)
+	}
+	p1.Close() // the page navigates while its handler runs
+	s, err := h.core.session(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Attached() != nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ht.emit(provider.Event{ChatDelta: "written while no page was loaded\n"})
+	gap := callAsync(ht, "echo", `{"x":2}`)
+	for !s.Pending(first.ToolRequestID) || s.Info().Seq <= lastSeq+1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	p2 := h.page()
+	p2.Handle("echo", func(args json.RawMessage) any { return map[string]any{"next page": json.RawMessage(args)} })
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &lastSeq, Redeliver: true})
+	if r := awaitCall(t, running); r.err != nil || string(r.result) != `{"next page":{"x":1}}` {
+		t.Errorf("the call the previous page ran = %s, %v", r.result, r.err)
+	}
+	if r := awaitCall(t, gap); r.err != nil || string(r.result) != `{"next page":{"x":2}}` {
+		t.Errorf("the call made while no page was loaded = %s, %v", r.result, r.err)
+	}
+	ht.finish <- nil
+	p2.AwaitDone(turnID, 10*time.Second)
+	if chat := p2.Chat(turnID); chat != "written while no page was loaded\n" {
+		t.Errorf("the next page's chat = %q", chat)
+	}
+	calls := map[string]int{}
+	for _, e := range p2.Events() {
+		if e.Event == wire.EventToolCall {
+			var d wire.ToolCallData
+			eventData(t, e, &d)
+			calls[d.ToolRequestID]++
+			if d.ToolRequestID == first.ToolRequestID && !d.Redelivered {
+				t.Errorf("the previous page's call came without redelivered")
+			}
+		}
+	}
+	if len(calls) != 2 || calls[first.ToolRequestID] != 1 {
+		t.Errorf("tool_calls on the next page: %v, want each once", calls)
 	}
 }
