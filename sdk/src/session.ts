@@ -289,6 +289,11 @@ export class PedelecSession<
     return this.calls.running();
   }
 
+  /** @internal The seq of the last event this page handled (follow.ts leaves it to the next page). */
+  lastSeq(): number {
+    return this.state.seq.lastSeq;
+  }
+
   /** @internal Runs fn when the session ends (at once if it has). */
   onCleanup(fn: () => void): void {
     this.state.onCleanup(fn);

@@ -83,7 +83,10 @@ test("followPage: created with a disconnect grace, kept in sessionStorage, resum
   const s2 = await next.client().createSession({ provider: "script", followPage: true, skills: { guidance: "", tools: [def("place_order")] } });
   assert.equal(s2.sessionId, "s_1");
   assert.equal(next.sent("create_session").length, 0, "resumed, not created");
-  assert.equal((next.sent("resume_session")[0]!.params as { lastSeq?: number }).lastSeq, undefined, "a new page asks for the pending calls again");
+  // The events after the last one the previous page handled (what the
+  // agent did while no page was loaded), and the calls it was running again.
+  assert.deepEqual(next.sent("resume_session")[0]!.params, { sessionId: "s_1", lastSeq: s1.lastSeq(), redeliver: true });
+  assert.ok(s1.lastSeq() > 0);
   await until(() => toolLists(next).length === 1, "the new page's tools");
   assert.deepEqual(toolLists(next)[0], ["place_order"]);
 
