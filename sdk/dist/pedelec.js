@@ -2235,6 +2235,12 @@ var Calls = class {
     __publicField(this, "deadlineTimer");
     __publicField(this, "deadlineAt", Infinity);
     __publicField(this, "browserCalls", 0);
+    /**
+     * Set as a page that follows its session unloads (follow.ts): a call
+     * that arrives now is the next page's, which gets it from Core after
+     * the last event recorded for it. Run here too, it would run twice.
+     */
+    __publicField(this, "unloading", false);
     this.registry = new HandlerRegistry(tools);
     s.onEnd((ended) => {
       for (const [, call] of this.calls) abortCall(call, ended);
@@ -2320,6 +2326,7 @@ var Calls = class {
   async dispatch(turnId, data, eventReceivedAt) {
     const s = this.s;
     const { toolRequestId, tool } = data;
+    if (this.unloading) return;
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
@@ -3076,8 +3083,17 @@ var PedelecSession = class {
   runningCalls() {
     return this.calls.running();
   }
-  /** @internal The seq of the last event this page handled (follow.ts leaves it to the next page). */
+  /** @internal The seq of the last event this page handled. */
   lastSeq() {
+    return this.state.seq.lastSeq;
+  }
+  /**
+   * @internal The seq of the last event this page handled, as the page
+   * unloads (follow.ts leaves it to the next page); from then on calls are
+   * the next page's to run.
+   */
+  unloadingAt() {
+    this.calls.unloading = true;
     return this.state.seq.lastSeq;
   }
   /** @internal Runs fn when the session ends (at once if it has). */
@@ -3905,9 +3921,10 @@ function follow(session, coreUrl, carried) {
   }
   markFollowing(session);
   write(coreUrl, { sessionId: session.sessionId });
-  const onHide = () => {
+  const onHide = (ev) => {
     if (session.getStatus() === "ended") return;
-    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq: session.lastSeq() });
+    const seq = ev?.persisted === true ? session.lastSeq() : session.unloadingAt();
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq });
   };
   if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
   session.onCleanup(() => {

@@ -179,9 +179,12 @@ export function follow(session: AnySession, coreUrl: string, carried: Carried | 
   }
   markFollowing(session);
   write(coreUrl, { sessionId: session.sessionId });
-  const onHide = () => {
+  const onHide = (ev?: Event) => {
     if (session.getStatus() === "ended") return;
-    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq: session.lastSeq() });
+    // Kept in the back/forward cache, the page may come back and go on
+    // with its calls; it records where it was all the same.
+    const seq = (ev as PageTransitionEvent | undefined)?.persisted === true ? session.lastSeq() : session.unloadingAt();
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq });
   };
   if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
   session.onCleanup(() => {
