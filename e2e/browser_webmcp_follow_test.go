@@ -153,7 +153,11 @@ func TestBrowserWebMCPFormsFollowThePageOverMCP(t *testing.T) {
 			testenv.Await(t, 15*time.Second, "search_flights over MCP", func() bool { return containsString(c.toolNames(t), "search_flights") })
 			ctx := t.Context()
 			before := c.listChanges()
+			called := time.Now()
 			res := c.call(t, ctx, "search_flights", `{"from":"JFK","to":"LHR"}`)
+			// Measured, not asserted (docs/performance.md): the submission, the
+			// next page's load and resume, its tools sent, its answer.
+			t.Logf("search_flights answered by the next page in %v", time.Since(called).Round(time.Millisecond))
 			var got struct {
 				Page    string         `json:"page"`
 				Flights []string       `json:"flights"`
