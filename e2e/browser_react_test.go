@@ -8,6 +8,7 @@ package e2e
 // agent through the real `pedelec tool-call`.
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -281,7 +282,12 @@ func TestBrowserReactReloadMidTurnResumes(t *testing.T) {
 // last page answers nothing: "navigated to <url>"), and the last page's
 // tool ends the turn.
 func TestBrowserReactSessionFollowsNavigations(t *testing.T) {
-	a := newReactApp(t)
+	for _, react := range []string{"", react18} {
+		t.Run("react"+cmp.Or(react, "19"), func(t *testing.T) { sessionFollowsNavigations(t, newReactAppOn(t, react)) })
+	}
+}
+
+func sessionFollowsNavigations(t *testing.T, a *reactApp) {
 	id := a.open(t)
 	a.send(t, strings.Join([]string{`call open_cart {}`, `call place_order {"item":"bike"}`, `call read_order {}`, `say finished`}, "\n"))
 	a.b.waitJS(t, 60*time.Second, `location.pathname === "/done.html"`, "the last page")

@@ -193,13 +193,19 @@ func TestBrowserWebMCPFormsFollowThePageOverMCP(t *testing.T) {
 // the results page, is told the tools changed.
 func TestBrowserWebMCPFormsFollowThePageWithCodex(t *testing.T) {
 	testenv.SkipShort(t, "chromium and the codex CLI")
+	for _, mode := range webmcpModes {
+		t.Run(mode.name, func(t *testing.T) { formsFollowThePageWithCodex(t, mode.native) })
+	}
+}
+
+func formsFollowThePageWithCodex(t *testing.T, native bool) {
 	ms := codexCLI.newServer(t,
 		modelserver.Run(`pedelec tool-call search_flights '{"from":"JFK","to":"LHR"}'`),
 		modelserver.Run(`pedelec tool-call book_flight '{"flight":"PD1"}'`),
 		modelserver.Say("Booked."),
 		modelserver.Say("You are on the results page."),
 	)
-	b, _ := webmcpEnv(t, "trip.html?provider=codex", func(origin string) *testenv.Server {
+	b, _ := webmcpEnvIn(t, webmcpBrowser(t, native), "trip.html?provider=codex", func(origin string) *testenv.Server {
 		return serveCLI(t, codexCLI, ms.URL, "--allow-origin", origin)
 	})
 	b.js(t, nil, waitForTools+`
