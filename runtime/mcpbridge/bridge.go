@@ -199,7 +199,7 @@ func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.Raw
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
 	var out wire.AgentResult
 	if b.sessionMode() {
-		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress})
+		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress, MCP: true})
 	} else {
 		out = c.PostStream(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
 	}

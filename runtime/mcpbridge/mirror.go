@@ -105,11 +105,11 @@ type mirrored struct {
 }
 
 // Instructions tell the MCP client what these tools are.
-const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
+const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its result: JSON, or the content the page chose (text, images, resources). A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
 
 // SessionInstructions tell the agent of one session (an agent Core drives)
 // what its tools are: the page's, which do not come and go with other pages.
-const SessionInstructions = `These tools are declared by the web page the user is working in (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again.`
+const SessionInstructions = `These tools are declared by the web page the user is working in (Pedelec). Each call runs the page's own handler and returns its result: JSON, or the content the page chose (text, images, resources). A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again.`
 
 // NewMirror makes an MCP server with no tools yet. It advertises tools
 // (and their list_changed) even while no page is open, so the client knows
@@ -329,6 +329,8 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		// start, which update_tools may have changed since it was listed.
 		var res *mcp.CallToolResult
 		switch {
+		case len(out.MCPContent) > 0:
+			res = pageContentResult(out.MCPContent, out.Result) // page_content.go
 		case out.ResultFile != nil:
 			res = FileResult(out.ResultFile)
 		case out.UntrustedContent:

@@ -14,7 +14,7 @@
 import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonObjectSchema, JsonValue, ToolAnnotations, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
-import { fromCallToolResult } from "./call-result.js";
+import { isCallToolResult, mcpResult, type McpResult, type McpToolResult } from "../mcp-result.js";
 import { isNavigation } from "./form-call.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
@@ -30,13 +30,14 @@ const NO_INPUT: JsonObjectSchema = { type: "object", properties: {} };
  */
 export type Leaving = (toolRequestId: string, value: JsonValue) => Promise<JsonValue> | null;
 
-/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
+/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is MCP content (mcp-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration, leaving?: Leaving) {
-  return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
-    const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
-    const held = leaving && isNavigation(value) ? leaving(ctx.toolRequestId, value) : null;
+  return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue | McpResult> => {
+    const raw = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
+    const held = leaving && isNavigation(raw) ? leaving(ctx.toolRequestId, raw) : null;
     if (held) return held;
-    return fromCallToolResult(asJson(value));
+    const value = asJson(raw);
+    return isCallToolResult(value) ? mcpResult(value as McpToolResult) : value;
   };
 }
 
