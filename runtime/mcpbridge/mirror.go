@@ -34,11 +34,12 @@ import (
 // Core's answer: the handler's JSON result, or the file a result too large
 // to hand over inline was written to (the Mirror answers with a resource
 // link to it), marked untrusted when the tool's definition at the call's
-// start says so; or the error, with its code. progress, never nil, takes
-// the handler's ctx.progress reports while the call runs; the Mirror
-// passes them on to a client that asked for progress, and until the
-// first one tells such a client that the call is still running
-// (progress.go).
+// start says so; or the error, with its code. progress, set when the
+// client asked for progress (a progressToken), takes the handler's
+// ctx.progress reports while the call runs; the Mirror passes them on,
+// and until the first one tells the client that the call is still
+// running (progress.go). It is nil for a call whose client asked for
+// none, so Core neither streams the answer nor pumps reports for it.
 type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult
 
 // Options tune a Mirror; the zero value is what Pedelec runs with.
@@ -316,7 +317,7 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		defer cancel(nil)
 		defer m.track(req.Session, cancel)()
 		progress := startProgress(ctx, req, m.progressEvery, target.timeout)
-		out := m.call(ctx, target.sessionID, target.tool, args, progress.report)
+		out := m.call(ctx, target.sessionID, target.tool, args, progress.reporter())
 		progress.stop() // no progress may follow the result
 		if !out.OK {
 			werr := out.Error
