@@ -122,10 +122,18 @@ export class Calls {
     abortCall(call, settledReason(data));
   }
 
+  /**
+   * Set as a page that follows its session unloads (follow.ts): a call
+   * that arrives now is the next page's, which gets it from Core after
+   * the last event recorded for it. Run here too, it would run twice.
+   */
+  unloading = false;
+
   /** tool_call: runs the call's handler and submits its outcome. */
   async dispatch(turnId: string, data: ToolCallData, eventReceivedAt: number) {
     const s = this.s;
     const { toolRequestId, tool } = data;
+    if (this.unloading) return;
     // A redelivered call this page is still running is answered by that run.
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
@@ -170,7 +178,7 @@ export class Calls {
     }
     // The session ended while the handler ran: there is no one to answer.
     if (s.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal, outcome.content);
   }
 
   /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
@@ -203,18 +211,29 @@ export class Calls {
     }, Math.max(0, at - Date.now()));
   }
 
-  private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string, refusal?: Outcome["refusal"]): Promise<void> {
+  private async submit(
+    toolRequestId: string,
+    tool: string,
+    result: JsonValue,
+    turnId: string,
+    refusal?: Outcome["refusal"],
+    mcpContent?: Outcome["content"],
+  ): Promise<void> {
     const s = this.s;
     try {
       if (s.reconnected) await s.reconnected;
-      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : { sessionId: s.sessionId, toolRequestId, result };
+      const params = refusal
+        ? { sessionId: s.sessionId, toolRequestId, refusal }
+        : mcpContent
+          ? { sessionId: s.sessionId, toolRequestId, mcpContent, result }
+          : { sessionId: s.sessionId, toolRequestId, result };
       await s.connection.request("submit_tool_result", params);
     } catch (err) {
       const cause = PedelecError.from(err);
       if (cause.code === "CORE_UNREACHABLE" && !s.ended && s.reconnected) {
         // Lost on the way: Core keeps the call pending; answer it once resumed.
         await s.reconnected;
-        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal, mcpContent);
         return;
       }
       if (cause.code === "TOOL_RESULT_INVALID") {
