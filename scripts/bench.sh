@@ -34,7 +34,7 @@ fi
 if [[ "${1:-}" == "-agents" ]]; then
   n="${2:-3}"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  go test ./e2e -run '^$' -bench 'SideBySide' -benchtime "${n}x" -timeout 90m
+  go test ./e2e -run '^$' -bench '^BenchmarkSideBySide$' -benchtime "${n}x" -timeout 90m
   # Zed's adapters have no native form here: their ACP figures alone.
   go test ./e2e -run '^$' -bench 'ACPAgents/(claude-acp|codex-acp)' -benchtime "${n}x" -timeout 30m
   # Every ACP agent, qwen included: the first turn after a pause split at
