@@ -97,6 +97,9 @@ func FailWith(status int, message string) Step { return Step{Status: status, Mes
 type Request struct {
 	Path string
 	Body json.RawMessage
+	// At is when the request arrived: what a benchmark compares with
+	// the moment the turn was sent.
+	At time.Time
 }
 
 // Server is a scripted model server.
@@ -192,6 +195,7 @@ func (s *Server) AwaitRequests(n int, timeout time.Duration) bool {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	var body json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
@@ -199,12 +203,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.side != nil && s.side(w, r, body) {
 		s.mu.Lock()
-		s.sides = append(s.sides, Request{Path: r.URL.Path, Body: body})
+		s.sides = append(s.sides, Request{Path: r.URL.Path, Body: body, At: at})
 		s.mu.Unlock()
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Body: body, At: at})
 	var step Step
 	if len(s.steps) > 0 {
 		step = s.steps[0]

@@ -47,6 +47,10 @@ type acpSpec struct {
 	// beforeLoad, if set, runs before session/load with the agent's
 	// environment and the session id (gemini_acp_load.go).
 	beforeLoad func(env map[string]string, sessionID string) error
+	// warmUp, if set, runs after an early start's session/new, before the
+	// agent is handed to a turn: work the agent would otherwise do at its
+	// first prompt (acp_warmup.go).
+	warmUp func(ctx context.Context, w *acpWarm, turn *Turn)
 	// mode, if set, is set with session/set_mode after session/new (qwen:
 	// "default", in which it asks before writing).
 	mode string
@@ -104,6 +108,10 @@ type acpWarm struct {
 	idle      *time.Timer
 	// turnEnded is when the last session/prompt answered.
 	turnEnded atomic.Int64
+	// pending are an early start's events (a load that fell back, how
+	// long the start took) for the first turn on this agent; under
+	// acpAgent.mu.
+	pending []Event
 }
 
 // acpSettle is how long an agent gets after a turn before it is stopped:
@@ -206,6 +214,10 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	}
 	a.mu.Lock()
 	w := a.warm[turn.SessionID]
+	var pending []Event
+	if w != nil {
+		pending, w.pending = w.pending, nil
+	}
 	if w != nil && w.idle != nil && !w.idle.Stop() {
 		// The idle timer fired: its drop is stopping this agent, or is
 		// about to. Leave it to that and start another, which loads the
@@ -214,6 +226,9 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 		w = nil
 	}
 	a.mu.Unlock()
+	for _, ev := range pending {
+		emit(ev)
+	}
 	if w != nil {
 		select {
 		case <-w.conn.Done():
@@ -370,6 +385,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	}
 	argv := append(a.spec.args(args), a.settings.Args...)
 	env = cliEnv(env, a.settings.Env)
+	began := time.Now()
 	proc, err := startACPProcess(path, argv, turn.WorkDir, env)
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeProviderError, "%s: %v", name, err)
@@ -415,6 +431,16 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	if err != nil {
 		return fail("initialize", err)
 	}
+	initialized := time.Now()
+	// What a spare agent started ahead of its session would save (the
+	// process and initialize) against what it would not (session/new,
+	// which needs the session's directory and MCP server): docs/decisions.md.
+	defer func() {
+		if w.sessionID != "" {
+			emit(Event{Debug: fmt.Sprintf("%s started: initialize after %d ms, session ready %d ms later",
+				name, initialized.Sub(began).Milliseconds(), time.Since(initialized).Milliseconds())})
+		}
+	}()
 	mcpServer := turn.MCP
 	if a.spec.mcpByEnv {
 		mcpServer = mcpReferencingEnv(mcpServer, env)
@@ -432,6 +458,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		cancel()
 		if err == nil {
 			w.sessionID = acp.SessionId(turn.ResumeID)
+			client.own(w.sessionID)
 			return w, a.setMode(ctx, w)
 		}
 		select {
@@ -452,6 +479,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		return fail("session/new", err)
 	}
 	w.sessionID = ns.SessionId
+	client.own(ns.SessionId)
 	bound.allowSession(ns.SessionId)
 	if err := a.setMode(ctx, w); err != nil {
 		return nil, err

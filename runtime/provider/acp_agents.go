@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -71,6 +73,7 @@ var opencodeACP = acpSpec{
 	command:     opencodeSpec.command, envVar: opencodeSpec.envVar, npmPackage: opencodeSpec.npmPackage,
 	args:    func(cliArgs) []string { return []string{"acp"} },
 	prepare: opencodeACPPrepare,
+	warmUp:  opencodeWarmUp,
 }
 
 func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
@@ -78,11 +81,30 @@ func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// `opencode acp` serves its whole API (prompts, shell, files) on
+	// 127.0.0.1:4096 for its own ACP side, without a password unless this
+	// is set: any local user could drive the session's agent. A secret per
+	// start closes it; the agent's ACP side sends it itself.
+	secret := make([]byte, 16)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	env["OPENCODE_SERVER_PASSWORD"] = hex.EncodeToString(secret)
 	cfg := opencodeConfig(a)
 	server := mcpServerName(a.turn)
 	cfg["permission"] = orderedRules{{"*", "deny"}, {server + "_*", "allow"}}
 	if a.settings.BaseURL == "" && a.turn.Model != "" {
 		cfg["model"] = a.turn.Model
+	}
+	// The warm-up model only beside a model named for the session: with
+	// none, opencode could pick it as its default.
+	if warm := opencodeWarmupProvider(); warm != nil && cfg["model"] != nil {
+		providers, _ := cfg["provider"].(map[string]any)
+		if providers == nil {
+			providers = map[string]any{}
+			cfg["provider"] = providers
+		}
+		providers[warmupProvider] = warm
 	}
 	data, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

@@ -18,9 +18,12 @@ type acpClient struct {
 	server     string // the MCP server name the agent was given
 	allowKinds []string
 
-	mu    sync.Mutex
-	turn  *acpTurn
-	calls map[acp.ToolCallId]acpCallSeen // the turn's tool calls by id (acp_activity.go)
+	mu   sync.Mutex
+	turn *acpTurn
+	// session is the ACP session turns run in, once known: updates of any
+	// other (opencode's warm-up session, acp_warmup.go) are not the turn's.
+	session acp.SessionId
+	calls   map[acp.ToolCallId]acpCallSeen // the turn's tool calls by id (acp_activity.go)
 }
 
 // acpTurn is the turn whose events updates become.
@@ -81,7 +84,20 @@ func (c *acpClient) RequestPermission(_ context.Context, req acp.RequestPermissi
 	return resp, nil
 }
 
+// own sets the ACP session whose updates are the turns'.
+func (c *acpClient) own(id acp.SessionId) {
+	c.mu.Lock()
+	c.session = id
+	c.mu.Unlock()
+}
+
 func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	c.mu.Lock()
+	other := c.session != "" && n.SessionId != c.session
+	c.mu.Unlock()
+	if other {
+		return nil
+	}
 	u := n.Update
 	switch {
 	case u.AgentMessageChunk != nil:

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -36,6 +37,11 @@ type acpStart struct {
 	cancel context.CancelFunc
 	// closed: CloseSession wants no agent; set under acpAgent.mu.
 	closed bool
+	// waited is closed (once, waitOnce) when a turn starts waiting for
+	// this start: a warm-up under way stops, since that turn's own prompt
+	// does the same work and should not wait for both.
+	waited   chan struct{}
+	waitOnce sync.Once
 	// events are what the start reported (a session/load that fell back
 	// to session/new): the turn that takes the agent passes them on.
 	mu     sync.Mutex
@@ -73,12 +79,30 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 		return false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &acpStart{done: make(chan struct{}), cancel: cancel}
+	st := &acpStart{done: make(chan struct{}), cancel: cancel, waited: make(chan struct{})}
 	a.starting[sid] = st
 	a.mu.Unlock()
 	go func() {
 		defer cancel()
 		w, err := a.start(ctx, turn, st.emit)
+		if err == nil && a.spec.warmUp != nil {
+			wctx, stop := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-st.waited:
+					stop()
+				case <-wctx.Done():
+				}
+			}()
+			began := time.Now()
+			a.spec.warmUp(wctx, w, turn)
+			note := "warmed up"
+			if wctx.Err() != nil && ctx.Err() == nil {
+				note = "stopped warming up for the turn that came"
+			}
+			stop()
+			st.emit(Event{Debug: fmt.Sprintf("%s %s in %d ms", a.spec.name, note, time.Since(began).Milliseconds())})
+		}
 		a.mu.Lock()
 		delete(a.starting, sid)
 		closed := st.closed
@@ -87,6 +111,9 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 		case err != nil:
 			st.err = err
 		case !unwanted:
+			// The start's events wait on the agent for the turn that
+			// takes it, which may come long after the start ended.
+			w.pending = st.takeEvents()
 			a.warm[sid] = w
 			w.idle = a.clock(left, func() { a.drop(sid, w) })
 		}
@@ -111,6 +138,7 @@ func (a *acpAgent) awaitStart(ctx context.Context, sessionID string) (*acpStart,
 	if st == nil {
 		return nil, nil
 	}
+	st.waitOnce.Do(func() { close(st.waited) })
 	select {
 	case <-st.done:
 		return st, nil

@@ -192,3 +192,43 @@ func wireText(err error) string {
 	data, _ := json.Marshal(wire.AsError(err))
 	return string(data)
 }
+
+// What an early start reports (a session/load that fell back to a new
+// session, how long the start took) reaches the first turn also when that
+// turn comes after the start has ended, as it does after a user's pause.
+func TestACPEarlyStartEventsReachALaterTurn(t *testing.T) {
+	a := fakeACP(t, map[string]string{fakeACPNoLoadEnv: "1"})
+	turn := fakeTurn(t, t.TempDir(), "s1", "fake-gone", "say hello")
+	if !a.StartEarly(turn, time.Now(), func(err error) { t.Errorf("start: %v", err) }) {
+		t.Fatal("StartEarly did not start the agent")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for a.WarmPID("s1") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the early agent never became warm")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var debug []string
+	r := &acpRecorder{}
+	err := a.RunTurn(context.Background(), turn, func(ev Event) {
+		if ev.Debug != "" {
+			debug = append(debug, ev.Debug)
+		}
+		r.emit(ev)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "could not load ACP session fake-gone") {
+		t.Errorf("warnings %q, want the fallen-back load's", r.warns)
+	}
+	if len(debug) != 1 || !strings.Contains(debug[0], "started: initialize after") {
+		t.Errorf("debug notes %q, want the start's phases", debug)
+	}
+	// Once only: the second turn hears neither again.
+	r2, err := runACP(t, a, context.Background(), turn)
+	if err != nil || len(r2.warns) != 0 {
+		t.Errorf("second turn: %v, warnings %q", err, r2.warns)
+	}
+}

@@ -40,6 +40,7 @@ var claudeSpec = cliSpec{
 	stopSignal:  syscall.SIGTERM,
 	grace:       3 * time.Second,
 	newStream:   func() cliStream { return &claudeStream{} },
+	endpoint:    claudeEndpoint,
 }
 
 // claudeArgs builds the command line. --allowedTools takes several values,
@@ -54,4 +55,9 @@ func claudeArgs(a cliArgs) []string {
 	}
 	args = append(args, a.extra...)
 	return append(args, a.allow...)
+}
+
+// claudeEndpoint is Claude Code's model server: ANTHROPIC_BASE_URL.
+func claudeEndpoint(_ cliArgs, env map[string]string) string {
+	return env["ANTHROPIC_BASE_URL"]
 }

@@ -103,6 +103,10 @@ type cliSpec struct {
 	// that changes it. Zero: tool-call gets no budget.
 	shellLimit time.Duration
 	limitVar   string
+	// endpoint, if set, finds the model server the CLI is pointed at (from
+	// its arguments and environment), for the early probe (cli_early.go);
+	// else Settings.BaseURL.
+	endpoint func(a cliArgs, env map[string]string) string
 }
 
 // cliArgs is what a cliSpec's args function builds a command line from.
@@ -133,6 +137,7 @@ type cliAgent struct {
 	spec     cliSpec
 	settings Settings
 	program  *cliProgram
+	probes   cliProbes // the early starts' probes (cli_early.go)
 }
 
 func newCLIAgent(spec cliSpec, s Settings) *cliAgent {
@@ -161,6 +166,7 @@ func (c *cliAgent) cliArgs(turn *Turn) cliArgs {
 
 func (c *cliAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) error {
 	name := c.spec.name
+	c.CloseSession(turn.SessionID) // the createSession probe, if it still runs (cli_early.go)
 	path, err := c.program.find()
 	if err != nil {
 		return wire.Errorf(wire.CodeProviderUnavailable, "%s: %w", name, err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // codexSandboxArgs are the -c overrides every Codex turn gets. The agent's
@@ -46,6 +48,7 @@ var codexSpec = cliSpec{
 	stopSignal:  syscall.SIGINT,  // Codex kills its running command on SIGINT, not on SIGTERM
 	grace:       3 * time.Second, // for Codex to stop its own children before the group is killed
 	newStream:   func() cliStream { return &codexStream{} },
+	endpoint:    codexEndpoint,
 }
 
 // codexArgs builds `codex exec` for a first or a resumed turn. -C comes
@@ -159,4 +162,53 @@ func isCodexNpmWrapper(real string) bool {
 		Name string `json:"name"`
 	}
 	return json.Unmarshal(data, &meta) == nil && meta.Name == "@openai/codex"
+}
+
+// codexEndpoint is Codex's model server: the base_url of its
+// model_provider, from the -c overrides in args, else CODEX_HOME's
+// config.toml (default ~/.codex). Codex's built-in providers have none
+// here (a remote endpoint, not dialled).
+func codexEndpoint(a cliArgs, env map[string]string) string {
+	var cfg struct {
+		ModelProvider  string `toml:"model_provider"`
+		ModelProviders map[string]struct {
+			BaseURL string `toml:"base_url"`
+		} `toml:"model_providers"`
+	}
+	home := env["CODEX_HOME"]
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = filepath.Join(h, ".codex")
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(home, "config.toml")); home != "" && err == nil {
+		_ = toml.Unmarshal(data, &cfg)
+	}
+	provider, baseURL := cfg.ModelProvider, ""
+	overrides := map[string]string{}
+	for i := 0; i+1 < len(a.extra); i++ {
+		if a.extra[i] != "-c" {
+			continue
+		}
+		k, v, ok := strings.Cut(a.extra[i+1], "=")
+		if !ok {
+			continue
+		}
+		var one struct {
+			V string `toml:"v"`
+		}
+		if toml.Unmarshal([]byte("v = "+v), &one) == nil {
+			overrides[strings.TrimSpace(k)] = one.V
+		}
+	}
+	if p, ok := overrides["model_provider"]; ok {
+		provider = p
+	}
+	if p, ok := cfg.ModelProviders[provider]; ok {
+		baseURL = p.BaseURL
+	}
+	if u, ok := overrides["model_providers."+provider+".base_url"]; ok {
+		baseURL = u
+	}
+	return baseURL
 }

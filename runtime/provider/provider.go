@@ -107,6 +107,9 @@ type Event struct {
 	ProviderThreadID string
 	// Warning is a non-fatal problem worth logging (Codex error items, retries).
 	Warning string
+	// Debug is a line for Core's debug log: how long an agent took to
+	// start, phase by phase (what a benchmark reads; docs/performance.md).
+	Debug string
 	// Activity is a step of a tool of the agent's own (an ACP agent's
 	// shell, reads, a permission Pedelec answered): Core shows it in the
 	// page's status and the console (wire.EventAgentActivity).

@@ -125,6 +125,9 @@ func (s *Session) runTurn(ctx context.Context, t *turnState, pt *provider.Turn) 
 				log.Warn("provider", "warning", ev.Warning)
 			}
 		}
+		if ev.Debug != "" {
+			log.Debug("provider", "note", ev.Debug)
+		}
 		if a := ev.Activity; a != nil {
 			log.Info("agent activity", "tool", a.Title, "kind", a.Kind, "status", a.Status, "reason", a.Reason)
 			if !t.warmup && !s.ended {
