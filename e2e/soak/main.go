@@ -416,7 +416,12 @@ func run() (bool, error) {
 	l.Close()
 	state, _ := os.MkdirTemp("", "pedelec-soak-state-")
 	defer os.RemoveAll(state)
-	logf, _ := os.Create(filepath.Join(os.TempDir(), "pedelec-soak-core.log"))
+	// A log of its own: two soaks on one machine (the test command's tiers
+	// run side by side) must not write one file.
+	logf, err := os.CreateTemp("", "pedelec-soak-core-*.log")
+	if err != nil {
+		return false, err
+	}
 	prov, cfg, err := setupProvider(state)
 	if err != nil {
 		return false, err
@@ -553,7 +558,12 @@ func run() (bool, error) {
 	fmt.Printf("Core at the end (debug endpoint): goroutines %d (at start %d), open files %d (at start %d), live sessions %d, pending calls %d, provider processes %d, work dirs %d\n",
 		end.Goroutines, base.Goroutines, end.OpenFiles, base.OpenFiles, end.LiveSessions, end.PendingCalls, end.ProviderProcs, end.WorkDirs)
 	fmt.Printf("after stop: leftover processes %d, leftover work dirs %d\n", leftProcs, len(leftDirs))
-	good := t.lost == 0 && t.dup == 0 && t.hung == 0 && leftProcs == 0 && len(leftDirs) == 0 &&
+	// A Core built with -race reports races in its log; a panic is a bug
+	// whatever the soak saw.
+	coreLog, _ := os.ReadFile(logf.Name())
+	races, panics := strings.Count(string(coreLog), "WARNING: DATA RACE"), strings.Count(string(coreLog), "\npanic:")
+	fmt.Printf("Core's log: %d data races, %d panics\n", races, panics)
+	good := races == 0 && panics == 0 && t.lost == 0 && t.dup == 0 && t.hung == 0 && leftProcs == 0 && len(leftDirs) == 0 &&
 		end.LiveSessions == 0 && end.PendingCalls == 0 && end.ProviderProcs == 0 && end.Goroutines <= base.Goroutines+5 && end.OpenFiles <= base.OpenFiles+5
 	if ctx.Err() != nil {
 		fmt.Println("the soak hit its -duration before every session made its calls")
@@ -692,9 +702,13 @@ func failedCode(chat string, idx int) string {
 	// The agent's outputs are in call order: the n-th JSON line is the n-th call.
 	k := 0
 	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "{") {
+		// An agent's own note may come first on the line: Copilot's
+		// "Info: Disabled tools: ..." before the first answer.
+		i := strings.IndexByte(l, '{')
+		if i < 0 {
 			continue
 		}
+		l = l[i:]
 		if k == idx {
 			var r wire.AgentResult
 			if json.Unmarshal([]byte(l), &r) == nil && r.Error != nil {
