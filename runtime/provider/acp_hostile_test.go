@@ -26,9 +26,9 @@ import (
 //	stdin     stops reading stdin and sends a permission request every 2 ms
 //	stray     a chunk for a session it was never given, then one with
 //	          control and bidi characters for its own, then end_turn
-//	order     as Copilot CLI calls an MCP tool: a tool_call "pedelec-record"
-//	          and at once a permission request titled "record" for it;
-//	          then says the option Core picked, and end_turn
+//	order     as Copilot CLI calls an MCP tool: a chunk, a tool_call
+//	          "pedelec-record" and at once a permission request titled
+//	          "record" for it; then says the option Core picked, end_turn
 const hostileACPEnv = "PEDELEC_HOSTILE_ACP"
 
 func init() {
@@ -97,6 +97,7 @@ func init() {
 				}
 			case "order":
 				prompt = m.ID
+				chunk("h-1", "calling; ")
 				send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"h-1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"pedelec-record","kind":"other","status":"pending"}}}`)
 				send(`{"jsonrpc":"2.0","id":500,"method":"session/request_permission","params":{"sessionId":"h-1","toolCall":{"toolCallId":"c1","title":"record","kind":"other"},"options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`)
 			case "stray":
@@ -221,10 +222,12 @@ func TestACPStrayUpdatesDroppedAndChatCleaned(t *testing.T) {
 // its tool_call with the server's prefix ("pedelec-record"), so the call of
 // a page tool was rejected as not one, and Copilot ended its turn with
 // "Operation cancelled by user" (the ACP fault soak, 1 turn in ~10 runs).
-// Here the tool_call's handling is held (the page slow to take the
-// activity event) until the permission is decided or a while has passed:
-// the decision must wait for it and allow the call.
+// Here the handling of the chunk before the tool_call is held (the page
+// slow to take it) until the permission is decided or a while has passed:
+// the decision must wait for both and allow the call.
 func TestACPPermissionWaitsForTheToolCallBeforeIt(t *testing.T) {
+	defer func(d time.Duration) { acpOrderWait = d }(acpOrderWait)
+	acpOrderWait = time.Minute // longer than the hold below: the wait must end by the handling, not by its bound
 	a := hostileACP(t, "order")
 	decided := make(chan struct{})
 	var once sync.Once
@@ -237,10 +240,10 @@ func TestACPPermissionWaitsForTheToolCallBeforeIt(t *testing.T) {
 			mu.Unlock()
 			once.Do(func() { close(decided) })
 		}
-		if ev.Activity != nil && ev.Activity.Status == "pending" {
+		if ev.ChatDelta == "calling; " {
 			select {
 			case <-decided:
-			case <-time.After(2 * time.Second):
+			case <-time.After(time.Second):
 			}
 		}
 	}
@@ -251,7 +254,7 @@ func TestACPPermissionWaitsForTheToolCallBeforeIt(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if got := r.text(); got != "picked yes" {
+	if got := r.text(); got != "calling; picked yes" {
 		t.Errorf("the agent was answered %q, want the page tool allowed (picked yes); Core said %q", got, warns)
 	}
 }
