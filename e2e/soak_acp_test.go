@@ -44,7 +44,7 @@ func TestCopilotACPSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	runSoak(t, "-provider", "copilot", "-config", config, "-sessions", "3", "-calls", "60", "-per-turn", "4",
-		"-fault-every", "1500ms", "-duration", "8m", "-log-level", "debug")
+		"-fault-every", "1500ms", "-restarts", "0.25", "-duration", "8m", "-log-level", "debug")
 }
 
 // runSoak builds and runs the soak with args against the test binary, and

@@ -65,6 +65,8 @@ var (
 	settingsFile = flag.String("config", "", "settings file for Core (for a -provider of its own)")
 	acpAgent     = flag.String("acp-agent", "", "the scripted ACP agent's binary (default: go build ./e2e/soak/acpagent)")
 	cancelAt     = flag.Float64("cancel", 0.05, "-provider acp: share of calls the agent gives up on mid-call")
+	restartAt    = flag.Float64("restarts", 0.1, "share of faults that restart Core")
+	killAt       = flag.Float64("kills", 0.2, "share of faults that kill an agent (the rest disconnect a page)")
 	agentName    = flag.String("agent-match", "", "a word of the agent's command line, to find agents to kill (default: by -provider)")
 )
 
@@ -451,13 +453,13 @@ func run() (bool, error) {
 				return
 			case <-time.After(time.Duration(rand.Float64() * 2 * float64(*faultsAt))):
 			}
-			switch r := rand.IntN(10); {
-			case r < 7: // a page's connection drops
+			switch r := rand.Float64(); {
+			case r >= *restartAt+*killAt: // a page's connection drops
 				if p := pages[rand.IntN(len(pages))]; p != nil {
 					p.disconnect()
 					disconnects.Add(1)
 				}
-			case r < 9: // a provider process dies
+			case r >= *restartAt: // a provider process dies
 				if pid := anyTagged(state, agentMatch()); pid > 0 {
 					syscall.Kill(pid, syscall.SIGKILL)
 					providerKills.Add(1)
