@@ -29,7 +29,7 @@ import (
 
 // TestSoakACP: the scripted ACP agent (e2e/soak/acpagent).
 func TestSoakACP(t *testing.T) {
-	runSoak(t, "-provider", "acp", "-sessions", "8", "-calls", "150", "-fault-every", "400ms", "-duration", "6m")
+	runSoak(t, "-provider", "acp", "-sessions", "6", "-calls", "120", "-fault-every", "400ms", "-duration", "6m")
 }
 
 // TestCopilotACPSoak: Copilot CLI over ACP (the fastest of the three to

@@ -67,6 +67,7 @@ var (
 	cancelAt     = flag.Float64("cancel", 0.05, "-provider acp: share of calls the agent gives up on mid-call")
 	restartAt    = flag.Float64("restarts", 0.1, "share of faults that restart Core")
 	killAt       = flag.Float64("kills", 0.2, "share of faults that kill an agent (the rest disconnect a page)")
+	resumeWin    = flag.Duration("resume-window", 45*time.Second, "Core's --resume-window: how long a session whose createSession answer was lost outlives its page")
 	agentName    = flag.String("agent-match", "", "a word of the agent's command line, to find agents to kill (default: by -provider)")
 )
 
@@ -102,7 +103,7 @@ func (c *core) start() error {
 	defer c.mu.Unlock()
 	// Room for every session of the run: the default --max-sessions (32)
 	// is a guard for shared machines, not what this soak is about.
-	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000",
+	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000", "--resume-window", resumeWin.String(),
 		"--max-sessions", fmt.Sprint(2**nSessions+8))
 	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+c.config)
 	cmd.Stdout, cmd.Stderr = c.log, c.log
@@ -350,6 +351,9 @@ func (p *page) answer(reqID, callID string, late bool) {
 // by code and message (message → *int64).
 var resumeFailures, createFailures sync.Map
 
+// lostCreates counts createSessions sent whose answer never came.
+var lostCreates atomic.Int64
+
 // ensure reconnects and resumes with the last seq handled.
 // A page that has no session yet has nothing to resume.
 func (p *page) ensure() error {
@@ -525,6 +529,22 @@ func run() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// A session made for a createSession whose answer was lost is a
+	// detached session like any other (autoEndOnDisconnect false): Core
+	// keeps it, and its agent, for the resume window, then ends it. Wait
+	// that long for those, at most one per lost answer, before judging.
+	if n := lostCreates.Load(); n > 0 && end.LiveSessions > 0 && end.LiveSessions <= int(n) {
+		fmt.Printf("waiting up to %s (the resume window) for %d session(s) whose createSession answer was lost\n", *resumeWin+15*time.Second, end.LiveSessions)
+		for deadline := time.Now().Add(*resumeWin + 15*time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+			if end, err = c.counts(); err != nil || end.LiveSessions == 0 {
+				break
+			}
+		}
+		time.Sleep(2 * time.Second)
+		if end, err = c.counts(); err != nil {
+			return false, err
+		}
+	}
 	c.stop(syscall.SIGTERM)
 	leftDirs, _ := os.ReadDir(filepath.Join(state, "sessions"))
 	leftProcs := 0
@@ -594,6 +614,11 @@ func drive(ctx context.Context, p *page, prov string, n int, t *tally, restartin
 			} else {
 				v, _ := createFailures.LoadOrStore(err.Error(), new(int64))
 				atomic.AddInt64(v.(*int64), 1)
+				if err.Code == wire.CodeCoreUnreachable && err.Message != "send failed" {
+					// Sent, and the answer lost with the socket: Core may
+					// have made the session, which nobody can name now.
+					lostCreates.Add(1)
+				}
 				p.disconnect()
 			}
 		}
