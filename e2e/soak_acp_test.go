@@ -29,7 +29,7 @@ import (
 
 // TestSoakACP: the scripted ACP agent (e2e/soak/acpagent).
 func TestSoakACP(t *testing.T) {
-	runSoak(t, "-provider", "acp", "-sessions", "6", "-calls", "120", "-fault-every", "400ms", "-duration", "6m")
+	runSoak(t, "-provider", "acp", "-sessions", "4", "-calls", "80", "-fault-every", "300ms", "-duration", "6m")
 }
 
 // TestCopilotACPSoak: Copilot CLI over ACP (the fastest of the three to
@@ -43,8 +43,8 @@ func TestCopilotACPSoak(t *testing.T) {
 	if err := os.WriteFile(config, []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runSoak(t, "-provider", "copilot", "-config", config, "-sessions", "3", "-calls", "60", "-per-turn", "4",
-		"-fault-every", "1500ms", "-restarts", "0.25", "-duration", "8m", "-log-level", "debug")
+	runSoak(t, "-provider", "copilot", "-config", config, "-sessions", "3", "-calls", "40", "-per-turn", "4",
+		"-fault-every", "1s", "-restarts", "0.25", "-duration", "8m", "-log-level", "debug")
 }
 
 // runSoak builds and runs the soak with args against the test binary, and
