@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,7 @@ func runMCP(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("mcp takes no arguments (got %v); MCP clients start it as `pedelec mcp`", c.Args().Slice())
 	}
+	collectLessOften()
 	logger := loggerFrom(c)
 	thread, secret := c.String("thread-id"), c.String("agent-secret")
 	if (thread == "") != (secret == "") {
@@ -95,6 +97,26 @@ func runMCP(c *cli.Context) error {
 	}
 	return nil
 }
+
+// collectLessOften lets the heap of `pedelec mcp` grow to five times
+// what is live before a collection, not twice (unless GOGC says
+// otherwise), within a soft limit of mcpMemoryLimit. Its live heap is a few
+// MB (the mirrored tools), but the SDK's JSON decoding allocates two 32 KB
+// buffers per decode, several per call, so with Go's default a collection
+// ran every few dozen calls and took half the process's CPU per call
+// (BenchmarkStdioCall: 375-396 -> 190-212 cpu-us; docs/performance.md).
+func collectLessOften() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(mcpMemoryLimit)
+	}
+}
+
+// mcpMemoryLimit is where the collector works harder whatever GOGC says:
+// far above what a client's pages make `pedelec mcp` hold.
+const mcpMemoryLimit = 256 << 20
 
 // mcpByHandHint is what `pedelec mcp` says when a person runs it in a
 // terminal: it is a server an MCP client starts, and it now waits for that

@@ -23,6 +23,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -67,6 +73,7 @@ func BenchmarkMCPCall(b *testing.B) {
 	}
 	env := newSDKEnvWith(b, []string{"PEDELEC_LOG_LEVEL=" + level})
 	env.b.js(b, nil, benchPage)
+	quietDevTools(b, env.b)
 
 	b.Run("mcp", func(b *testing.B) {
 		cmd := exec.Command(testenv.Binary(b), "mcp", "--core-url", env.core.URL, "--state-dir", env.core.StateDir)
@@ -123,4 +130,21 @@ window.benchScript.sendText(%s).then(() => { window.benchDone = true; }, (e) => 
 func mustJSONString(s string) string {
 	data, _ := json.Marshal(s)
 	return string(data)
+}
+
+// quietDevTools turns off the DevTools domains chromedp enabled that a
+// user's page does not have, once a benchmark's page is set up: with
+// Network on, the renderer copies every WebSocket message into an event
+// for the test process (which also runs the MCP client), and the
+// browser's recording of frames grows with every call. Only Runtime (to
+// evaluate) stays on. e2e/bench does the same.
+func quietDevTools(b *testing.B, br *browser) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(br.ctx, 10*time.Second)
+	defer cancel()
+	for _, disable := range []cdp.Command[cdp.Empty, cdp.Empty]{network.Disable, cdplog.Disable, css.Disable, dom.Disable} {
+		if _, err := chromedp.Call(ctx, disable, cdp.Empty{}); err != nil {
+			b.Fatalf("%s: %v", disable.Method, err)
+		}
+	}
 }

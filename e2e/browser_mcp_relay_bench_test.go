@@ -48,6 +48,7 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 	// Pedelec: Core at its default log level, the page's SDK session.
 	env := newSDKEnvWith(b, []string{"PEDELEC_LOG_LEVEL=info"})
 	env.b.js(b, nil, benchPage)
+	quietDevTools(b, env.b)
 	pedelec := connectMCP(b, exec.Command(testenv.Binary(b), "mcp", "--core-url", env.core.URL, "--state-dir", env.core.StateDir))
 
 	// The relay, then a page that loads its embed script from a loopback
@@ -65,6 +66,7 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 	defer site.Close()
 	rb := newBrowser(b)
 	rb.open(b, site.URL+"/page.html", "ready")
+	quietDevTools(b, rb)
 	testenv.Await(b, 60*time.Second, "the page's ping in the relay's tools", func() bool {
 		res, err := relay.ListTools(ctx, nil)
 		return err == nil && slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == "ping" })

@@ -377,8 +377,8 @@ return { browser, session, errors };
 				}
 			}
 
-			// The same tools over MCP: structuredContent unchanged, the
-			// error's text in front of the client's model.
+			// The same tools over MCP: the page's CallToolResult, its
+			// structuredContent and its error's own text.
 			b.js(t, nil, `await session.end(); window.session = await window.pedelec.createSession({ provider: "mcp", webmcp: true }); return null;`)
 			c := startPedelecMCP(t, core.URL, core.StateDir)
 			testenv.Await(t, 15*time.Second, "add_to_cart over MCP", func() bool { return containsString(c.toolNames(t), "add_to_cart") })
@@ -388,8 +388,8 @@ return { browser, session, errors };
 				t.Errorf("add_to_cart over MCP: structuredContent %s, isError %v", sc, res.IsError)
 			}
 			res = c.call(t, ctx, "checkout", `{}`)
-			if text := resultText(res); !strings.Contains(text, "TOOL_HANDLER_ERROR") || !strings.Contains(text, "the card was declined") {
-				t.Errorf("checkout over MCP: %q", text)
+			if text := resultText(res); !res.IsError || text != "Error: the card was declined" {
+				t.Errorf("checkout over MCP: isError %v, %q", res.IsError, text)
 			}
 		})
 	}

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,9 +35,43 @@ var (
 	backref = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\[1-9]|\\k<`) })
 )
 
+// A pattern's size once compiled is bounded. RE2's time is linear in the
+// input, but its matcher keeps capture slots per thread, and threads per
+// instruction: "(a)" written 20,000 times (60 KB, within a schema's size
+// limit) made each match of a 20,000-character string hold gigabytes (8
+// such tools, one call each: 12.5 GB of heap kept, 79 s; the hostile
+// review of 2026-12-02). A long repetition counts each repeat:
+// ^.{0,1000}$ is about 2,000 instructions.
+const (
+	maxPatternGroups = 100
+	maxPatternInsts  = 5000
+)
+
+var errPatternTooLarge = fmt.Errorf("it is too large: a pattern may have at most %d groups and compile to at most %d instructions (each repeat of a {n} counts); shorten it, or check the rule in the handler", maxPatternGroups, maxPatternInsts)
+
+// checkPatternSize refuses a pattern RE2 would compile too large; one it
+// cannot parse is left to regexp.Compile's error.
+func checkPatternSize(pattern string) error {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	if re.MaxCap() > maxPatternGroups {
+		return errPatternTooLarge
+	}
+	if prog, err := syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) > maxPatternInsts {
+		return errPatternTooLarge
+	}
+	return nil
+}
+
 // compilePattern compiles an ECMA-262 pattern with RE2 semantics.
 func compilePattern(pattern string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(translatePattern(pattern))
+	translated := translatePattern(pattern)
+	if err := checkPatternSize(translated); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(translated)
 	if err == nil {
 		return re, nil
 	}

@@ -29,13 +29,15 @@ func (noFetch) Load(u string) (any, error) {
 // compileStandard compiles one schema of dialect d. Numbers are doubles,
 // as the page has them (toAny): the library's exact decimals would make
 // 1e-999999999 a rational of a billion digits.
-func compileStandard(v *value, d dialect) (*jsonschema.Schema, error) {
+// Its backtracking patterns share budget (nil when only checking a
+// definition).
+func compileStandard(v *value, d dialect, budget *patternBudget) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(d.draft)
 	c.AssertFormat()
 	c.AssertContent()
 	c.UseLoader(noFetch{})
-	c.UseRegexpEngine(compileStandardPattern)
+	c.UseRegexpEngine(patternEngine(budget))
 	if err := c.AddResource(standardBase, v.toAny()); err != nil {
 		return nil, err
 	}
@@ -61,6 +63,10 @@ type standardCompiled struct {
 	sch    *jsonschema.Schema
 	parsed *value
 	err    error
+	budget patternBudget // its backtracking patterns' time, per check
+	// expansion: the most subschemas one value meets at one place
+	// (standard_expansion.go), which a check's work counts with.
+	expansion int
 }
 
 func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
@@ -71,7 +77,11 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 			return
 		}
 		s.parsed = v
-		s.sch, s.err = compileStandard(v, dialectOfSchema(v))
+		s.sch, s.err = compileStandard(v, dialectOfSchema(v), &s.budget)
+		s.budget.sealed = true
+		if s.err == nil {
+			s.expansion = expansion(s.sch)
+		}
 	})
 	return s.sch, s.err
 }
@@ -85,26 +95,37 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 // case to seconds (docs/schema.md).
 const maxStandardWork = 4_000_000
 
-// validateStandard checks inst against sch, compiled from schema, and
-// returns every violation, sorted by path.
-func validateStandard(sch *jsonschema.Schema, schema, inst *value) []Violation {
-	values, nodes := countValues(inst), countValues(schema)
+// validateStandard checks inst against sch, compiled as c, and returns
+// every violation, sorted by path.
+func validateStandard(c *standardCompiled, sch *jsonschema.Schema, inst *value) []Violation {
+	budget, schema := &c.budget, c.tree()
+	// Each value meets at most all the schema's nodes, or, through $refs,
+	// its expansion (which the definition check bounds).
+	values, nodes := countValues(inst), max(countValues(schema), c.expansion)
 	if values*nodes > maxStandardWork {
 		got := fmt.Sprintf("%d values against a schema of %d nodes", values, nodes)
 		return []Violation{{Path: RootPath, Expected: fmt.Sprintf("a value small enough to check (values × schema nodes at most %d)", maxStandardWork), Got: got,
 			Message: fmt.Sprintf("is too large to check against this schema (%s, over %d); send less in one call", got, maxStandardWork)}}
 	}
+	end := budget.begin()
 	err := sch.Validate(inst.toAny())
-	if err == nil {
-		return nil
+	cut := end()
+	var out []Violation
+	if err != nil {
+		var verr *jsonschema.ValidationError
+		if !errors.As(err, &verr) {
+			return []Violation{{Path: RootPath, Expected: "a value the schema can check", Got: show(inst), Message: "could not be checked: " + err.Error()}}
+		}
+		vd := &verdict{inst: inst, schema: schema}
+		vd.walk(verr)
+		out = vd.out
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return []Violation{{Path: RootPath, Expected: "a value the schema can check", Got: show(inst), Message: "could not be checked: " + err.Error()}}
+	if cut {
+		// Fail closed: a match the limit stopped counted as no match,
+		// which a "not" or an anyOf form would have let through.
+		out = append(out, Violation{Path: RootPath, Expected: fmt.Sprintf("a value the schema's patterns can check within %s", patternCheckLimit), Got: "a value they backtrack on",
+			Message: fmt.Sprintf("was not checked to the end: the schema's backtracking patterns (lookaround, backreferences) took over %s on it, and what was left was not checked; send values that match plainly", patternCheckLimit)})
 	}
-	vd := &verdict{inst: inst, schema: schema}
-	vd.walk(verr)
-	out := vd.out
 	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
@@ -123,7 +144,7 @@ func (c *CompiledTool) validateStandardArgs(args json.RawMessage) []Violation {
 	if inst == nil {
 		return out
 	}
-	return validateStandard(sch, c.stdIn.tree(), inst)
+	return validateStandard(&c.stdIn, sch, inst)
 }
 
 // validateStandardResult is ValidateResult for a tool that gives
@@ -134,7 +155,7 @@ func (c *CompiledTool) validateStandardResult(inst *value) []Violation {
 		return []Violation{{Path: RootPath, Expected: "a result for a tool whose outputSchema Core can compile", Got: "a tool whose outputSchema does not compile",
 			Message: "the tool's outputSchema cannot be compiled (" + err.Error() + "); the page must declare a valid schema"}}
 	}
-	return validateStandard(sch, c.stdOut.tree(), inst)
+	return validateStandard(&c.stdOut, sch, inst)
 }
 
 // countValues counts the JSON values in v, v included.

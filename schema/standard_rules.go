@@ -52,8 +52,16 @@ func (c *checker) standardSchema(v *value, p loc, field, why string) {
 	if len(c.problems) > before {
 		return
 	}
-	if _, err := compileStandard(v, d); err != nil {
+	sch, err := compileStandard(v, d, nil)
+	if err != nil {
 		c.compileProblem(err, v, p, d)
+		return
+	}
+	switch e := expansion(sch); {
+	case e == endless:
+		c.add(p, "a $ref leads back to itself without going into the value (through allOf, anyOf, oneOf, not, if/then/else or another $ref): the check would never end; make the recursion go through properties or items")
+	case e > maxExpansion:
+		c.add(p, "one value would be checked against more than %d subschemas at one place: a $ref used in several branches of allOf, anyOf or oneOf counts each time, and nested ones multiply; refer to each definition from one branch, or flatten the schema", maxExpansion)
 	}
 }
 

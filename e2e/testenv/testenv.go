@@ -80,6 +80,11 @@ func Binary(t testing.TB) string {
 		// PEDELEC_TEST_RACE=1 builds the binary with the race detector, so
 		// the end-to-end tests also hunt data races in Core.
 		args := []string{"build", "-o", buildPath}
+		// PEDELEC_TEST_TAGS adds build tags (pedelec_pprof: the CPU
+		// profiles docs/performance.md describes).
+		if tags := os.Getenv("PEDELEC_TEST_TAGS"); tags != "" {
+			args = append(args, "-tags", tags)
+		}
 		cgo := "CGO_ENABLED=0"
 		if os.Getenv("PEDELEC_TEST_RACE") == "1" {
 			args, cgo = append(args, "-race"), "CGO_ENABLED=1"

@@ -16,6 +16,9 @@ import (
 )
 
 // Handler answers one tool call with a JSON-marshalable result.
+// A Handler's value is the result; a *wire.Refusal refuses the call, and
+// a *wire.SubmitToolResultParams is sent as it is but for its ids (its
+// MCPContent and Result raw, hostile ones included).
 type Handler func(args json.RawMessage) any
 
 // Page is one WebSocket connection to Core.
@@ -162,6 +165,8 @@ func (p *Page) answer(sessionID string, call wire.ToolCallData, h Handler) {
 	params := wire.SubmitToolResultParams{SessionID: sessionID, ToolRequestID: call.ToolRequestID}
 	if r, ok := result.(*wire.Refusal); ok { // the handler refused the call
 		params.Refusal = r
+	} else if raw, ok := result.(*wire.SubmitToolResultParams); ok {
+		params.Refusal, params.MCPContent, params.Result = raw.Refusal, raw.MCPContent, raw.Result
 	} else {
 		params.Result = mustJSON(result)
 	}

@@ -79,11 +79,14 @@ type CallOptions struct {
 	// Progress, when set, gets the call's progress reports as they come
 	// (Core streams them, at most four a second).
 	Progress func(wire.Progress)
+	// MCP asks for the answer an MCP client gets (`pedelec mcp` serving
+	// one session): the page's MCP content blocks with the result.
+	MCP bool
 }
 
 // ToolCallWith is ToolCall with a budget and progress.
 func (c *Client) ToolCallWith(ctx context.Context, threadID, tool string, args json.RawMessage, o CallOptions) wire.AgentResult {
-	req := wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args, BudgetMs: o.Budget.Milliseconds(), Stream: o.Progress != nil}
+	req := wire.AgentToolCallRequest{ThreadID: threadID, Tool: tool, Args: args, BudgetMs: o.Budget.Milliseconds(), Stream: o.Progress != nil, MCP: o.MCP}
 	return c.PostStream(ctx, wire.AgentToolCallPath, req, o.Progress)
 }
 

@@ -48,7 +48,11 @@ func (a *Server) serveToolCall(w http.ResponseWriter, r *http.Request) {
 	// broker's one pipeline (session.Session.Call) that judges it.
 	// details.next names the session by its agent thread id, even if the
 	// agent named it by the session id: that command stands in `ps`.
-	h := s.StartHandoff(session.AgentThreadID(s.ID()), req.Tool, req.Args)
+	to := session.ForAgent
+	if req.MCP {
+		to = session.ForMCP // `pedelec mcp` serving this session
+	}
+	h := s.StartHandoff(session.AgentThreadID(s.ID()), req.Tool, req.Args, to)
 	a.awaitHandoff(w, r, s, h, budgetOf(req.BudgetMs), req.Stream)
 }
 

@@ -32,6 +32,12 @@ type Session interface {
 	Assets() Dir
 	Ended() bool // ending or ended: its assets are gone
 	Log() Logger
+	// ReserveAssetQuota refuses size more bytes at path past the session's
+	// or the total disk quota (ASSET_QUOTA_EXCEEDED), else holds them
+	// against both until release: checked at the upload itself, not only
+	// when its ticket was issued, since tickets of several sessions may be
+	// taken before any of them uploads.
+	ReserveAssetQuota(path string, size int64) (release func(), err error)
 }
 
 // Logger is what the transfers write to Core's log through.
@@ -182,6 +188,8 @@ func status(code wire.Code) int {
 		return http.StatusGone
 	case wire.CodeAssetTooLarge, wire.CodeAssetReadTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case wire.CodeAssetQuotaExceeded:
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }
@@ -236,6 +244,12 @@ func (x *Transfers) serveUpload(w http.ResponseWriter, r *http.Request) {
 			WithDetails(map[string]any{"path": t.path, "expectedBytes": t.size, "receivedBytes": r.ContentLength}))
 		return
 	}
+	release, werr := s.ReserveAssetQuota(t.path, t.size)
+	if werr != nil {
+		refuse(werr)
+		return
+	}
+	defer release()
 	body := &endingReader{r: r.Body, s: s, sessionID: t.sessionID, idle: idle}
 	asset, err := s.Assets().write(t.path, t.size, body)
 	if err != nil {

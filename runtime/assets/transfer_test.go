@@ -36,9 +36,10 @@ func (h *fakeHost) Session(id string) (Session, error) {
 
 type fakeSession struct{ h *fakeHost }
 
-func (s fakeSession) Assets() Dir { return s.h.dir }
-func (s fakeSession) Ended() bool { return s.h.ended.Load() }
-func (s fakeSession) Log() Logger { return nopLog{} }
+func (s fakeSession) Assets() Dir                                     { return s.h.dir }
+func (s fakeSession) Ended() bool                                     { return s.h.ended.Load() }
+func (s fakeSession) Log() Logger                                     { return nopLog{} }
+func (s fakeSession) ReserveAssetQuota(string, int64) (func(), error) { return func() {}, nil }
 
 type nopLog struct{}
 

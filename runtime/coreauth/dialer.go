@@ -140,7 +140,7 @@ func (d *Dialer) prove(ctx context.Context, conn net.Conn, addr string) (*bufio.
 	if json.Unmarshal(body, &p) != nil || p.Key == "" {
 		return nil, d.notAuthentic(conn, fmt.Sprintf("it answered Core's proof request with something that is not a proof: %.120q", body))
 	}
-	switch err := Verify(want.Key, nonce, p); {
+	switch err := VerifyAddress(want.Key, addr, nonce, p); {
 	case errors.Is(err, errOtherKey):
 		return nil, d.notAuthentic(conn, fmt.Sprintf("it proves another key (%s) than the one in %s (%s): a program that is not this Core, or a Pedelec Core of another state directory", short(p.Key), want.From, short(want.Key)))
 	case err != nil:

@@ -107,12 +107,25 @@ func parse(data []byte) (*Identity, error) {
 // agent's environment (wire.EnvCoreKey) and what a page remembers.
 func (id *Identity) Key() string { return id.key }
 
-// Prove signs wire.CoreProofMessage(nonce).
+// Prove signs wire.CoreProofMessage(nonce): a page's hello.
 func (id *Identity) Prove(nonce string) (wire.CoreProof, error) {
 	if err := checkNonce(nonce); err != nil {
 		return wire.CoreProof{}, err
 	}
-	digest := sha256.Sum256(wire.CoreProofMessage(nonce))
+	return id.sign(wire.CoreProofMessage(nonce))
+}
+
+// ProveAddress signs wire.CoreAddressProofMessage(host, nonce): a client
+// that asked at host.
+func (id *Identity) ProveAddress(host, nonce string) (wire.CoreProof, error) {
+	if err := checkNonce(nonce); err != nil {
+		return wire.CoreProof{}, err
+	}
+	return id.sign(wire.CoreAddressProofMessage(host, nonce))
+}
+
+func (id *Identity) sign(msg []byte) (wire.CoreProof, error) {
+	digest := sha256.Sum256(msg)
 	r, s, err := ecdsa.Sign(rand.Reader, id.priv, digest[:])
 	if err != nil {
 		return wire.CoreProof{}, err
@@ -124,9 +137,10 @@ func (id *Identity) Prove(nonce string) (wire.CoreProof, error) {
 }
 
 // ServeHTTP answers GET wire.CoreProofPath?nonce=<nonce>. It needs no
-// credential: it hands out nothing but a signature over the caller's nonce.
+// credential: it hands out nothing but a signature over the caller's nonce
+// and the address (Host) the caller asked at.
 func (id *Identity) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p, err := id.Prove(r.URL.Query().Get("nonce"))
+	p, err := id.ProveAddress(r.Host, r.URL.Query().Get("nonce"))
 	if err != nil {
 		wire.WriteJSON(w, http.StatusBadRequest, wire.AgentResult{Error: wire.AsError(err)})
 		return

@@ -22,8 +22,18 @@ func NewNonce() string {
 var errOtherKey = errors.New("another key")
 
 // Verify checks p: a valid signature over wire.CoreProofMessage(nonce) by
-// the key want. errOtherKey when p is of another key.
+// the key want (a page's hello). errOtherKey when p is of another key.
 func Verify(want, nonce string, p wire.CoreProof) error {
+	return verify(want, wire.CoreProofMessage(nonce), p)
+}
+
+// VerifyAddress checks p as Verify does, for the proof of a client that
+// asked at host (wire.CoreAddressProofMessage).
+func VerifyAddress(want, host, nonce string, p wire.CoreProof) error {
+	return verify(want, wire.CoreAddressProofMessage(host, nonce), p)
+}
+
+func verify(want string, msg []byte, p wire.CoreProof) error {
 	if p.Key != want {
 		return errOtherKey
 	}
@@ -39,9 +49,9 @@ func Verify(want, nonce string, p wire.CoreProof) error {
 	if err != nil || len(sig) != 64 {
 		return errors.New("its signature is not 64 bytes of base64url")
 	}
-	digest := sha256.Sum256(wire.CoreProofMessage(nonce))
+	digest := sha256.Sum256(msg)
 	if !ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
-		return errors.New("its signature over this client's nonce does not verify")
+		return errors.New("its signature over this client's nonce and address does not verify (a proof made for another address or for a page is not this one; a `pedelec serve` older than this client signs without the address: restart it)")
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/log"
@@ -37,6 +39,41 @@ type Bridge struct {
 	// Gone, if set, hears why a session bridge's session is gone for good
 	// (it ended, or Core no longer knows its secret); Follow then returns.
 	Gone func(*wire.Error)
+
+	// known is the Core token last read from its file: calls send it
+	// without reading the file each time (a system call or three per
+	// call); the long-poll reads it afresh, and a call that Core refuses
+	// with CORE_TOKEN_INVALID reads it again and is sent once more.
+	known atomic.Pointer[string]
+
+	linkMu sync.Mutex // guards link, noLink; held while a link is dialed
+	link   *link      // the calls' connection to Core (link.go)
+	noLink bool       // Core has no link route: calls go by request
+}
+
+// linkFor is the open link, dialed with token if there is none (a session
+// bridge has none: it calls as tool-call does).
+func (b *Bridge) linkFor(ctx context.Context, token string) (*link, error) {
+	if b.sessionMode() {
+		return nil, errNoLink
+	}
+	b.linkMu.Lock()
+	defer b.linkMu.Unlock()
+	if b.noLink {
+		return nil, errNoLink
+	}
+	if b.link != nil && !b.link.broken() {
+		return b.link, nil
+	}
+	l, err := dialLink(ctx, b.HTTP, b.CoreURL, token)
+	if errors.Is(err, errNoLink) {
+		b.noLink = true
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.link = l
+	return l, nil
 }
 
 // NewBridge makes a Bridge with a client that keeps connections open, so a
@@ -60,15 +97,29 @@ func provingClient(coreURL string, expect coreauth.KeySource) *http.Client {
 
 func (b *Bridge) tokenPath() string { return filepath.Join(b.StateDir, wire.CoreTokenFile) }
 
+// token reads Core's token from its file (the session's secret for a
+// session bridge) and keeps it for calls.
 func (b *Bridge) token() (string, error) {
 	if b.sessionMode() {
 		return b.Secret, nil
 	}
 	data, err := os.ReadFile(b.tokenPath())
 	if err != nil {
+		b.known.Store(nil)
 		return "", err
 	}
-	return strings.TrimSpace(string(data)), nil
+	token := strings.TrimSpace(string(data))
+	b.known.Store(&token)
+	return token, nil
+}
+
+// callToken is the token a call sends: the one last read, else the file's.
+func (b *Bridge) callToken() (token string, fresh bool, err error) {
+	if t := b.known.Load(); t != nil && !b.sessionMode() {
+		return *t, false, nil
+	}
+	token, err = b.token()
+	return token, true, err
 }
 
 // Follow keeps m's tools equal to Core's mcp sessions until ctx ends. While
@@ -189,18 +240,38 @@ func (b *Bridge) poll(ctx context.Context, core string, after int64) (wire.MCPSn
 // page's ctx.signal aborts. With progress set, Core streams the handler's
 // reports to it before the answer.
 func (b *Bridge) Call(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
-	token, err := b.token()
+	token, fresh, err := b.callToken()
 	if err != nil {
 		return wire.AgentResult{Error: wire.AsError(b.noToken(ctx))}
 	}
+	out := b.callWith(ctx, token, sessionID, tool, args, progress)
+	if !fresh && !out.OK && out.Error != nil && out.Error.Code == wire.CodeCoreTokenInvalid {
+		// Core restarted with a new token since it was read: Core refused
+		// the call before running it, so it is sent again with the file's.
+		if token, err = b.token(); err != nil {
+			return wire.AgentResult{Error: wire.AsError(b.noToken(ctx))}
+		}
+		out = b.callWith(ctx, token, sessionID, tool, args, progress)
+	}
+	return out
+}
+
+func (b *Bridge) callWith(ctx context.Context, token, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult {
 	// Core's token, not a session's secret: the MCP endpoint serves every
 	// mcp session of this Core. A session bridge calls as `pedelec
 	// tool-call` does, with the session's secret.
 	c := agentclient.Client{BaseURL: b.CoreURL, Secret: token, HTTP: b.HTTP, URLFrom: "--core-url"}
 	var out wire.AgentResult
-	if b.sessionMode() {
-		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress})
-	} else {
+	switch l, lerr := b.linkFor(ctx, token); {
+	case b.sessionMode():
+		out = c.ToolCallWith(ctx, b.SessionID, tool, args, agentclient.CallOptions{Progress: progress, MCP: true})
+	case lerr == nil:
+		var err error
+		out, err = l.call(ctx, wire.MCPLinkCall{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
+		if err != nil {
+			out = wire.AgentResult{Error: wire.Errorf(wire.CodeCoreUnreachable, "the link to Pedelec Core at %s broke before its answer: %v", b.CoreURL, err)}
+		}
+	default: // no link (an older Core, or it could not be opened): one request
 		out = c.PostStream(ctx, wire.MCPCallPath, wire.MCPCallRequest{SessionID: sessionID, Tool: tool, Args: args, Stream: progress != nil}, progress)
 	}
 	if !out.OK && ctx.Err() != nil && out.Error.Code == wire.CodeCoreUnreachable {

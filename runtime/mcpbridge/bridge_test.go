@@ -87,7 +87,7 @@ func TestBridgeCallCancelled(t *testing.T) {
 }
 
 // provingCore serves h as a Core of stateDir would: with its proof.
-func provingCore(t *testing.T, stateDir string, h http.HandlerFunc) http.Handler {
+func provingCore(t testing.TB, stateDir string, h http.HandlerFunc) http.Handler {
 	t.Helper()
 	id, err := coreauth.LoadOrCreate(stateDir)
 	if err != nil {
@@ -102,4 +102,59 @@ func provingCore(t *testing.T, stateDir string, h http.HandlerFunc) http.Handler
 func isCode(err error, code wire.Code) bool {
 	var werr *wire.Error
 	return errors.As(err, &werr) && werr.Code == code
+}
+
+// Calls send the token last read, without reading its file each time;
+// when Core refuses it (a restarted Core wrote a new one), the call reads
+// the file again and goes through, once.
+func TestBridgeCallTokenKeptAndRenewed(t *testing.T) {
+	dir := t.TempDir()
+	want, seen := "tok-1", []string{}
+	srv := httptest.NewServer(provingCore(t, dir, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == wire.MCPLinkPath { // calls go by request (link_test.go has the link)
+			http.NotFound(w, r)
+			return
+		}
+		io.ReadAll(r.Body)
+		seen = append(seen, r.Header.Get("Authorization"))
+		if r.Header.Get("Authorization") != "Bearer "+want {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"ok":false,"error":{"code":"CORE_TOKEN_INVALID","message":"wrong token"}}`))
+			return
+		}
+		w.Write([]byte(`{"ok":true,"result":{}}`))
+	}))
+	defer srv.Close()
+	file := filepath.Join(dir, wire.CoreTokenFile)
+	if err := os.WriteFile(file, []byte("tok-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBridge(srv.URL, dir, log.New(io.Discard))
+	call := func() error {
+		_, _, err := parts(b.Call(context.Background(), "s1", "echo", json.RawMessage(`{}`), nil))
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(file); err != nil { // a read would fail now
+		t.Fatal(err)
+	}
+	if err := call(); err != nil {
+		t.Fatalf("the kept token was not used: %v", err)
+	}
+	want = "tok-2"
+	if err := os.WriteFile(file, []byte("tok-2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(); err != nil {
+		t.Fatalf("after Core's new token: %v", err)
+	}
+	if got := strings.Join(seen, ","); got != "Bearer tok-1,Bearer tok-1,Bearer tok-1,Bearer tok-2" {
+		t.Fatalf("tokens sent: %s", got)
+	}
+	want = "tok-3" // a token that is not in the file: refused, not retried forever
+	if err := call(); !isCode(err, wire.CodeCoreTokenInvalid) {
+		t.Fatalf("a refused token: %v", err)
+	}
 }

@@ -162,3 +162,43 @@ func unbatchNotifications(payload []byte) [][]byte {
 	flush()
 	return out
 }
+
+// decodeMessage is jsonrpc.DecodeMessage for a line json.Valid accepted.
+// A request of the usual shape (the keys jsonrpc "2.0", id, method and
+// params, nothing else) is decoded here, with encoding/json: the SDK's
+// JSON package allocates two 32 KB buffers for each decode, which made
+// most of what `pedelec mcp` allocated per call. Anything else (answers
+// to the server's pings, a key spelled otherwise) is the SDK's to decode.
+func decodeMessage(data []byte) (jsonrpc.Message, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
+		return jsonrpc.DecodeMessage(data)
+	}
+	method, hasMethod := m["method"]
+	if !hasMethod || len(method) == 0 || method[0] != '"' {
+		return jsonrpc.DecodeMessage(data)
+	}
+	for k := range m {
+		switch k {
+		case "jsonrpc", "id", "method", "params":
+		default:
+			return jsonrpc.DecodeMessage(data)
+		}
+	}
+	req := &jsonrpc.Request{Params: m["params"]}
+	if json.Unmarshal(method, &req.Method) != nil {
+		return jsonrpc.DecodeMessage(data)
+	}
+	if raw, ok := m["id"]; ok {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return jsonrpc.DecodeMessage(data)
+		}
+		id, err := jsonrpc.MakeID(v) // nil, a number or a string
+		if err != nil {
+			return nil, err
+		}
+		req.ID = id
+	}
+	return req, nil
+}

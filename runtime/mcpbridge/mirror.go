@@ -34,11 +34,12 @@ import (
 // Core's answer: the handler's JSON result, or the file a result too large
 // to hand over inline was written to (the Mirror answers with a resource
 // link to it), marked untrusted when the tool's definition at the call's
-// start says so; or the error, with its code. progress, never nil, takes
-// the handler's ctx.progress reports while the call runs; the Mirror
-// passes them on to a client that asked for progress, and until the
-// first one tells such a client that the call is still running
-// (progress.go).
+// start says so; or the error, with its code. progress, set when the
+// client asked for progress (a progressToken), takes the handler's
+// ctx.progress reports while the call runs; the Mirror passes them on,
+// and until the first one tells the client that the call is still
+// running (progress.go). It is nil for a call whose client asked for
+// none, so Core neither streams the answer nor pumps reports for it.
 type Caller func(ctx context.Context, sessionID, tool string, args json.RawMessage, progress func(wire.Progress)) wire.AgentResult
 
 // Options tune a Mirror; the zero value is what Pedelec runs with.
@@ -105,11 +106,11 @@ type mirrored struct {
 }
 
 // Instructions tell the MCP client what these tools are.
-const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
+const Instructions = `These tools are declared by web pages open in the user's browser (Pedelec). Each call runs the page's own handler and returns its result: JSON, or the content the page chose (text, images, resources). A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again. Tools appear and disappear as the user opens and closes pages.`
 
 // SessionInstructions tell the agent of one session (an agent Core drives)
 // what its tools are: the page's, which do not come and go with other pages.
-const SessionInstructions = `These tools are declared by the web page the user is working in (Pedelec). Each call runs the page's own handler and returns its JSON result. A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again.`
+const SessionInstructions = `These tools are declared by the web page the user is working in (Pedelec). Each call runs the page's own handler and returns its result: JSON, or the content the page chose (text, images, resources). A result with isError true and code TOOL_ARGS_INVALID lists every problem with the arguments: fix them all and call again.`
 
 // NewMirror makes an MCP server with no tools yet. It advertises tools
 // (and their list_changed) even while no page is open, so the client knows
@@ -316,7 +317,7 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		defer cancel(nil)
 		defer m.track(req.Session, cancel)()
 		progress := startProgress(ctx, req, m.progressEvery, target.timeout)
-		out := m.call(ctx, target.sessionID, target.tool, args, progress.report)
+		out := m.call(ctx, target.sessionID, target.tool, args, progress.reporter())
 		progress.stop() // no progress may follow the result
 		if !out.OK {
 			werr := out.Error
@@ -329,6 +330,8 @@ func (m *Mirror) handler(target mirrored) mcp.ToolHandler {
 		// start, which update_tools may have changed since it was listed.
 		var res *mcp.CallToolResult
 		switch {
+		case len(out.MCPContent) > 0:
+			res = pageContentResult(out.MCPContent, out.Result) // page_content.go
 		case out.ResultFile != nil:
 			res = FileResult(out.ResultFile)
 		case out.UntrustedContent:

@@ -85,6 +85,15 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%d s", int64(d/time.S
 // report passes on the call's own progress.
 func (p *progress) report(r wire.Progress) { p.send(r, true) }
 
+// reporter is the Caller's progress func: report, or nil when the client
+// asked for no progress (nothing would reach it).
+func (p *progress) reporter() func(wire.Progress) {
+	if p.session == nil {
+		return nil
+	}
+	return p.report
+}
+
 func (p *progress) send(r wire.Progress, fromCall bool) {
 	if p.session == nil {
 		return

@@ -24,16 +24,10 @@ import (
 // session over (too long, not JSON, not JSON-RPC, a batch past
 // MaxBatchMessages) is answered here with a JSON-RPC error instead.
 func ServeStdio(ctx context.Context, m *Mirror, r io.Reader, w io.Writer) error {
-	out := &lineWriter{w: w}
-	toSDK, lines := io.Pipe()
-	go func() {
-		// Ends with r, or when the SDK closes its end (the session over).
-		lines.CloseWithError(screenLines(r, lines, out))
-	}()
-	// Lines reach the SDK already bounded; its own bound only backs that up.
-	ss, err := m.server.Connect(ctx, &mcp.IOTransport{Reader: toSDK, Writer: out, MaxLineLength: 2 * MaxMessageBytes}, nil)
+	conn := newStdioConn(r, &lineWriter{w: w})
+	ss, err := m.server.Connect(ctx, conn, nil)
 	if err != nil {
-		toSDK.Close()
+		conn.Close()
 		return err
 	}
 	stop := context.AfterFunc(ctx, func() { m.endSession(ss) })
@@ -41,7 +35,7 @@ func ServeStdio(ctx context.Context, m *Mirror, r io.Reader, w io.Writer) error 
 	// r ends (the SDK cancels the calls), or ctx, or the client stops
 	// answering pings (the session is closed here: "server is closing").
 	err = ss.Wait()
-	toSDK.Close()
+	conn.Close()
 	var werr *jsonrpc.Error
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || (errors.As(err, &werr) && werr.Code == codeServerClosing) {
 		return nil
@@ -49,41 +43,84 @@ func ServeStdio(ctx context.Context, m *Mirror, r io.Reader, w io.Writer) error 
 	return err
 }
 
-// screenLines copies r's lines to the SDK, answering on out those it must
-// not see. It returns nil at the end of r.
-func screenLines(r io.Reader, toSDK io.Writer, out *lineWriter) error {
+// screen reads the client's lines, at most MaxMessageBytes of each kept,
+// answers on out those the SDK must not see, and hands the rest, decoded
+// once (stdio_conn.go), to the SDK. It returns at the end of the input.
+func (c *stdioConn) screen(r io.Reader) {
 	in := bufio.NewReaderSize(r, 64<<10)
 	var batches batchRule
 	for {
 		line, size, err := readLine(in, MaxMessageBytes)
 		switch {
 		case size > MaxMessageBytes:
-			out.write(refuse(nil, CodeMessageTooLarge, map[string]any{"limit": MaxMessageBytes, "size": size},
+			c.out.write(refuse(nil, CodeMessageTooLarge, map[string]any{"limit": MaxMessageBytes, "size": size},
 				"the message is %d bytes; a line may be at most %d bytes", size, MaxMessageBytes))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			if answer := checkMessages(line); answer != nil {
-				out.write(answer)
+			payloads, answer := screenLine(line, &batches)
+			if answer != nil {
+				c.out.write(answer)
 				break
 			}
-			if answer := batches.check(line); answer != nil {
-				out.write(answer)
-				break
-			}
-			for _, msg := range unbatchNotifications(line) {
-				msg = append(bytes.TrimRight(msg, "\r\n"), '\n')
-				if _, werr := toSDK.Write(msg); werr != nil {
-					return nil // the session is over
+			for _, p := range payloads {
+				if !c.deliver(p) {
+					return // the session is over
 				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return nil
+			c.deliver(payload{err: io.EOF})
+			return
 		}
 		if err != nil {
-			return err
+			c.deliver(payload{err: err})
+			return
 		}
 	}
+}
+
+// screenLine is what the SDK gets of one line, or the answer that
+// refuses it. One message (every line from 2025-06-18 on) is decoded
+// once, for the checks and for the SDK.
+func screenLine(line []byte, batches *batchRule) ([]payload, []byte) {
+	trimmed := bytes.TrimSpace(line)
+	if trimmed[0] != '[' {
+		if !json.Valid(trimmed) {
+			return nil, checkMessages(trimmed) // worded there
+		}
+		msg, err := decodeMessage(trimmed)
+		if err != nil {
+			return nil, refuse(readableID(trimmed), jsonrpc.CodeInvalidRequest, nil, "not a JSON-RPC 2.0 message: %v", err)
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			batches.note(req.Method, req.Params)
+		}
+		return []payload{{msgs: []jsonrpc.Message{msg}}}, nil
+	}
+	if answer := checkMessages(trimmed); answer != nil {
+		return nil, answer
+	}
+	if answer := batches.check(trimmed); answer != nil {
+		return nil, answer
+	}
+	var out []payload
+	for _, part := range unbatchNotifications(trimmed) {
+		var raws []json.RawMessage
+		isBatch := json.Unmarshal(part, &raws) == nil
+		if !isBatch {
+			raws = []json.RawMessage{part}
+		}
+		p := payload{batch: isBatch}
+		for _, raw := range raws {
+			msg, err := decodeMessage(raw) // checkMessages has decoded it
+			if err != nil {
+				return nil, refuse(nil, jsonrpc.CodeInvalidRequest, nil, "not a JSON-RPC 2.0 message: %v", err)
+			}
+			p.msgs = append(p.msgs, msg)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // batchRule follows the revision a stdio session speaks, as far as
@@ -109,24 +146,38 @@ func (b *batchRule) check(payload []byte) []byte {
 	}
 	for _, raw := range msgs {
 		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				ProtocolVersion string         `json:"protocolVersion"`
-				Meta            map[string]any `json:"_meta"`
-			} `json:"params"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(raw, &m) != nil {
-			continue
-		}
-		v, _ := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string) // a stateless request's
-		if m.Method == "initialize" {
-			v = negotiated(m.Params.ProtocolVersion)
-		}
-		if v >= firstWithoutBatches {
-			b.noneSince = v
+		if json.Unmarshal(raw, &m) == nil {
+			b.note(m.Method, m.Params)
 		}
 	}
 	return nil
+}
+
+// note takes the revision a request with method and params speaks: the
+// one its initialize negotiates, or a stateless request's in its _meta.
+func (b *batchRule) note(method string, params json.RawMessage) {
+	if len(params) == 0 || !bytes.Contains(params, []byte("rotocolVersion")) && !bytes.Contains(params, []byte(`\u`)) {
+		return // neither kind names one (not even with a key's letters escaped)
+	}
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Meta            struct {
+			ProtocolVersion any `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	v, _ := p.Meta.ProtocolVersion.(string) // a stateless request's
+	if method == "initialize" {
+		v = negotiated(p.ProtocolVersion)
+	}
+	if v >= firstWithoutBatches {
+		b.noneSince = v
+	}
 }
 
 // firstWithoutBatches is the first MCP revision without JSON-RPC batches.

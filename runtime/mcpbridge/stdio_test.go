@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // rawClient speaks newline-delimited JSON-RPC to ServeStdio by hand, so a
@@ -383,5 +384,22 @@ func TestKeepAlivePings(t *testing.T) {
 	}
 	if tt.awaitEnded(t) == nil {
 		t.Fatal("the call's ctx ended without a cause")
+	}
+}
+
+// The screen reads a stateless request's revision under the SDK's key.
+func TestScreenKnowsTheRevisionKey(t *testing.T) {
+	if mcp.MetaKeyProtocolVersion != "io.modelcontextprotocol/protocolVersion" {
+		t.Fatalf("the SDK's key is %q: change batchRule.note's tag", mcp.MetaKeyProtocolVersion)
+	}
+	var b batchRule
+	b.note("tools/list", json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+	if b.noneSince != "2026-07-28" {
+		t.Fatalf("noneSince %q", b.noneSince)
+	}
+	b = batchRule{}
+	b.note("initialize", json.RawMessage(`{"protocolVers\u0069on":"2025-06-18"}`))
+	if b.noneSince != "2025-06-18" {
+		t.Fatalf("an escaped key: noneSince %q", b.noneSince)
 	}
 }

@@ -66,6 +66,7 @@ func (m *Server) Mount(mux *http.ServeMux) {
 
 	mux.Handle("GET "+wire.MCPToolsPath, m.guard(http.HandlerFunc(m.serveTools)))
 	mux.Handle("POST "+wire.MCPCallPath, m.guard(http.HandlerFunc(m.serveCall)))
+	mux.Handle("GET "+wire.MCPLinkPath, m.guard(http.HandlerFunc(m.serveLink)))
 	for _, method := range []string{"GET", "POST", "DELETE"} { // the Streamable HTTP transport's three
 		mux.Handle(method+" "+wire.MCPPath, m.guard(streamable))
 	}

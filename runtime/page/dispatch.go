@@ -210,7 +210,7 @@ func handleSubmitToolResult(_ context.Context, c *conn, params json.RawMessage) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, nil, s.SubmitResult(p.ToolRequestID, p.Result, p.Refusal)
+	return nil, nil, s.SubmitResult(p)
 }
 
 func handleEndSession(_ context.Context, c *conn, params json.RawMessage) (any, func(), error) {

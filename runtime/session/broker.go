@@ -85,8 +85,9 @@ func (p *pendingCalls) waitingOn() []wire.PendingTool {
 }
 
 type callOutcome struct {
-	result json.RawMessage
-	err    error
+	result  json.RawMessage
+	content json.RawMessage // the page's MCP content blocks, checked; nil for none
+	err     error
 }
 
 // eventData is the call's tool_call data but for its args, which
@@ -112,11 +113,11 @@ type callWatch struct {
 // (ctx), with the call's progress going to w.box. Every call comes
 // through here (call.go), so validation, consent, timeouts and status are
 // the same for all, and all by def: the definition the call started with.
-func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args json.RawMessage, w *callWatch) (json.RawMessage, error) {
+func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args json.RawMessage, w *callWatch) callOutcome {
 	tool := def.Def().Name
 	if max := s.table.cfg.MaxArgsBytes; len(args) > max {
-		return nil, wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
-			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})
+		return callOutcome{err: wire.Errorf(wire.CodeMessageTooLarge, "arguments for %s are %d bytes; the limit is %d", tool, len(args), max).
+			WithDetails(map[string]any{"tool": tool, "size": len(args), "limit": max})}
 	}
 	// The validator is the one place Core decodes a call's arguments; the
 	// page is sent these bytes as they are, so they must be exactly what it
@@ -128,7 +129,7 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 		args = json.RawMessage("{}")
 	}
 	if v := def.ValidateArgs(args); len(v) > 0 {
-		return nil, schema.ArgsInvalid(tool, v)
+		return callOutcome{err: schema.ArgsInvalid(tool, v)}
 	}
 	timeout := def.Timeout(s.table.cfg.ToolTimeout)
 	callID := ids.New("tr_")
@@ -146,7 +147,7 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 	if err := s.refuseCallLocked(hasTurn); err != nil {
 		s.mu.Unlock()
 		callDecided(s)
-		return nil, err
+		return callOutcome{err: err}
 	}
 	approvedBy, waited := "", false
 	if def.Def().AsksConsent() {
@@ -159,7 +160,7 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 			var err error
 			approvedBy, err = s.awaitConsent(ctx, wait)
 			if err != nil {
-				return nil, err
+				return callOutcome{err: err}
 			}
 			s.mu.Lock()
 			// An approved call leaves waiting_approval as it joins the
@@ -175,15 +176,15 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 			if err != nil {
 				s.refreshStatusAndSaveLocked()
 				s.mu.Unlock()
-				return nil, err
+				return callOutcome{err: err}
 			}
 		}
 	}
 	if s.calls.len() >= s.table.cfg.MaxPendingCalls {
 		s.refreshStatusLocked() // in case an approved call just left waiting_approval
 		s.mu.Unlock()
-		return nil, wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
-			WithDetails(map[string]any{"limit": s.table.cfg.MaxPendingCalls})
+		return callOutcome{err: wire.Errorf(wire.CodeTooManyPendingCalls, "%d tool calls are already pending in this session (the limit); wait for one to finish", s.calls.len()).
+			WithDetails(map[string]any{"limit": s.table.cfg.MaxPendingCalls})}
 	}
 	call := &pendingCall{
 		id: callID, tool: tool, def: def, args: args, timeoutMs: timeout.Milliseconds(),
@@ -214,7 +215,7 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 	defer s.table.persist.Sync()
 	select {
 	case out := <-call.outcome:
-		return out.result, out.err
+		return out
 	case <-timer.C:
 		s.mu.Lock()
 		s.settleLocked(call, callOutcome{err: wire.Errorf(wire.CodeToolTimeout,
@@ -226,8 +227,7 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 			WithDetails(map[string]any{"toolRequestId": call.id})}, wire.OutcomeCancelled)
 		s.mu.Unlock()
 	}
-	out := <-call.outcome // settled by us above, or by a result/end that won the race
-	return out.result, out.err
+	return <-call.outcome // settled by us above, or by a result/end that won the race
 }
 
 // testHookCallDecided, when set (by tests), runs once a call's consent is

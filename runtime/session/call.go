@@ -74,22 +74,24 @@ func (s *Session) call(ctx context.Context, req CallRequest, w *callWatch) wire.
 	if !ok {
 		return wire.AgentResult{Error: wire.AsError(s.ToolNotFound(req.Tool))}
 	}
-	result, err := s.broker(ctx, def, req.Args, w)
-	return s.render(def, req.For, result, err)
+	return s.render(def, req.For, s.broker(ctx, def, req.Args, w))
 }
 
 // render is the answer to one call for its audience, by the definition
-// the call started with.
-func (s *Session) render(def *schema.CompiledTool, to Audience, result json.RawMessage, err error) wire.AgentResult {
-	if err != nil {
-		return wire.AgentResult{Error: wire.AsError(err)}
+// the call started with. The page's MCP content blocks go to an MCP
+// client alone, and inline: they are what the page chose to show it.
+func (s *Session) render(def *schema.CompiledTool, to Audience, got callOutcome) wire.AgentResult {
+	if got.err != nil {
+		return wire.AgentResult{Error: wire.AsError(got.err)}
 	}
 	var out wire.AgentResult
 	switch {
+	case to == ForMCP && got.content != nil:
+		out = wire.AgentResult{OK: true, MCPContent: got.content, Result: got.result}
 	case to == ForModel, to == ForMCP && def.HasOutputSchema():
-		out = wire.AgentResult{OK: true, Result: result}
+		out = wire.AgentResult{OK: true, Result: got.result}
 	default:
-		out = s.Answer(def.Def().Name, result, nil)
+		out = s.Answer(def.Def().Name, got.result, nil)
 	}
 	out.UntrustedContent = def.Def().UntrustedContent()
 	return out

@@ -17,7 +17,11 @@ import (
 // It is bounded by count (max), by the bytes of its frames (maxBytes), and
 // by the bytes of every session's log together (total): a count alone let
 // 40 chat chunks of 9 MiB take Core to 1.13 GB. Past a bound the oldest
-// events go; the newest one always stays.
+// events go; the newest one always stays. The total is taken from the logs
+// that hold more than their share of it (the total over the logs), never
+// from one within its share: when the session that logged last paid, a
+// hostile page's sessions filled the total and every other app's session
+// then dropped its own history, down to its newest event.
 //
 // It is a ring: each event takes the oldest one's place once the log is
 // full, so logging costs the same at the 2,000th event as at the first.
@@ -35,14 +39,31 @@ type eventLog struct {
 // byteTotal is the bytes of every session's event log, against its bound.
 type byteTotal struct {
 	used atomic.Int64
+	logs atomic.Int64 // logs that hold events
 	max  int64
+	// reclaim asks for the excess to be taken from the logs above their
+	// share (Table.reclaimEventBytes); called under the logging session's
+	// lock, so it takes none itself. Nil: no one to ask (tests).
+	reclaim func()
 }
 
 func (t *byteTotal) over() bool { return t != nil && t.max > 0 && t.used.Load() > t.max }
 
+// share is one log's part of the total.
+func (t *byteTotal) share() int64 { return t.max / max(1, t.logs.Load()) }
+
+// overShare: the total is past its bound and this log holds more than its share.
+func (l *eventLog) overShare() bool { return l.total.over() && l.bytes > l.total.share() }
+
 func (t *byteTotal) add(n int64) {
 	if t != nil {
 		t.used.Add(n)
+	}
+}
+
+func (t *byteTotal) addLog(n int64) {
+	if t != nil {
+		t.logs.Add(n)
 	}
 }
 
@@ -58,7 +79,25 @@ func (l *eventLog) add(ev persist.Event) (trimBelow int64) {
 		dropped = true
 	}
 	l.push(ev)
-	for l.n > 1 && ((l.maxBytes > 0 && l.bytes > l.maxBytes) || l.total.over()) {
+	for l.n > 1 && ((l.maxBytes > 0 && l.bytes > l.maxBytes) || l.overShare()) {
+		l.dropOldest()
+		dropped = true
+	}
+	if l.total.over() && l.total.reclaim != nil {
+		l.total.reclaim()
+	}
+	if dropped {
+		return l.at(0).Seq
+	}
+	return 0
+}
+
+// trimToShare drops the oldest events while the total is past its bound
+// and this log holds more than its share, and returns the seq below which
+// events were dropped (0: none).
+func (l *eventLog) trimToShare() (trimBelow int64) {
+	dropped := false
+	for l.n > 1 && l.overShare() {
 		l.dropOldest()
 		dropped = true
 	}
@@ -77,6 +116,9 @@ func (l *eventLog) push(ev persist.Event) {
 		l.buf, l.head = grown[:cap(grown)], 0
 	}
 	l.buf[(l.head+l.n)%len(l.buf)] = ev
+	if l.n == 0 {
+		l.total.addLog(1)
+	}
 	l.n++
 	size := int64(len(ev.Frame))
 	l.bytes += size
@@ -91,11 +133,17 @@ func (l *eventLog) dropOldest() {
 	*old = persist.Event{}
 	l.head = (l.head + 1) % len(l.buf)
 	l.n--
+	if l.n == 0 {
+		l.total.addLog(-1)
+	}
 }
 
 // release gives the log's bytes back to the total: the session is retired.
 func (l *eventLog) release() {
 	l.total.add(-l.bytes)
+	if l.n > 0 {
+		l.total.addLog(-1)
+	}
 	l.buf, l.head, l.n, l.bytes = nil, 0, 0, 0
 }
 
@@ -140,4 +188,42 @@ func (l *eventLog) last() int64 {
 		return 0
 	}
 	return l.at(l.len() - 1).Seq
+}
+
+// reclaimEventBytes takes the event logs' excess over their total from the
+// sessions that hold more than their share, in the background: it is
+// asked under the logging session's lock, and takes Table.mu and then
+// each session's lock in turn (the order in table.go).
+func (t *Table) reclaimEventBytes() {
+	if !t.reclaiming.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer t.reclaiming.Store(false)
+		t.mu.Lock()
+		list := make([]*Session, 0, len(t.sessions))
+		for _, s := range t.sessions {
+			list = append(list, s)
+		}
+		t.mu.Unlock()
+		for _, s := range list {
+			if !t.eventBytes.over() {
+				return
+			}
+			s.trimEventsToShare()
+		}
+	}()
+}
+
+// trimEventsToShare drops the session's oldest events past its share of
+// the total, in memory and in the state database.
+func (s *Session) trimEventsToShare() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen {
+		return
+	}
+	if trim := s.events.trimToShare(); trim > 0 {
+		s.table.persist.Put(persist.Op{SessionID: s.id, TrimBelow: trim})
+	}
 }

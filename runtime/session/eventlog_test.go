@@ -102,3 +102,28 @@ func TestSplitChat(t *testing.T) {
 		}
 	}
 }
+
+// A log at the total's bound does not make another, within its share,
+// drop its events: the excess is taken from the one above its share.
+func TestEventLogTotalTakenAboveShare(t *testing.T) {
+	frame := func(n int) []byte { return make([]byte, n) }
+	asked := 0
+	total := &byteTotal{max: 1000, reclaim: func() { asked++ }}
+	hog := eventLog{max: 100, maxBytes: 1 << 20, total: total}
+	for seq := int64(1); seq <= 10; seq++ {
+		hog.add(persist.Event{Seq: seq, Frame: frame(100)})
+	}
+	victim := eventLog{max: 100, maxBytes: 1 << 20, total: total}
+	for seq := int64(1); seq <= 3; seq++ {
+		victim.add(persist.Event{Seq: seq, Frame: frame(100)})
+	}
+	if victim.len() != 3 || asked == 0 {
+		t.Fatalf("the victim holds %d of its 3 events; reclaim asked %d times", victim.len(), asked)
+	}
+	if trim := hog.trimToShare(); trim == 0 || total.used.Load() > 1000 {
+		t.Fatalf("trimToShare dropped below %d; the total holds %d, bound 1000", trim, total.used.Load())
+	}
+	if victim.len() != 3 {
+		t.Fatalf("the victim lost events: %d", victim.len())
+	}
+}

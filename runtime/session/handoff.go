@@ -100,14 +100,15 @@ func (h *handoffs) dropUnclaimedLocked(keep int) {
 
 // StartHandoff runs the call in the background, detached from the
 // request that asked for it: the request may end (handed over) while the
-// call goes on.
-func (s *Session) StartHandoff(thread, tool string, args json.RawMessage) *Handoff {
+// call goes on. to is ForAgent for `tool-call`, ForMCP for `pedelec mcp`
+// serving one session.
+func (s *Session) StartHandoff(thread, tool string, args json.RawMessage, to Audience) *Handoff {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handoff{thread: thread, tool: tool, start: time.Now(), cancel: cancel, done: make(chan struct{}), waiting: true}
 	h.watch.box = callprogress.New()
 	go func() {
 		defer cancel()
-		h.out = s.call(ctx, CallRequest{Tool: tool, Args: args, For: ForAgent}, &h.watch)
+		h.out = s.call(ctx, CallRequest{Tool: tool, Args: args, For: to}, &h.watch)
 		close(h.done)
 		s.mu.Lock()
 		s.handoffs.dropUnclaimedLocked(s.table.cfg.MaxPendingCalls)

@@ -15,20 +15,28 @@ import (
 // Core checks against the tool's outputSchema when it declares one, or a
 // refusal, which reaches the agent as TOOL_REFUSED in one documented shape.
 
-// SubmitResult settles one pending call with the page's result or
-// refusal, or says why the call is not pending. result is a value of the
-// page's decoded frame, so it is JSON already (or absent); without an
-// outputSchema Core does not look inside it and hands it on as it is.
+// SubmitResult settles one pending call with the page's answer: a result
+// (with, maybe, its MCP content blocks) or a refusal; or says why the
+// call is not pending. The result and the blocks are values of the page's
+// decoded frame, so they are JSON already (or absent); without an
+// outputSchema Core does not look inside the result and hands it on as it
+// is. The blocks are checked (mcp_content.go) and go to MCP clients only.
 //
-// A result that breaks the outputSchema settles the call too: the agent
-// gets TOOL_RESULT_INVALID (its call failed, the page is at fault) and so
-// does the page, as this request's error, for its onError.
-func (s *Session) SubmitResult(toolRequestID string, result json.RawMessage, refusal *wire.Refusal) error {
-	if refusal != nil {
+// A result that breaks the outputSchema, or blocks an MCP client could
+// not be given, settle the call too: the agent gets TOOL_RESULT_INVALID
+// (its call failed, the page is at fault) and so does the page, as this
+// request's error, for its onError.
+func (s *Session) SubmitResult(a wire.SubmitToolResultParams) error {
+	toolRequestID, result, refusal := a.ToolRequestID, a.Result, a.Refusal
+	switch {
+	case refusal != nil && len(a.MCPContent) > 0:
+		return wire.Errorf(wire.CodeInvalidInput, "params.mcpContent goes with a result, not with a refusal").
+			WithDetails(map[string]any{"toolRequestId": toolRequestID, "path": "mcpContent"})
+	case refusal != nil:
 		if err := checkRefusal(toolRequestID, refusal); err != nil {
 			return err
 		}
-	} else if len(result) == 0 {
+	case len(result) == 0:
 		return wire.Errorf(wire.CodeInvalidInput, "result must be a JSON value").WithDetails(map[string]any{"toolRequestId": toolRequestID})
 	}
 	s.mu.Lock()
@@ -37,7 +45,7 @@ func (s *Session) SubmitResult(toolRequestID string, result json.RawMessage, ref
 	if !ok {
 		return s.notPendingError(toolRequestID)
 	}
-	out, pageErr := s.judgeAnswer(call, result, refusal)
+	out, pageErr := s.judgeAnswer(call, result, a.MCPContent, refusal)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.calls.get(toolRequestID); !ok { // settled while it was checked
@@ -50,19 +58,25 @@ func (s *Session) SubmitResult(toolRequestID string, result json.RawMessage, ref
 // judgeAnswer is what the agent gets for the page's answer, and the error
 // the page gets back (nil when the answer is fine). It runs without the
 // session's lock: checking a large result against a schema takes time.
-func (s *Session) judgeAnswer(call *pendingCall, result json.RawMessage, refusal *wire.Refusal) (callOutcome, error) {
+func (s *Session) judgeAnswer(call *pendingCall, result, content json.RawMessage, refusal *wire.Refusal) (callOutcome, error) {
 	if refusal != nil {
 		return callOutcome{err: refusedError(call, refusal)}, nil
+	}
+	if content != nil {
+		if p := checkMCPContent(content); p != nil {
+			werr := mcpContentInvalid(call, p)
+			return callOutcome{err: werr}, werr
+		}
 	}
 	// The definition the call started with: update_tools during the call
 	// does not change how its result is judged.
 	def := call.def
 	if def == nil || !def.HasOutputSchema() {
-		return callOutcome{result: result}, nil
+		return callOutcome{result: result, content: content}, nil
 	}
 	v := def.ValidateResult(result)
 	if len(v) == 0 {
-		return callOutcome{result: result}, nil
+		return callOutcome{result: result, content: content}, nil
 	}
 	werr := wire.AsError(schema.ResultInvalid(call.tool, v))
 	werr.Details = map[string]any{"tool": call.tool, "toolRequestId": call.id, "violations": schema.FirstResultViolations(v), "violationCount": len(v)}

@@ -59,9 +59,11 @@ func (s *Session) Answer(tool string, result json.RawMessage, err error) wire.Ag
 // describes it.
 func (s *Session) writeResultFile(tool string, result json.RawMessage) (*wire.ResultFile, error) {
 	pub := resultFilesDir + "/" + safeFileName(tool) + "-" + ids.New("") + ".json"
-	if err := s.CheckAssetQuota(pub, int64(len(result))); err != nil {
+	release, err := s.ReserveAssetQuota(pub, int64(len(result)))
+	if err != nil {
 		return nil, err
 	}
+	defer release()
 	if _, err := s.Assets().Write(pub, result); err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ type Config struct {
 // may take only those after it:
 //
 //	Table.mu → Session.mu → callprogress.Box.mu, console.Signal.mu, persist.Writer.mu, approvals.Book.mu
-//	memoryReleaser.mu is a leaf
+//	memoryReleaser.mu and assetReservations.mu are leaves
 //
 // Under Session.mu a session calls only its Page (whose methods take the
 // connection's own leaf lock and return at once), never its Host, never a
@@ -110,8 +110,12 @@ type Table struct {
 	book    *approvals.Book
 	console *console.Signal
 	memory  memoryReleaser // hands memory back after ended sessions and large manifests (memory_release.go)
-	// eventBytes is the bytes of every session's event log (eventlog.go).
+	// eventBytes is the bytes of every session's event log (eventlog.go);
+	// reclaiming: a reclaimEventBytes is under way.
 	eventBytes byteTotal
+	reclaiming atomic.Bool
+	// assetsReserved: asset writes under way (asset_quota.go; its mu is a leaf).
+	assetsReserved assetReservations
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -131,6 +135,7 @@ func NewTable(cfg Config) *Table {
 	t := &Table{cfg: cfg, log: cfg.Logger, host: cfg.Host, persist: cfg.Persist, book: cfg.Book, console: cfg.Console,
 		sessions: map[string]*Session{}, threads: map[string]string{}}
 	t.eventBytes.max = cfg.Limits.EventLogTotalBytes
+	t.eventBytes.reclaim = t.reclaimEventBytes
 	return t
 }
 

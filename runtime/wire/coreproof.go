@@ -1,5 +1,7 @@
 package wire
 
+import "strings"
+
 // Core proves to its clients that it is the Core of its state directory
 // before they send it anything secret (docs/security.md, "Clients check
 // that they talk to Core"). Core holds a signing key (ECDSA P-256) in
@@ -34,6 +36,17 @@ type CoreProof struct {
 	Signature string `json:"signature"`
 }
 
-// CoreProofMessage is what Core signs for a nonce: the nonce behind a
-// label, so a signature made here means nothing anywhere else.
+// CoreProofMessage is what Core signs for a page's nonce (the hello): the
+// nonce behind a label, so a signature made here means nothing anywhere
+// else.
 func CoreProofMessage(nonce string) []byte { return []byte("pedelec-core-proof/v1\n" + nonce) }
+
+// CoreAddressProofMessage is what CoreProofPath signs: the address the
+// client asked at (its Host, as it sent it) and its nonce, under a label
+// of its own. Core signs any page's nonce in the hello, so a program at
+// another address could have a page ask for the nonce of a client that
+// dialed it; that signature is not this one, and a browser sends the Host
+// of the address it reached, so a page cannot get one for another address.
+func CoreAddressProofMessage(host, nonce string) []byte {
+	return []byte("pedelec-core-proof/address/v1\n" + strings.ToLower(host) + "\n" + nonce)
+}

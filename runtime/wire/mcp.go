@@ -11,7 +11,16 @@ const (
 	MCPToolsPath = "/mcp-bridge/tools" // GET ?core=<id>&after=<version>: long-poll for the tool set
 	MCPCallPath  = "/mcp-bridge/call"  // POST MCPCallRequest: one call through the broker
 	MCPPath      = "/mcp"
+	// MCPLinkPath: GET with "Connection: Upgrade" and "Upgrade:
+	// MCPLinkProtocol", answered 101; then the connection carries
+	// `pedelec mcp`'s calls as newline-delimited JSON, MCPLinkCall one way
+	// and MCPLinkAnswer the other, as many at once as the client makes:
+	// one connection, proven and authenticated once, for all its calls.
+	MCPLinkPath = "/mcp-bridge/link"
 )
+
+// MCPLinkProtocol is the Upgrade token of MCPLinkPath.
+const MCPLinkProtocol = "pedelec-mcp-link/1"
 
 // One session's MCP endpoint, for the agent Core drives in that session
 // (an ACP agent, given it at session/new). Both take the session's agent
@@ -75,6 +84,27 @@ type MCPCallRequest struct {
 	Tool      string          `json:"tool"`
 	Stream    bool            `json:"stream,omitempty"`
 	Args      json.RawMessage `json:"args"`
+}
+
+// MCPLinkCall is one line `pedelec mcp` sends on its link: a call
+// (MCPCallRequest's fields, Args last, as the client sent them) that ID
+// names until its answer, or with Cancel, the client giving up call ID
+// (as dropping its request does on MCPCallPath).
+type MCPLinkCall struct {
+	ID        uint64          `json:"id"`
+	Cancel    bool            `json:"cancel,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Stream    bool            `json:"stream,omitempty"`
+	Args      json.RawMessage `json:"args"`
+}
+
+// MCPLinkAnswer is one line Core sends on the link: a progress report of
+// call ID (asked with Stream), or its answer, the last line about it.
+type MCPLinkAnswer struct {
+	ID       uint64          `json:"id"`
+	Progress *Progress       `json:"progress,omitempty"`
+	Answer   json.RawMessage `json:"answer,omitempty"` // an AgentResult
 }
 
 // Progress is how far a running call has come, as MCP's

@@ -205,8 +205,15 @@ type SubmitToolResultParams struct {
 	ToolRequestID string `json:"toolRequestId"`
 	// Refusal, instead of a result: the handler refused the call (issue
 	// 26). The agent gets TOOL_REFUSED with the page's code and message.
-	Refusal *Refusal        `json:"refusal,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"` // last: MarshalRaw writes it as it is
+	Refusal *Refusal `json:"refusal,omitempty"`
+	// MCPContent, beside a result: the MCP content blocks the handler
+	// answered with (a WebMCP tool's CallToolResult, or mcpResult() in
+	// a Pedelec handler), an array of text, image, audio, resource_link
+	// and resource blocks. MCP clients get these blocks as they are;
+	// Result stays what the call means, for `pedelec tool-call` and
+	// every other reader. Core checks each block (session/mcp_content.go).
+	MCPContent json.RawMessage `json:"mcpContent,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"` // last: MarshalRaw writes it as it is
 }
 
 // Refusal is a handler's "no" to one call: Code is the page's own
@@ -340,12 +347,15 @@ const (
 // AgentToolCallRequest: Args comes last, written as the agent gave it (MarshalRaw).
 // BudgetMs > 0: answer TOOL_CALL_PENDING with a handle once the call has
 // run that long (the call goes on). Stream: the answer is NDJSON, progress
-// lines (AgentStreamLine) before the one AgentResult line.
+// lines (AgentStreamLine) before the one AgentResult line. MCP: the
+// caller is `pedelec mcp` serving one session, and the answer is an MCP
+// client's (the page's MCP content blocks with it, inline).
 type AgentToolCallRequest struct {
 	ThreadID string          `json:"threadId"`
 	Tool     string          `json:"tool"`
 	BudgetMs int64           `json:"budgetMs,omitempty"`
 	Stream   bool            `json:"stream,omitempty"`
+	MCP      bool            `json:"mcp,omitempty"`
 	Args     json.RawMessage `json:"args"`
 }
 
@@ -389,8 +399,14 @@ type AgentResult struct {
 	// UntrustedContent marks the result of a tool whose page says it
 	// carries content the page does not vouch for (WebMCP's
 	// untrustedContentHint, issue 24); the prompt tells the agent what it means.
-	UntrustedContent bool            `json:"untrustedContent,omitempty"`
-	Result           json.RawMessage `json:"result,omitempty"`
+	UntrustedContent bool `json:"untrustedContent,omitempty"`
+	// MCPContent is the page's own MCP content blocks for the result
+	// (SubmitToolResultParams.MCPContent), in an answer for an MCP
+	// client only: its CallToolResult is these blocks, Result its
+	// structuredContent when Result is an object. `tool-call` never
+	// gets it.
+	MCPContent json.RawMessage `json:"mcpContent,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
 	// ResultFile, instead of Result: the result was larger than Core's
 	// inline limit and was written to a file the agent reads (issue 26).
 	ResultFile *ResultFile `json:"resultFile,omitempty"`

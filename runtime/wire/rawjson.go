@@ -46,11 +46,15 @@ func AgentResultJSON(r AgentResult) ([]byte, error) {
 	if !r.OK || r.Error != nil || len(r.Result) == 0 {
 		return json.Marshal(r)
 	}
-	head := `{"ok":true,"result":`
+	head := `{"ok":true,`
 	if r.UntrustedContent {
-		head = `{"ok":true,"untrustedContent":true,"result":`
+		head += `"untrustedContent":true,`
 	}
 	// Room for the newline each writer of an answer ends it with.
-	out := make([]byte, 0, len(head)+len(r.Result)+2)
-	return append(append(append(out, head...), r.Result...), '}'), nil
+	out := make([]byte, 0, len(head)+len(r.MCPContent)+len(r.Result)+32)
+	out = append(out, head...)
+	if len(r.MCPContent) > 0 {
+		out = append(append(append(out, `"mcpContent":`...), r.MCPContent...), ',')
+	}
+	return append(append(append(out, `"result":`...), r.Result...), '}'), nil
 }

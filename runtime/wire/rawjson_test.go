@@ -57,6 +57,13 @@ func TestRawJSONShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkRaw(t, "agent result", raw, got, want)
+		content := json.RawMessage(`[{"type":"text","text":"a"}]`)
+		want, _ = json.Marshal(AgentResult{OK: true, UntrustedContent: true, MCPContent: content, Result: r})
+		got, err = AgentResultJSON(AgentResult{OK: true, UntrustedContent: true, MCPContent: content, Result: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRaw(t, "agent result with MCP content", raw, got, want)
 	}
 
 	for _, r := range []AgentResult{{OK: true}, {Error: Errorf(CodeToolTimeout, "late").WithDetails(map[string]any{"timeoutMs": 5})}} {

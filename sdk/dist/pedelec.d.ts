@@ -1039,6 +1039,71 @@ export declare class ToolRefusal extends Error {
  * where it is written.
  */
 export declare function refuse(input: ToolRefusalInput): ToolRefusal;
+/** MCP's annotations of a content block. */
+export type McpAnnotations = {
+	audience?: ("user" | "assistant")[];
+	priority?: number;
+	lastModified?: string;
+};
+type BlockExtras = {
+	annotations?: McpAnnotations;
+	_meta?: {
+		[key: string]: JsonValue;
+	};
+};
+/** One MCP content block a tool result may hold; Core checks each (a known type, its required fields). */
+export type McpContentBlock = BlockExtras & ({
+	type: "text";
+	text: string;
+} | {
+	type: "image";
+	data: string;
+	mimeType: string;
+} | {
+	type: "audio";
+	data: string;
+	mimeType: string;
+} | {
+	type: "resource_link";
+	uri: string;
+	name: string;
+	title?: string;
+	description?: string;
+	mimeType?: string;
+	size?: number;
+} | {
+	type: "resource";
+	resource: {
+		uri: string;
+		mimeType?: string;
+		text: string;
+	} | {
+		uri: string;
+		mimeType?: string;
+		blob: string;
+	};
+});
+/** An MCP CallToolResult, as a handler returns it with mcpResult(). */
+export type McpToolResult = {
+	content: McpContentBlock[];
+	structuredContent?: {
+		[key: string]: JsonValue;
+	};
+	isError?: boolean;
+};
+declare const BRAND$1: unique symbol;
+/** A handler's answer made with mcpResult(). */
+export type McpResult = McpToolResult & {
+	readonly [BRAND$1]: true;
+};
+/**
+ * Marks a handler's answer as MCP content: `return mcpResult({content:
+ * [{type: "image", data, mimeType: "image/png"}], structuredContent})`.
+ * MCP clients get these blocks as they are; `pedelec tool-call` gets what
+ * they mean (structuredContent, else the text, else the blocks), and
+ * isError: true is the handler's error with the text as its message.
+ */
+export declare function mcpResult(result: McpToolResult): McpResult;
 export declare const DEFAULT_URL = "ws://127.0.0.1:7077/ws";
 /** The limit of one upload and of one read: 100 MiB. */
 export declare const MAX_ASSET_BYTES: number;

@@ -2050,12 +2050,41 @@ var SeqGate = class {
   }
 };
 
+// src/mcp-result.ts
+var BRAND = /* @__PURE__ */ Symbol.for("pedelec.mcpResult");
+function mcpResult(result) {
+  if (!isCallToolResult(result)) {
+    throw new PedelecError("INVALID_INPUT", "mcpResult() takes {content: [blocks, each with a type], structuredContent?, isError?: boolean}");
+  }
+  return Object.defineProperty({ ...result }, BRAND, { value: true });
+}
+function isMcpResult(value) {
+  return typeof value === "object" && value !== null && value[BRAND] === true;
+}
+function isCallToolResult(value) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value;
+  if (!Array.isArray(v.content)) return false;
+  if (v.isError !== void 0 && typeof v.isError !== "boolean") return false;
+  return v.content.every((b) => typeof b === "object" && b !== null && typeof b.type === "string");
+}
+function readCallToolResult(value) {
+  if (!isCallToolResult(value)) return { result: value };
+  const texts = value.content.filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text);
+  if (value.isError === true) {
+    return { error: texts.join("\n") || "the tool reported an error (isError: true) without a text content block" };
+  }
+  if (value.structuredContent !== void 0) return { result: value.structuredContent };
+  if (texts.length === value.content.length) return { result: texts.length === 1 ? texts[0] : texts.join("\n") };
+  return { result: value.content };
+}
+
 // src/refuse.ts
 var CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 var MAX_MESSAGE = 2e3;
-var BRAND = /* @__PURE__ */ Symbol.for("pedelec.refusal");
+var BRAND2 = /* @__PURE__ */ Symbol.for("pedelec.refusal");
 var _a, _b;
-var ToolRefusal = class extends (_b = Error, _a = BRAND, _b) {
+var ToolRefusal = class extends (_b = Error, _a = BRAND2, _b) {
   constructor(input) {
     super(input.message);
     __publicField(this, "code");
@@ -2088,7 +2117,7 @@ function refuse(input) {
   return new ToolRefusal(input);
 }
 function isRefusal(value) {
-  return typeof value === "object" && value !== null && value[BRAND] === true;
+  return typeof value === "object" && value !== null && value[BRAND2] === true;
 }
 
 // src/handlers.ts
@@ -2157,7 +2186,11 @@ var HandlerRegistry = class {
       const message = `The handler for ${tool} returned a value that cannot be sent as JSON: ${path} is ${problem}.`;
       return sdkFailure(selected.source, "TOOL_RESULT_INVALID", message, { path });
     }
-    return { result: checked.value, source: selected.source };
+    if (!isMcpResult(value)) return { result: checked.value, source: selected.source };
+    const content = checked.value.content;
+    const read2 = readCallToolResult(checked.value);
+    if ("error" in read2) return { ...sdkFailure(selected.source, "TOOL_HANDLER_ERROR", read2.error, void 0), content };
+    return { result: read2.result, source: selected.source, content };
   }
 };
 function sdkFailure(source, code, message, details) {
@@ -2353,7 +2386,7 @@ var Calls = class {
       s.emitError(new PedelecError("SUBMIT_TOOL_RESULT_FAILED", outcome.failure.message, { tool, toolRequestId, cause }), "sdk", void 0, turnId);
     }
     if (s.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal, outcome.content);
   }
   /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
   sendProgress(toolRequestId, tool, p, turnId) {
@@ -2382,17 +2415,17 @@ var Calls = class {
       if (next !== Infinity && !this.s.ended) this.watchDeadlines(next);
     }, Math.max(0, at - Date.now()));
   }
-  async submit(toolRequestId, tool, result, turnId, refusal) {
+  async submit(toolRequestId, tool, result, turnId, refusal, mcpContent) {
     const s = this.s;
     try {
       if (s.reconnected) await s.reconnected;
-      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : { sessionId: s.sessionId, toolRequestId, result };
+      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : mcpContent ? { sessionId: s.sessionId, toolRequestId, mcpContent, result } : { sessionId: s.sessionId, toolRequestId, result };
       await s.connection.request("submit_tool_result", params);
     } catch (err) {
       const cause = PedelecError.from(err);
       if (cause.code === "CORE_UNREACHABLE" && !s.ended && s.reconnected) {
         await s.reconnected;
-        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal, mcpContent);
         return;
       }
       if (cause.code === "TOOL_RESULT_INVALID") {
@@ -3145,37 +3178,12 @@ var PedelecSession = class {
   }
 };
 
-// src/webmcp/call-result.ts
-function isCallToolResult(value) {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const v = value;
-  if (!Array.isArray(v.content)) return false;
-  if (v.isError !== void 0 && typeof v.isError !== "boolean") return false;
-  return v.content.every((b) => typeof b === "object" && b !== null && typeof b.type === "string");
-}
-var CallToolError = class extends Error {
-  constructor() {
-    super(...arguments);
-    __publicField(this, "name", "CallToolError");
-  }
-};
-function fromCallToolResult(value) {
-  if (!isCallToolResult(value)) return value;
-  const texts = value.content.filter((b) => b.type === "text" && typeof b.text === "string").map((b) => b.text);
-  if (value.isError === true) {
-    throw new CallToolError(texts.join("\n") || "the tool reported an error (isError: true) without a text content block");
-  }
-  if (value.structuredContent !== void 0) return value.structuredContent;
-  if (texts.length === value.content.length) return texts.length === 1 ? texts[0] : texts.join("\n");
-  return value.content;
-}
-
 // src/webmcp/tools.ts
 var NO_INPUT = { type: "object", properties: {} };
 function webmcpHandler(reg) {
   return async (args, ctx) => {
-    const value = await reg.execute(args, { signal: ctx.signal });
-    return fromCallToolResult(asJson(value));
+    const value = asJson(await reg.execute(args, { signal: ctx.signal }));
+    return isCallToolResult(value) ? mcpResult(value) : value;
   };
 }
 function asJson(value) {
@@ -4753,6 +4761,7 @@ export {
   defineTool,
   installModelContext,
   isStandardSchema,
+  mcpResult,
   onNavigatedCall,
   refuse,
   toManifest

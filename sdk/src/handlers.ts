@@ -5,6 +5,7 @@
 
 import { toolErrorResult, type ErrorCode, type ToolErrorResult } from "./errors.js";
 import { toJsonResult } from "./json-safety.js";
+import { isMcpResult, readCallToolResult } from "./mcp-result.js";
 import { isRefusal } from "./refuse.js";
 import type { AnyToolDefinition, Disposer, GenericToolHandler, JsonValue, ToolCallContext } from "./types.js";
 
@@ -25,6 +26,8 @@ export type Outcome = {
   failure?: { code: ErrorCode; message: string };
   /** Set when the handler refused the call (`throw refuse(...)`): submitted instead of a result. */
   refusal?: { code: string; message: string; retryable: boolean };
+  /** The MCP content blocks of an mcpResult() answer (a WebMCP tool's CallToolResult): submitted beside the result, for MCP clients. */
+  content?: JsonValue[];
 };
 
 export class HandlerRegistry {
@@ -104,7 +107,12 @@ export class HandlerRegistry {
       const message = `The handler for ${tool} returned a value that cannot be sent as JSON: ${path} is ${problem}.`;
       return sdkFailure(selected.source, "TOOL_RESULT_INVALID", message, { path });
     }
-    return { result: checked.value, source: selected.source };
+    if (!isMcpResult(value)) return { result: checked.value, source: selected.source };
+    // MCP content (mcp-result.ts): its blocks for MCP clients, its meaning as the result.
+    const content = (checked.value as { content: JsonValue[] }).content;
+    const read = readCallToolResult(checked.value);
+    if ("error" in read) return { ...sdkFailure(selected.source, "TOOL_HANDLER_ERROR", read.error, undefined), content };
+    return { result: read.result, source: selected.source, content };
   }
 }
 

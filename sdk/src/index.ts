@@ -10,6 +10,8 @@ export { isStandardSchema, type StandardSchemaV1, type StandardSchemaInput } fro
 export { toManifest } from "./manifest.js";
 export { PedelecError, PedelecSdkError, ERROR_CODES } from "./errors.js";
 export { refuse, ToolRefusal } from "./refuse.js";
+export { mcpResult } from "./mcp-result.js";
+export type { McpAnnotations, McpContentBlock, McpResult, McpToolResult } from "./mcp-result.js";
 export type { ToolRefusalInput } from "./refuse.js";
 export type { ErrorCode, PedelecErrorData, ToolErrorResult } from "./errors.js";
 export { DEFAULT_URL } from "./client/url.js";

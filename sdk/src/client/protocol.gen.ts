@@ -217,6 +217,15 @@ export type SubmitToolResultParams = {
    * 26). The agent gets TOOL_REFUSED with the page's code and message.
    */
   refusal?: Refusal;
+  /**
+   * MCPContent, beside a result: the MCP content blocks the handler
+   * answered with (a WebMCP tool's CallToolResult, or mcpResult() in
+   * a Pedelec handler), an array of text, image, audio, resource_link
+   * and resource blocks. MCP clients get these blocks as they are;
+   * Result stays what the call means, for `pedelec tool-call` and
+   * every other reader. Core checks each block (session/mcp_content.go).
+   */
+  mcpContent?: JsonValue;
   /** last: MarshalRaw writes it as it is */
   result?: JsonValue;
 };

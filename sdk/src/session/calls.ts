@@ -170,7 +170,7 @@ export class Calls {
     }
     // The session ended while the handler ran: there is no one to answer.
     if (s.ended) return;
-    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal);
+    await this.submit(toolRequestId, tool, outcome.result, turnId, outcome.refusal, outcome.content);
   }
 
   /** Sends one (rate-limited) progress report to Core and shows it to onStatus. */
@@ -203,18 +203,29 @@ export class Calls {
     }, Math.max(0, at - Date.now()));
   }
 
-  private async submit(toolRequestId: string, tool: string, result: JsonValue, turnId: string, refusal?: Outcome["refusal"]): Promise<void> {
+  private async submit(
+    toolRequestId: string,
+    tool: string,
+    result: JsonValue,
+    turnId: string,
+    refusal?: Outcome["refusal"],
+    mcpContent?: Outcome["content"],
+  ): Promise<void> {
     const s = this.s;
     try {
       if (s.reconnected) await s.reconnected;
-      const params = refusal ? { sessionId: s.sessionId, toolRequestId, refusal } : { sessionId: s.sessionId, toolRequestId, result };
+      const params = refusal
+        ? { sessionId: s.sessionId, toolRequestId, refusal }
+        : mcpContent
+          ? { sessionId: s.sessionId, toolRequestId, mcpContent, result }
+          : { sessionId: s.sessionId, toolRequestId, result };
       await s.connection.request("submit_tool_result", params);
     } catch (err) {
       const cause = PedelecError.from(err);
       if (cause.code === "CORE_UNREACHABLE" && !s.ended && s.reconnected) {
         // Lost on the way: Core keeps the call pending; answer it once resumed.
         await s.reconnected;
-        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal);
+        if (!s.ended) return this.submit(toolRequestId, tool, result, turnId, refusal, mcpContent);
         return;
       }
       if (cause.code === "TOOL_RESULT_INVALID") {

@@ -14,7 +14,7 @@
 import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonObjectSchema, JsonValue, ToolAnnotations, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
-import { fromCallToolResult } from "./call-result.js";
+import { isCallToolResult, mcpResult, type McpResult, type McpToolResult } from "../mcp-result.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
@@ -22,11 +22,11 @@ export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { 
 
 const NO_INPUT: JsonObjectSchema = { type: "object", properties: {} };
 
-/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is read as what it means (call-result.ts). */
+/** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is MCP content (mcp-result.ts). */
 export function webmcpHandler(reg: WebMCPRegistration) {
-  return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue> => {
-    const value = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
-    return fromCallToolResult(asJson(value));
+  return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue | McpResult> => {
+    const value = asJson(await reg.execute(args as Record<string, unknown>, { signal: ctx.signal }));
+    return isCallToolResult(value) ? mcpResult(value as McpToolResult) : value;
   };
 }
 
