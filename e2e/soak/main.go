@@ -410,6 +410,7 @@ func run() (bool, error) {
 	bin := *binary
 	if bin == "" {
 		dir, _ := os.MkdirTemp("", "pedelec-soak-bin-")
+		defer os.RemoveAll(dir)
 		bin = filepath.Join(dir, "pedelec")
 		build := exec.Command("go", "build", "-o", bin, ".")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -429,6 +430,11 @@ func run() (bool, error) {
 		return false, err
 	}
 	prov, cfg, err := setupProvider(state)
+	defer func() {
+		for _, d := range builtDirs {
+			os.RemoveAll(d)
+		}
+	}()
 	if err != nil {
 		return false, err
 	}

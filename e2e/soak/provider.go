@@ -13,6 +13,9 @@ import (
 // describes ([providers.NAME] with acp = true).
 const acpProvider = "soak-acp"
 
+// builtDirs are the directories of what the soak built, removed when it ends.
+var builtDirs []string
+
 // setupProvider returns the sessions' provider and Core's settings file.
 func setupProvider(state string) (prov, config string, err error) {
 	switch *provName {
@@ -27,6 +30,7 @@ func setupProvider(state string) (prov, config string, err error) {
 			if err != nil {
 				return "", "", err
 			}
+			builtDirs = append(builtDirs, dir)
 			agent = filepath.Join(dir, "soak-acp-agent")
 			build := exec.Command("go", "build", "-o", agent, "./e2e/soak/acpagent")
 			build.Env = append(os.Environ(), "CGO_ENABLED=0")
