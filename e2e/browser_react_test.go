@@ -1,13 +1,14 @@
 package e2e
 
 // The React binding and sessions that follow the page, in real Chromium:
-// sdk/examples/react (Vite + React 19, StrictMode on, built in development
+// sdk/examples/react (Vite + React 19, and React 18 in a second build; StrictMode on, built in development
 // mode so StrictMode double-runs every effect) installed from the SDK's own
 // `npm pack` tarball as a user installs it, its other packages from the npm
 // registry, served on its own loopback origin, driven by the `script`
 // agent through the real `pedelec tool-call`.
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,28 +24,45 @@ import (
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
+// react18 is the React 18 the example is also built with: the binding's
+// peer range is ^18 || ^19, and the example pins 19.
+const react18 = "18.3.1"
+
+type reactBuild struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
 var (
-	reactExampleOnce sync.Once
-	reactExampleDir  string
-	reactExampleErr  error
+	reactBuildsMu sync.Mutex
+	reactBuilds   = map[string]*reactBuild{}
 )
 
-// reactExample builds the example once per test binary and returns its dist/.
-func reactExample(t *testing.T) string {
+// reactExample builds the example once per test binary and returns its
+// dist/: with the React it pins (react ""), or with that React version.
+func reactExample(t *testing.T, react string) string {
 	t.Helper()
 	testenv.SkipShort(t, "the React example is built with npm and Vite")
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		testenv.Need(t, "npm", "the React example is built with npm")
 	}
-	reactExampleOnce.Do(func() { reactExampleDir, reactExampleErr = buildReactExample(npm) })
-	if reactExampleErr != nil {
-		t.Fatal(reactExampleErr)
+	reactBuildsMu.Lock()
+	b := reactBuilds[react]
+	if b == nil {
+		b = &reactBuild{}
+		reactBuilds[react] = b
 	}
-	return reactExampleDir
+	reactBuildsMu.Unlock()
+	b.once.Do(func() { b.dir, b.err = buildReactExample(npm, react) })
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.dir
 }
 
-func buildReactExample(npm string) (string, error) {
+func buildReactExample(npm, react string) (string, error) {
 	tmp, err := os.MkdirTemp("", "pedelec-react-example-")
 	if err != nil {
 		return "", err
@@ -78,6 +96,12 @@ func buildReactExample(npm string) (string, error) {
 	if err := run(app, nil, "install", tarballs[0]); err != nil {
 		return "", err
 	}
+	if react != "" {
+		// Another React over the pinned one, as an app on that React has it.
+		if err := run(app, nil, "install", "react@"+react, "react-dom@"+react); err != nil {
+			return "", err
+		}
+	}
 	// Development React: StrictMode mounts, unmounts and mounts again.
 	if err := run(app, []string{"NODE_ENV=development"}, "exec", "--", "vite", "build", "--mode", "development"); err != nil {
 		return "", err
@@ -92,8 +116,11 @@ type reactApp struct {
 	b    *browser
 }
 
-func newReactApp(t *testing.T) *reactApp {
-	dist := reactExample(t)
+func newReactApp(t *testing.T) *reactApp { return newReactAppOn(t, "") }
+
+// newReactAppOn is newReactApp with the example built on React version react.
+func newReactAppOn(t *testing.T, react string) *reactApp {
+	dist := reactExample(t, react)
 	static := httptest.NewServer(http.FileServer(http.Dir(dist)))
 	t.Cleanup(static.Close)
 	core := testenv.Serve(t, []string{"--allow-origin", static.URL})
@@ -151,8 +178,20 @@ func (a *reactApp) framesWith(s string) int {
 // handler replaced by a render without a new registration; and a WebMCP
 // tool from usewebmcp with a Zod 4 schema beside them.
 func TestBrowserReactToolsFollowComponents(t *testing.T) {
-	a := newReactApp(t)
+	checkToolsFollowComponents(t, newReactApp(t), "19.")
+}
+
+// The same on React 18 (the binding's peer range is ^18 || ^19), the
+// example built from the same tarball with react@18 and react-dom@18.
+func TestBrowserReact18ToolsFollowComponents(t *testing.T) {
+	checkToolsFollowComponents(t, newReactAppOn(t, react18), "18.")
+}
+
+func checkToolsFollowComponents(t *testing.T, a *reactApp, reactVersion string) {
 	a.open(t)
+	if v := a.text(t, "#react-version"); !strings.HasPrefix(v, reactVersion) {
+		t.Fatalf("the example runs React %q, want %s*", v, reactVersion)
+	}
 	if n := a.framesWith(`"method":"create_session"`); n != 1 {
 		t.Errorf("StrictMode's mount pair sent %d create_session, want 1", n)
 	}
@@ -197,6 +236,11 @@ func TestBrowserReactToolsFollowComponents(t *testing.T) {
 	if !strings.Contains(chat, `"TOOL_ARGS_INVALID"`) {
 		t.Errorf("forecast with arguments the Zod schema forbids: %q", chat)
 	}
+	// @mcp-b/react-webmcp's context tool, beside the binding.
+	chat = a.turn(t, `call shop_context {}`, "m6")
+	if !strings.Contains(chat, `"page":"shop"`) || !strings.Contains(chat, `"visits":1`) {
+		t.Errorf("the @mcp-b/react-webmcp tool: %q", chat)
+	}
 	if n := a.framesWith(`"method":"create_session"`); n != 1 {
 		t.Errorf("create_session sent %d times in all, want 1", n)
 	}
@@ -238,7 +282,12 @@ func TestBrowserReactReloadMidTurnResumes(t *testing.T) {
 // last page answers nothing: "navigated to <url>"), and the last page's
 // tool ends the turn.
 func TestBrowserReactSessionFollowsNavigations(t *testing.T) {
-	a := newReactApp(t)
+	for _, react := range []string{"", react18} {
+		t.Run("react"+cmp.Or(react, "19"), func(t *testing.T) { sessionFollowsNavigations(t, newReactAppOn(t, react)) })
+	}
+}
+
+func sessionFollowsNavigations(t *testing.T, a *reactApp) {
 	id := a.open(t)
 	a.send(t, strings.Join([]string{`call open_cart {}`, `call place_order {"item":"bike"}`, `call read_order {}`, `say finished`}, "\n"))
 	a.b.waitJS(t, 60*time.Second, `location.pathname === "/done.html"`, "the last page")

@@ -35,6 +35,11 @@ func webmcpApp(t testing.TB) (*httptest.Server, *atomic.Pointer[string]) {
 	var core atomic.Pointer[string]
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := filepath.Base(r.URL.Path)
+		if name == "no-content" {
+			// A form's action that does not navigate: the page stays.
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			http.NotFound(w, r)

@@ -168,7 +168,7 @@ func handleResumeSession(_ context.Context, c *conn, params json.RawMessage) (an
 		return nil, nil, err
 	}
 	// Not `return s.resume(...)`: a nil *session.SessionInfo in `any` is not a nil result.
-	info, then, err := s.Resume(c, p.LastSeq)
+	info, then, err := s.Resume(c, p.LastSeq, p.Redeliver)
 	if err != nil {
 		return nil, nil, err
 	}

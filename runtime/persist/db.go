@@ -77,6 +77,7 @@ type Record struct {
 	Model               string          `json:"model,omitempty"`
 	Skills              json.RawMessage `json:"skills,omitempty"` // tools and guidance as the page sent them (validated); stored in skillsBucket
 	AutoEndOnDisconnect bool            `json:"autoEndOnDisconnect"`
+	DisconnectGraceMs   int64           `json:"disconnectGraceMs,omitempty"` // a following page's grace (create_session's)
 	Status              string          `json:"status"`
 	Seq                 int64           `json:"seq"`
 	Primed              bool            `json:"primed,omitempty"`

@@ -27,6 +27,7 @@ type pendingCall struct {
 	turnStartedAt time.Time
 	outcome       chan callOutcome  // buffered: settling never blocks
 	progress      *callprogress.Box // the handler's latest ctx.progress (progress.go)
+	eventSeq      int64             // the seq of its latest tool_call event: a resume with lastSeq before it gets it in the replay
 }
 
 // pendingCalls is a session's broker state, guarded by the session's mu:

@@ -18,7 +18,7 @@ import (
 func (s *Session) recordLocked() *persist.Record {
 	r := &persist.Record{
 		ID: s.id, Origin: s.origin, Provider: s.provider.Name(), Model: s.model,
-		AutoEndOnDisconnect: s.autoEnd, Status: string(s.status), Seq: s.seq, Primed: s.primed,
+		AutoEndOnDisconnect: s.autoEnd, DisconnectGraceMs: s.disconnectGrace.Milliseconds(), Status: string(s.status), Seq: s.seq, Primed: s.primed,
 		ProviderThread: s.providerThread, LastTurnFailed: s.lastTurnFailed,
 		CreatedAt: s.createdAt.UnixMilli(), UpdatedAt: time.Now().UnixMilli(),
 	}
@@ -117,10 +117,17 @@ func (c *Table) restoreSession(r persist.Record, events []persist.Event) (*Sessi
 	if err != nil {
 		return nil, err
 	}
+	// A grace the record cannot have had (a damaged or hand-edited
+	// database) is dropped, not trusted: the session waits the resume
+	// window as one without a grace.
+	grace, err := disconnectGrace(r.DisconnectGraceMs, r.AutoEndOnDisconnect)
+	if err != nil {
+		grace = 0
+	}
 	s := &Session{
 		table: c, id: r.ID, secret: ids.New("k_"), origin: r.Origin,
 		provider: prov, model: r.Model, createdAt: time.UnixMilli(r.CreatedAt),
-		autoEnd: r.AutoEndOnDisconnect, dirs: dirs, log: fieldlog.New(c.log, "session", r.ID),
+		autoEnd: r.AutoEndOnDisconnect, disconnectGrace: grace, dirs: dirs, log: fieldlog.New(c.log, "session", r.ID),
 		status: wire.Status(r.Status), seq: r.Seq, primed: r.Primed, providerThread: r.ProviderThread, lastTurnFailed: r.LastTurnFailed,
 		events: c.newEventLog(), restoredActive: time.UnixMilli(r.UpdatedAt),
 	}
@@ -224,16 +231,22 @@ func (t *Table) Restore(r persist.Record, events []persist.Event) error {
 }
 
 // startResumeWindow ends a restored session that no page resumes in time.
+// A following page's session (autoEnd with a grace) waits its grace, from
+// the restart on, as after any disconnect: the page reconnects within it,
+// a tab closed while Core was down never does and ends it as a disconnect.
 func (s *Session) startResumeWindow() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	window := s.table.cfg.ResumeWindow
+	window, reason := s.table.cfg.ResumeWindow, wire.EndReasonResumeWindowExpired
+	if s.autoEnd && s.disconnectGrace > 0 {
+		window, reason = s.disconnectGrace, wire.EndReasonDisconnect
+	}
 	s.detachTimer = time.AfterFunc(window, func() {
 		s.mu.Lock()
 		stillDetached := s.page == nil
 		s.mu.Unlock()
 		if stillDetached {
-			s.End(wire.EndedData{Reason: "resume_window_expired"})
+			s.End(wire.EndedData{Reason: reason})
 		}
 	})
 }

@@ -226,6 +226,7 @@ func (s *Session) emitLocked(event, turnID string, data any) {
 // scanned and re-encoded again (docs/protocol.md, "A call's JSON").
 func (s *Session) emitToolCallLocked(call *pendingCall, redelivered bool) {
 	s.emitWithArgsLocked(wire.EventToolCall, call.turnID, call.eventData(redelivered), call.args)
+	call.eventSeq = s.seq
 }
 
 // emitWithArgsLocked is emitLocked with args, when not nil, written in as
@@ -300,11 +301,14 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 // Resume attaches page connection pc. With lastSeq (a page that followed
 // the session and lost its connection) the events after lastSeq are sent
 // again from the log, exactly as they were; without it (a reloaded page)
-// the pending calls are delivered again as new events. Either way the
+// the pending calls are delivered again as new events. With both (redeliver:
+// the next page of a session that follows the page) the replay comes
+// first, then the pending calls the replay does not hold, since the page
+// that was given them is gone. Either way the
 // attaching happens in the returned function, after the response is
 // queued, so the page knows the session before its events arrive and no
 // event is emitted between the two.
-func (s *Session) Resume(pc Page, lastSeq *int64) (*wire.SessionInfo, func(), error) {
+func (s *Session) Resume(pc Page, lastSeq *int64, redeliver bool) (*wire.SessionInfo, func(), error) {
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -345,8 +349,8 @@ func (s *Session) Resume(pc Page, lastSeq *int64) (*wire.SessionInfo, func(), er
 			return
 		}
 		s.replayLocked(pc, from)
-		if lastSeq == nil {
-			for _, call := range s.calls.inOrder() {
+		for _, call := range s.calls.inOrder() {
+			if lastSeq == nil || (redeliver && call.eventSeq <= from) {
 				s.emitToolCallLocked(call, true)
 			}
 		}

@@ -183,9 +183,16 @@ type SessionParams struct {
 // connection) passes the last seq it handled and gets every later event
 // again, in order, from Core's event log, and no call is delivered twice.
 // Without lastSeq (a reloaded page) pending calls are delivered again.
+// Redeliver with lastSeq is the next page of a session that follows the
+// page (the SDK's followPage): lastSeq is the last seq the previous page
+// handled, so what happened while no page was loaded (the agent's chat)
+// is replayed, and the calls still pending that the previous page was
+// given are delivered again (redelivered: true) after the replay, since
+// this page never ran them.
 type ResumeSessionParams struct {
 	SessionID string `json:"sessionId"`
 	LastSeq   *int64 `json:"lastSeq,omitempty"`
+	Redeliver bool   `json:"redeliver,omitempty"`
 }
 
 type SendTextParams struct {

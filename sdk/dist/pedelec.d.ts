@@ -536,6 +536,12 @@ export type NavigatedCall = {
 	from: string;
 	/** This page. */
 	to: string;
+	/**
+	 * What the previous page knew of the call as it left, when it knew
+	 * something: for a declarative WebMCP form whose submission navigated,
+	 * {submitted: true, navigated: true, url, method}.
+	 */
+	left?: JsonValue;
 };
 /** Pedelec Core addition (issue 24): how a session meets the page's WebMCP tools (docs/webmcp.md). */
 export type WebMCPSessionOptions = {

@@ -2268,6 +2268,12 @@ var Calls = class {
     __publicField(this, "deadlineTimer");
     __publicField(this, "deadlineAt", Infinity);
     __publicField(this, "browserCalls", 0);
+    /**
+     * Set as a page that follows its session unloads (follow.ts): a call
+     * that arrives now is the next page's, which gets it from Core after
+     * the last event recorded for it. Run here too, it would run twice.
+     */
+    __publicField(this, "unloading", false);
     this.registry = new HandlerRegistry(tools);
     s.onEnd((ended) => {
       for (const [, call] of this.calls) abortCall(call, ended);
@@ -2353,6 +2359,7 @@ var Calls = class {
   async dispatch(turnId, data, eventReceivedAt) {
     const s = this.s;
     const { toolRequestId, tool } = data;
+    if (this.unloading) return;
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();
     const deadline = typeof data.deadline === "number" ? data.deadline : eventReceivedAt + (data.timeoutMs ?? 6e4);
@@ -3109,6 +3116,19 @@ var PedelecSession = class {
   runningCalls() {
     return this.calls.running();
   }
+  /** @internal The seq of the last event this page handled. */
+  lastSeq() {
+    return this.state.seq.lastSeq;
+  }
+  /**
+   * @internal The seq of the last event this page handled, as the page
+   * unloads (follow.ts leaves it to the next page); from then on calls are
+   * the next page's to run.
+   */
+  unloadingAt() {
+    this.calls.unloading = true;
+    return this.state.seq.lastSeq;
+  }
   /** @internal Runs fn when the session ends (at once if it has). */
   onCleanup(fn) {
     this.state.onCleanup(fn);
@@ -3178,390 +3198,29 @@ var PedelecSession = class {
   }
 };
 
-// src/webmcp/tools.ts
-var NO_INPUT = { type: "object", properties: {} };
-function webmcpHandler(reg) {
-  return async (args, ctx) => {
-    const value = asJson(await reg.execute(args, { signal: ctx.signal }));
-    return isCallToolResult(value) ? mcpResult(value) : value;
-  };
+// src/leaving.ts
+var LEAVE_WAIT_MS = 1e4;
+var following = /* @__PURE__ */ new WeakMap();
+function markFollowing(session) {
+  if (!following.has(session)) following.set(session, /* @__PURE__ */ new Map());
 }
-function asJson(value) {
-  const text = JSON.stringify(value);
-  return text === void 0 ? null : JSON.parse(text);
+function leftBy(session) {
+  return Object.fromEntries(following.get(session) ?? []);
 }
-function convert(reg) {
-  const inputSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
-  let annotations;
-  if (reg.annotations || reg.title !== void 0) {
-    annotations = { ...reg.annotations };
-    if (reg.title !== void 0) annotations.title = reg.title;
-  }
-  const def = { name: reg.name, description: reg.description, inputSchema };
-  if (annotations) def.annotations = annotations;
-  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
-    path: p.path.replace(/^tools\[0\]\.inputSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
-    message: p.message
-  }));
-  if (problems.length > 0) return { reg, problems };
-  def.handler = webmcpHandler(reg);
-  return { reg, def };
-}
-function refusedTools(refused) {
-  const problems = refused.flatMap(
-    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
-  );
-  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
-  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
-  return new PedelecError(
-    "INVALID_INPUT",
-    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
-    { problems, tools: refused.map((r) => r.reg.name) }
-  );
-}
-
-// src/webmcp/shared.ts
-function pageShared(key2, make) {
-  const sym = /* @__PURE__ */ Symbol.for(`pedelec.webmcp.${key2}`);
-  const g = globalThis;
-  let v = g[sym];
-  if (v === void 0) {
-    v = make();
-    Object.defineProperty(globalThis, sym, { value: v, configurable: false, enumerable: false, writable: false });
-  }
-  return v;
-}
-
-// src/webmcp/registrations.ts
-var WEBMCP_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
-var Registrations = class {
-  constructor() {
-    __publicField(this, "tools", /* @__PURE__ */ new Map());
-    __publicField(this, "listeners", /* @__PURE__ */ new Set());
-  }
-  has(name) {
-    return this.tools.has(name);
-  }
-  get(name) {
-    return this.tools.get(name);
-  }
-  list() {
-    return [...this.tools.values()];
-  }
-  add(reg) {
-    this.tools.set(reg.name, reg);
-    this.changed();
-  }
-  /** Removes reg if it is still the registration for its name. */
-  remove(reg) {
-    if (this.tools.get(reg.name) !== reg) return false;
-    this.tools.delete(reg.name);
-    this.changed();
-    return true;
-  }
-  /** Called after every change, synchronously; returns the unsubscribe. */
-  subscribe(fn) {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
-  }
-  changed() {
-    for (const fn of [...this.listeners]) {
-      try {
-        fn();
-      } catch {
-      }
-    }
-  }
-};
-var registrations = pageShared("registrations.v1", () => new Registrations());
-
-// src/webmcp/link.ts
-function currentWebMCPTools(defined) {
-  const taken = new Set(defined.map((t) => t?.name));
-  const offered = [];
-  const refused = [];
-  for (const reg of registrations.list()) {
-    if (taken.has(reg.name)) {
-      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
-      continue;
-    }
-    const c = convert(reg);
-    if ("problems" in c) refused.push(c);
-    else offered.push(c);
-  }
-  return { offered, refused };
-}
-function manifestOf(defs) {
-  return defs.map((d) => {
-    const { handler: _h, ...rest } = d;
-    return JSON.parse(JSON.stringify(rest));
-  });
-}
-function nextTask2() {
-  return new Promise((resolve2) => setTimeout(resolve2, 0));
-}
-function linkWebMCP(session, definedNow, sent) {
-  const handlers = /* @__PURE__ */ new Map();
-  const reported = /* @__PURE__ */ new WeakSet();
-  let lastSent = sent === null ? null : JSON.stringify(sent);
-  let scheduled = false;
-  let running = Promise.resolve();
-  let stopped = false;
-  const refresh = (report) => {
-    const defined = definedNow();
-    const { offered, refused } = currentWebMCPTools(defined);
-    handlers.clear();
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
-    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
-    for (const r of fresh) reported.add(r.reg);
-    if (fresh.length > 0) session.reportError(refusedTools(fresh));
-    return manifestOf([...defined, ...offered.map((c) => c.def)]);
-  };
-  const flush = async () => {
-    scheduled = false;
-    if (stopped) return;
-    const manifest = refresh(true);
-    const text = JSON.stringify(manifest);
-    if (text === lastSent) return;
-    lastSent = text;
-    try {
-      await session.updateTools(manifest);
-    } catch {
-      lastSent = null;
-    }
-  };
-  const schedule = () => {
-    if (scheduled || stopped) return;
-    scheduled = true;
-    queueMicrotask(() => {
-      running = running.then(flush);
-    });
-  };
-  refresh(false);
-  const off = registrations.subscribe(schedule);
-  session.onCleanup(() => {
-    stopped = true;
-    off();
-  });
-  setTimeout(schedule, 0);
-  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask2().then(() => running) };
-}
-
-// src/page-tools.ts
-var PageTools = class {
-  /** base: the tools createSession/resumeSession was given; sent: what Core has now, null when unknown (a resume). */
-  constructor(session, base, sent) {
-    __publicField(this, "session", session);
-    __publicField(this, "base", base);
-    __publicField(this, "added", /* @__PURE__ */ new Map());
-    __publicField(this, "link", null);
-    __publicField(this, "lastSent");
-    __publicField(this, "scheduled", false);
-    __publicField(this, "running", Promise.resolve());
-    this.lastSent = sent === null ? null : JSON.stringify(sent);
-    session.setDynamicHandlers((tool) => this.added.get(tool)?.handler ?? this.link?.handler(tool));
-  }
-  /**
-   * The session's own tools now: the base ones, then the added ones by
-   * name, so a tool removed and added again (StrictMode) leaves the list,
-   * and what Core is sent, as it was.
-   */
-  defined() {
-    const added = [...this.added.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    return [...this.base, ...added];
-  }
-  followWebMCP(sent) {
-    this.link = linkWebMCP(this.session, () => this.defined(), sent);
-  }
-  add(def) {
-    const name = def?.name;
-    if (this.session.getStatus() === "ended") throw new PedelecError("SESSION_ENDED", `addTool(${JSON.stringify(name)}): the session has ended`);
-    checkedManifest({ guidance: "", tools: [def] });
-    if (this.base.some((t) => t.name === name) || this.added.has(name)) {
-      throw new PedelecError("INVALID_INPUT", `addTool: this session already has a tool named ${JSON.stringify(name)}; remove it first or choose another name`, {
-        problems: [{ path: "name", message: "already a tool of this session" }],
-        tool: name
-      });
-    }
-    this.added.set(name, def);
-    this.changed();
-    return () => {
-      if (this.added.get(name) !== def) return;
-      this.added.delete(name);
-      this.changed();
+function holdAsThePageLeaves(session, toolRequestId, value) {
+  const left = following.get(session);
+  if (!left || typeof addEventListener !== "function") return null;
+  left.set(toolRequestId, value);
+  return new Promise((resolve2) => {
+    const stay = () => {
+      removeEventListener("pagehide", gone);
+      left.delete(toolRequestId);
+      resolve2(value);
     };
-  }
-  /** Resolves once the changes made so far reached Core (or failed). */
-  async sent() {
-    await new Promise((resolve2) => setTimeout(resolve2, 0));
-    await this.running;
-    await this.link?.sent();
-  }
-  /** Sends the list again now; the first send after a resume is always made. */
-  changed() {
-    if (this.link) return this.link.schedule();
-    if (this.scheduled) return;
-    this.scheduled = true;
-    queueMicrotask(() => {
-      this.running = this.running.then(() => this.flush());
-    });
-  }
-  async flush() {
-    this.scheduled = false;
-    if (this.session.getStatus() === "ended") return;
-    const manifest = manifestOf(this.defined());
-    const text = JSON.stringify(manifest);
-    if (text === this.lastSent) return;
-    this.lastSent = text;
-    try {
-      await this.session.updateTools(manifest);
-    } catch {
-      this.lastSent = null;
-    }
-  }
-};
-var bySession = /* @__PURE__ */ new WeakMap();
-function attachPageTools(session, base, sent, webmcp) {
-  const tools = new PageTools(session, base, sent);
-  bySession.set(session, tools);
-  if (webmcp) tools.followWebMCP(sent);
-  else if (sent === null) tools.changed();
-}
-function toolsSent(session) {
-  return bySession.get(session)?.sent() ?? Promise.resolve();
-}
-function addTool(session, definition2) {
-  const tools = bySession.get(session);
-  if (!tools) throw new PedelecError("INVALID_INPUT", "addTool(session, definition): pass a session from pedelec.createSession() or resumeSession()");
-  return tools.add(definition2);
-}
-
-// src/follow.ts
-var FOLLOW_GRACE_MS = 1e4;
-var ANSWER_WAIT_MS = 1e3;
-var KEY = "pedelec.follow:";
-function storage() {
-  try {
-    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
-  } catch {
-    return null;
-  }
-}
-function read(coreUrl) {
-  try {
-    const raw = storage()?.getItem(KEY + coreUrl);
-    const v = raw ? JSON.parse(raw) : null;
-    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
-  } catch {
-    return null;
-  }
-}
-function write(coreUrl, v) {
-  try {
-    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
-  } catch {
-  }
-}
-function followedSession(coreUrl) {
-  return read(coreUrl);
-}
-function forgetFollowed(coreUrl, sessionId) {
-  const cur = read(coreUrl);
-  if (!cur || sessionId && cur.sessionId !== sessionId) return;
-  try {
-    storage()?.removeItem(KEY + coreUrl);
-  } catch {
-  }
-}
-var Carried = class {
-  constructor(stored) {
-    __publicField(this, "ids");
-    __publicField(this, "from");
-    __publicField(this, "answerers", []);
-    /** Set by follow(): the session whose tools must reach Core before an answer does. */
-    __publicField(this, "session", null);
-    __publicField(this, "waiting", /* @__PURE__ */ new Map());
-    /** The handler for a call that was running on the previous page, or undefined for any other. */
-    __publicField(this, "route", (toolRequestId, tool) => {
-      if (!this.ids.has(toolRequestId)) return void 0;
-      this.ids.delete(toolRequestId);
-      return (args) => {
-        const call = { toolRequestId, tool, args, from: this.from, to: here() };
-        return new Promise((resolve2) => {
-          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
-          const settle = (v) => {
-            if (!this.waiting.delete(toolRequestId)) return;
-            clearTimeout(timer);
-            const result = v === void 0 ? navigatedResult(call) : v;
-            const session = this.session;
-            resolve2(session ? toolsSent(session).then(() => result) : result);
-          };
-          this.waiting.set(toolRequestId, { call, settle });
-          this.offer(toolRequestId);
-        });
-      };
-    });
-    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
-    this.from = stored.from ?? "";
-  }
-  addAnswerer(fn) {
-    this.answerers.push(fn);
-    for (const id of [...this.waiting.keys()]) this.offer(id);
-    return () => {
-      this.answerers = this.answerers.filter((a) => a !== fn);
-    };
-  }
-  offer(id) {
-    const w = this.waiting.get(id);
-    if (!w || this.answerers.length === 0) return;
-    const answer = this.answerers[this.answerers.length - 1];
-    let v;
-    try {
-      v = answer(w.call);
-    } catch (err) {
-      v = Promise.reject(err);
-    }
-    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
-  }
-};
-function here() {
-  return typeof location !== "undefined" ? location.href : "";
-}
-function navigatedResult(call) {
-  const title = typeof document !== "undefined" ? document.title : "";
-  return {
-    navigated: true,
-    url: call.to,
-    from: call.from,
-    title,
-    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
-  };
-}
-var carriedBySession = /* @__PURE__ */ new WeakMap();
-function carriedCalls(stored) {
-  return new Carried(stored);
-}
-function follow(session, coreUrl, carried) {
-  if (carried) {
-    carried.session = session;
-    carriedBySession.set(session, carried);
-  }
-  write(coreUrl, { sessionId: session.sessionId });
-  const onHide = () => {
-    if (session.getStatus() === "ended") return;
-    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
-  };
-  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
-  session.onCleanup(() => {
-    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
-    forgetFollowed(coreUrl, session.sessionId);
+    const timer = setTimeout(stay, LEAVE_WAIT_MS);
+    const gone = () => clearTimeout(timer);
+    addEventListener("pagehide", gone, { once: true });
   });
-}
-function onNavigatedCall(session, answer) {
-  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
-  const carried = carriedBySession.get(session);
-  return carried ? carried.addAnswerer(answer) : () => {
-  };
 }
 
 // src/webmcp/form-schema.ts
@@ -3709,6 +3368,18 @@ function labelOfGroup(p) {
   return labelOf(first);
 }
 
+// src/webmcp/shared.ts
+function pageShared(key2, make) {
+  const sym = /* @__PURE__ */ Symbol.for(`pedelec.webmcp.${key2}`);
+  const g = globalThis;
+  let v = g[sym];
+  if (v === void 0) {
+    v = make();
+    Object.defineProperty(globalThis, sym, { value: v, configurable: false, enumerable: false, writable: false });
+  }
+  return v;
+}
+
 // src/webmcp/form-call.ts
 function shared() {
   return pageShared("formcalls.v1", () => {
@@ -3778,6 +3449,10 @@ function watchSubmission(form) {
     }
   };
 }
+var navigations = pageShared("formNavigations.v1", () => /* @__PURE__ */ new WeakSet());
+function isNavigation(value) {
+  return typeof value === "object" && value !== null && navigations.has(value);
+}
 async function submissionResult(w) {
   if (w.response) {
     let value;
@@ -3807,6 +3482,7 @@ async function submissionResult(w) {
   const target = (submitter?.getAttribute("formtarget") ?? form.target) || "_self";
   const result = { submitted: true, navigated: true, url: action.href, method: method.toUpperCase() };
   if (target !== "_self") result.target = target;
+  else navigations.add(result);
   return result;
 }
 function fillForm(form, input) {
@@ -3870,7 +3546,7 @@ async function callForm(form, input, signal) {
   try {
     if (autosubmit) {
       form.requestSubmit();
-      const w2 = await Promise.race([watch.submitted, nextTask3().then(() => null)]);
+      const w2 = await Promise.race([watch.submitted, nextTask2().then(() => null)]);
       if (!w2) throw new Error(`the form refused the values: ${invalidFields(form) || "it did not submit"}`);
       return await Promise.race([submissionResult(w2), stopped]);
     }
@@ -3883,8 +3559,393 @@ async function callForm(form, input, signal) {
     watch.cancel();
   }
 }
-function nextTask3() {
+function nextTask2() {
   return new Promise((r) => setTimeout(r, 0));
+}
+
+// src/webmcp/tools.ts
+var NO_INPUT = { type: "object", properties: {} };
+function webmcpHandler(reg, leaving) {
+  return async (args, ctx) => {
+    const raw = await reg.execute(args, { signal: ctx.signal });
+    const held = leaving && isNavigation(raw) ? leaving(ctx.toolRequestId, raw) : null;
+    if (held) return held;
+    const value = asJson(raw);
+    return isCallToolResult(value) ? mcpResult(value) : value;
+  };
+}
+function asJson(value) {
+  const text = JSON.stringify(value);
+  return text === void 0 ? null : JSON.parse(text);
+}
+function convert(reg) {
+  const inputSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
+  let annotations;
+  if (reg.annotations || reg.title !== void 0) {
+    annotations = { ...reg.annotations };
+    if (reg.title !== void 0) annotations.title = reg.title;
+  }
+  const def = { name: reg.name, description: reg.description, inputSchema };
+  if (annotations) def.annotations = annotations;
+  const problems = validateManifest({ guidance: "", tools: [JSON.parse(JSON.stringify(def))] }).map((p) => ({
+    path: p.path.replace(/^tools\[0\]\.inputSchema/, "inputSchema").replace(/^tools\[0\]\.?/, ""),
+    message: p.message
+  }));
+  if (problems.length > 0) return { reg, problems };
+  def.handler = webmcpHandler(reg);
+  return { reg, def };
+}
+function refusedTools(refused) {
+  const problems = refused.flatMap(
+    ({ reg, problems: problems2 }) => problems2.map((p) => ({ path: `webmcp[${JSON.stringify(reg.name)}].${p.path || "(tool)"}`, message: p.message, tool: reg.name }))
+  );
+  const parts = problems.map((p) => `WebMCP tool ${JSON.stringify(p.tool)}: ${p.path.replace(/^webmcp\[[^\]]*\]\./, "")}: ${p.message}`);
+  const n = refused.length === 1 ? "1 WebMCP tool" : `${refused.length} WebMCP tools`;
+  return new PedelecError(
+    "INVALID_INPUT",
+    `${n} cannot be offered to Pedelec's agents: ${parts.join("; ")}. Pedelec takes a subset of JSON Schema and refuses other keywords rather than ignore them (docs/webmcp.md)`,
+    { problems, tools: refused.map((r) => r.reg.name) }
+  );
+}
+
+// src/webmcp/registrations.ts
+var WEBMCP_NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+var Registrations = class {
+  constructor() {
+    __publicField(this, "tools", /* @__PURE__ */ new Map());
+    __publicField(this, "listeners", /* @__PURE__ */ new Set());
+  }
+  has(name) {
+    return this.tools.has(name);
+  }
+  get(name) {
+    return this.tools.get(name);
+  }
+  list() {
+    return [...this.tools.values()];
+  }
+  add(reg) {
+    this.tools.set(reg.name, reg);
+    this.changed();
+  }
+  /** Removes reg if it is still the registration for its name. */
+  remove(reg) {
+    if (this.tools.get(reg.name) !== reg) return false;
+    this.tools.delete(reg.name);
+    this.changed();
+    return true;
+  }
+  /** Called after every change, synchronously; returns the unsubscribe. */
+  subscribe(fn) {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+  changed() {
+    for (const fn of [...this.listeners]) {
+      try {
+        fn();
+      } catch {
+      }
+    }
+  }
+};
+var registrations = pageShared("registrations.v1", () => new Registrations());
+
+// src/webmcp/link.ts
+function currentWebMCPTools(defined) {
+  const taken = new Set(defined.map((t) => t?.name));
+  const offered = [];
+  const refused = [];
+  for (const reg of registrations.list()) {
+    if (taken.has(reg.name)) {
+      refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
+      continue;
+    }
+    const c = convert(reg);
+    if ("problems" in c) refused.push(c);
+    else offered.push(c);
+  }
+  return { offered, refused };
+}
+function manifestOf(defs) {
+  return defs.map((d) => {
+    const { handler: _h, ...rest } = d;
+    return JSON.parse(JSON.stringify(rest));
+  });
+}
+function nextTask3() {
+  return new Promise((resolve2) => setTimeout(resolve2, 0));
+}
+function linkWebMCP(session, definedNow, sent) {
+  const handlers = /* @__PURE__ */ new Map();
+  const reported = /* @__PURE__ */ new WeakSet();
+  let lastSent = sent === null ? null : JSON.stringify(sent);
+  let scheduled = false;
+  let running = Promise.resolve();
+  let stopped = false;
+  const refresh = (report) => {
+    const defined = definedNow();
+    const { offered, refused } = currentWebMCPTools(defined);
+    handlers.clear();
+    const leaving = (id, value) => holdAsThePageLeaves(session, id, value);
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, webmcpHandler(c.reg, leaving));
+    const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
+    for (const r of fresh) reported.add(r.reg);
+    if (fresh.length > 0) session.reportError(refusedTools(fresh));
+    return manifestOf([...defined, ...offered.map((c) => c.def)]);
+  };
+  const flush = async () => {
+    scheduled = false;
+    if (stopped) return;
+    const manifest = refresh(true);
+    const text = JSON.stringify(manifest);
+    if (text === lastSent) return;
+    lastSent = text;
+    try {
+      await session.updateTools(manifest);
+    } catch {
+      lastSent = null;
+    }
+  };
+  const schedule = () => {
+    if (scheduled || stopped) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      running = running.then(flush);
+    });
+  };
+  refresh(false);
+  const off = registrations.subscribe(schedule);
+  session.onCleanup(() => {
+    stopped = true;
+    off();
+  });
+  setTimeout(schedule, 0);
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask3().then(() => running) };
+}
+
+// src/page-tools.ts
+var PageTools = class {
+  /** base: the tools createSession/resumeSession was given; sent: what Core has now, null when unknown (a resume). */
+  constructor(session, base, sent) {
+    __publicField(this, "session", session);
+    __publicField(this, "base", base);
+    __publicField(this, "added", /* @__PURE__ */ new Map());
+    __publicField(this, "link", null);
+    __publicField(this, "lastSent");
+    __publicField(this, "scheduled", false);
+    __publicField(this, "running", Promise.resolve());
+    this.lastSent = sent === null ? null : JSON.stringify(sent);
+    session.setDynamicHandlers((tool) => this.added.get(tool)?.handler ?? this.link?.handler(tool));
+  }
+  /**
+   * The session's own tools now: the base ones, then the added ones by
+   * name, so a tool removed and added again (StrictMode) leaves the list,
+   * and what Core is sent, as it was.
+   */
+  defined() {
+    const added = [...this.added.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return [...this.base, ...added];
+  }
+  followWebMCP(sent) {
+    this.link = linkWebMCP(this.session, () => this.defined(), sent);
+  }
+  add(def) {
+    const name = def?.name;
+    if (this.session.getStatus() === "ended") throw new PedelecError("SESSION_ENDED", `addTool(${JSON.stringify(name)}): the session has ended`);
+    checkedManifest({ guidance: "", tools: [def] });
+    if (this.base.some((t) => t.name === name) || this.added.has(name)) {
+      throw new PedelecError("INVALID_INPUT", `addTool: this session already has a tool named ${JSON.stringify(name)}; remove it first or choose another name`, {
+        problems: [{ path: "name", message: "already a tool of this session" }],
+        tool: name
+      });
+    }
+    this.added.set(name, def);
+    this.changed();
+    return () => {
+      if (this.added.get(name) !== def) return;
+      this.added.delete(name);
+      this.changed();
+    };
+  }
+  /** Resolves once the changes made so far reached Core (or failed). */
+  async sent() {
+    await new Promise((resolve2) => setTimeout(resolve2, 0));
+    await this.running;
+    await this.link?.sent();
+  }
+  /** Sends the list again now; the first send after a resume is always made. */
+  changed() {
+    if (this.link) return this.link.schedule();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.running = this.running.then(() => this.flush());
+    });
+  }
+  async flush() {
+    this.scheduled = false;
+    if (this.session.getStatus() === "ended") return;
+    const manifest = manifestOf(this.defined());
+    const text = JSON.stringify(manifest);
+    if (text === this.lastSent) return;
+    this.lastSent = text;
+    try {
+      await this.session.updateTools(manifest);
+    } catch {
+      this.lastSent = null;
+    }
+  }
+};
+var bySession = /* @__PURE__ */ new WeakMap();
+function attachPageTools(session, base, sent, webmcp) {
+  const tools = new PageTools(session, base, sent);
+  bySession.set(session, tools);
+  if (webmcp) tools.followWebMCP(sent);
+  else if (sent === null) tools.changed();
+}
+function toolsSent(session) {
+  return bySession.get(session)?.sent() ?? Promise.resolve();
+}
+function addTool(session, definition2) {
+  const tools = bySession.get(session);
+  if (!tools) throw new PedelecError("INVALID_INPUT", "addTool(session, definition): pass a session from pedelec.createSession() or resumeSession()");
+  return tools.add(definition2);
+}
+
+// src/follow.ts
+var FOLLOW_GRACE_MS = 1e4;
+var ANSWER_WAIT_MS = 1e3;
+var KEY = "pedelec.follow:";
+function storage() {
+  try {
+    return typeof sessionStorage !== "undefined" ? sessionStorage : null;
+  } catch {
+    return null;
+  }
+}
+function read(coreUrl) {
+  try {
+    const raw = storage()?.getItem(KEY + coreUrl);
+    const v = raw ? JSON.parse(raw) : null;
+    return v && typeof v.sessionId === "string" && v.sessionId !== "" ? v : null;
+  } catch {
+    return null;
+  }
+}
+function write(coreUrl, v) {
+  try {
+    storage()?.setItem(KEY + coreUrl, JSON.stringify(v));
+  } catch {
+  }
+}
+function followedSession(coreUrl) {
+  return read(coreUrl);
+}
+function forgetFollowed(coreUrl, sessionId) {
+  const cur = read(coreUrl);
+  if (!cur || sessionId && cur.sessionId !== sessionId) return;
+  try {
+    storage()?.removeItem(KEY + coreUrl);
+  } catch {
+  }
+}
+var Carried = class {
+  constructor(stored) {
+    __publicField(this, "ids");
+    __publicField(this, "from");
+    __publicField(this, "left");
+    __publicField(this, "answerers", []);
+    /** Set by follow(): the session whose tools must reach Core before an answer does. */
+    __publicField(this, "session", null);
+    __publicField(this, "waiting", /* @__PURE__ */ new Map());
+    /** The handler for a call that was running on the previous page, or undefined for any other. */
+    __publicField(this, "route", (toolRequestId, tool) => {
+      if (!this.ids.has(toolRequestId)) return void 0;
+      this.ids.delete(toolRequestId);
+      return (args) => {
+        const call = { toolRequestId, tool, args, from: this.from, to: here() };
+        if (Object.prototype.hasOwnProperty.call(this.left, toolRequestId)) call.left = this.left[toolRequestId];
+        return new Promise((resolve2) => {
+          const timer = setTimeout(() => settle(void 0), ANSWER_WAIT_MS);
+          const settle = (v) => {
+            if (!this.waiting.delete(toolRequestId)) return;
+            clearTimeout(timer);
+            const result = v === void 0 ? navigatedResult(call) : v;
+            const session = this.session;
+            resolve2(session ? toolsSent(session).then(() => result) : result);
+          };
+          this.waiting.set(toolRequestId, { call, settle });
+          this.offer(toolRequestId);
+        });
+      };
+    });
+    this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
+    this.from = stored.from ?? "";
+    this.left = stored.left && typeof stored.left === "object" ? stored.left : {};
+  }
+  addAnswerer(fn) {
+    this.answerers.push(fn);
+    for (const id of [...this.waiting.keys()]) this.offer(id);
+    return () => {
+      this.answerers = this.answerers.filter((a) => a !== fn);
+    };
+  }
+  offer(id) {
+    const w = this.waiting.get(id);
+    if (!w || this.answerers.length === 0) return;
+    const answer = this.answerers[this.answerers.length - 1];
+    let v;
+    try {
+      v = answer(w.call);
+    } catch (err) {
+      v = Promise.reject(err);
+    }
+    Promise.resolve(v).then(w.settle, (err) => w.settle(Promise.reject(err)));
+  }
+};
+function here() {
+  return typeof location !== "undefined" ? location.href : "";
+}
+function navigatedResult(call) {
+  const title = typeof document !== "undefined" ? document.title : "";
+  const left = call.left && typeof call.left === "object" && !Array.isArray(call.left) ? call.left : {};
+  return {
+    ...left,
+    navigated: true,
+    url: call.to,
+    from: call.from,
+    title,
+    message: `navigated to ${call.to}: the page changed while ${call.tool} ran (from ${call.from}); the new page has the session now, with its own tools`
+  };
+}
+var carriedBySession = /* @__PURE__ */ new WeakMap();
+function carriedCalls(stored) {
+  return new Carried(stored);
+}
+function follow(session, coreUrl, carried) {
+  if (carried) {
+    carried.session = session;
+    carriedBySession.set(session, carried);
+  }
+  markFollowing(session);
+  write(coreUrl, { sessionId: session.sessionId });
+  const onHide = (ev) => {
+    if (session.getStatus() === "ended") return;
+    const seq = ev?.persisted === true ? session.lastSeq() : session.unloadingAt();
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq });
+  };
+  if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
+  session.onCleanup(() => {
+    if (typeof removeEventListener === "function") removeEventListener("pagehide", onHide);
+    forgetFollowed(coreUrl, session.sessionId);
+  });
+}
+function onNavigatedCall(session, answer) {
+  if (typeof answer !== "function") throw new PedelecError("INVALID_INPUT", "onNavigatedCall(session, answer): answer must be a function");
+  const carried = carriedBySession.get(session);
+  return carried ? carried.addAnswerer(answer) : () => {
+  };
 }
 
 // src/webmcp/declarative.ts
@@ -4544,7 +4605,7 @@ var Pedelec = class {
     if (held) return held;
     const carried = carriedCalls(stored);
     try {
-      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route);
+      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route, stored.seq);
       if (session.getStatus() !== "ended") {
         follow(session, this.url, carried);
         return session;
@@ -4567,7 +4628,7 @@ var Pedelec = class {
     return this.resumeRouted(sessionId, options, void 0);
   }
   /** resumeSession, with the router follow.ts gives for the calls the previous page was running. */
-  async resumeRouted(sessionId, options, router) {
+  async resumeRouted(sessionId, options, router, followedSeq) {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
     }
@@ -4580,7 +4641,8 @@ var Pedelec = class {
     if (inFlight) return await inFlight;
     const resumed = (async () => {
       await this.ensureApproved();
-      const info = await this.connection.request("resume_session", { sessionId });
+      const followed = typeof followedSeq === "number" && Number.isSafeInteger(followedSeq) && followedSeq >= 0;
+      const info = await this.connection.request("resume_session", followed ? { sessionId, lastSeq: followedSeq, redeliver: true } : { sessionId });
       this.connection.trustCore();
       const session = this.track(info, defined, router);
       const replace = options?.webmcp === true || router !== void 0;

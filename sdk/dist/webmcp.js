@@ -231,6 +231,7 @@
       }
     };
   }
+  var navigations = pageShared("formNavigations.v1", () => /* @__PURE__ */ new WeakSet());
   async function submissionResult(w) {
     if (w.response) {
       let value;
@@ -260,6 +261,7 @@
     const target = (submitter?.getAttribute("formtarget") ?? form.target) || "_self";
     const result = { submitted: true, navigated: true, url: action.href, method: method.toUpperCase() };
     if (target !== "_self") result.target = target;
+    else navigations.add(result);
     return result;
   }
   function fillForm(form, input) {

@@ -362,7 +362,7 @@ export class Pedelec {
     if (held) return held as unknown as PedelecSession<string, TTools>; // StrictMode's second createSession
     const carried = carriedCalls(stored);
     try {
-      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route);
+      const session = await this.resumeRouted(stored.sessionId, { tools: defined, webmcp }, carried.route, stored.seq);
       if (session.getStatus() !== "ended") {
         follow(session as never, this.url, carried);
         return session;
@@ -394,6 +394,7 @@ export class Pedelec {
     sessionId: string,
     options: ResumeSessionOptions<TTools> | undefined,
     router: SessionInit["router"],
+    followedSeq?: number,
   ): Promise<PedelecSession<string, TTools>> {
     if (typeof sessionId !== "string" || sessionId === "") {
       throw invalid("resumeSession(sessionId): sessionId must be a non-empty string", "sessionId");
@@ -411,7 +412,11 @@ export class Pedelec {
     if (inFlight) return (await inFlight) as unknown as PedelecSession<string, TTools>;
     const resumed = (async () => {
       await this.ensureApproved();
-      const info = await this.connection.request("resume_session", { sessionId });
+      // The next page of a session that follows the page: the events after
+      // the last one the previous page handled (what the agent did while
+      // no page was loaded), then the calls that page was running.
+      const followed = typeof followedSeq === "number" && Number.isSafeInteger(followedSeq) && followedSeq >= 0;
+      const info = await this.connection.request("resume_session", followed ? { sessionId, lastSeq: followedSeq, redeliver: true } : { sessionId });
       this.connection.trustCore();
       const session = this.track(info, defined, router);
       // Core's list is the one before the reload. With webmcp, or when

@@ -14,6 +14,7 @@
 // handler: that would repeat what navigated.
 
 import { PedelecError } from "./errors.js";
+import { leftBy, markFollowing } from "./leaving.js";
 import { toolsSent } from "./page-tools.js";
 import type { PedelecSession } from "./session.js";
 import type { AnyToolDefinition, Disposer, JsonValue, NavigatedCall, PendingTool, ToolCallContext } from "./types.js";
@@ -24,7 +25,13 @@ export const FOLLOW_GRACE_MS = 10_000;
 const ANSWER_WAIT_MS = 1_000;
 const KEY = "pedelec.follow:";
 
-type Stored = { sessionId: string; from?: string; calls?: PendingTool[] };
+/**
+ * What a page leaves the next one: the session, the page it was (from),
+ * the calls it was running, what those calls knew as it left (a form
+ * submission's URL and method), and the last event seq it handled, so the
+ * next page gets what the agent did while no page was loaded (its chat).
+ */
+type Stored = { sessionId: string; from?: string; calls?: PendingTool[]; left?: Record<string, JsonValue>; seq?: number };
 type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
 type AnySession = PedelecSession<string, readonly AnyToolDefinition[]>;
 type Answerer = (call: NavigatedCall) => unknown;
@@ -75,6 +82,7 @@ export function forgetFollowed(coreUrl: string, sessionId?: string) {
 class Carried {
   private readonly ids: Set<string>;
   private readonly from: string;
+  private readonly left: Record<string, JsonValue>;
   private answerers: Answerer[] = [];
   /** Set by follow(): the session whose tools must reach Core before an answer does. */
   session: object | null = null;
@@ -83,6 +91,7 @@ class Carried {
   constructor(stored: Stored) {
     this.ids = new Set((stored.calls ?? []).map((c) => c.toolRequestId));
     this.from = stored.from ?? "";
+    this.left = stored.left && typeof stored.left === "object" ? stored.left : {};
   }
 
   /** The handler for a call that was running on the previous page, or undefined for any other. */
@@ -91,6 +100,7 @@ class Carried {
     this.ids.delete(toolRequestId);
     return (args: unknown) => {
       const call: NavigatedCall = { toolRequestId, tool, args, from: this.from, to: here() };
+      if (Object.prototype.hasOwnProperty.call(this.left, toolRequestId)) call.left = this.left[toolRequestId];
       return new Promise<unknown>((resolve) => {
         const timer = setTimeout(() => settle(undefined), ANSWER_WAIT_MS);
         const settle = (v: unknown) => {
@@ -137,7 +147,11 @@ function here(): string {
 
 function navigatedResult(call: NavigatedCall): JsonValue {
   const title = typeof document !== "undefined" ? document.title : "";
+  // What the previous page knew (a form's {submitted, url, method}), with
+  // where the tab really is now: a redirect may have moved it on.
+  const left = call.left && typeof call.left === "object" && !Array.isArray(call.left) ? call.left : {};
   return {
+    ...left,
     navigated: true,
     url: call.to,
     from: call.from,
@@ -163,10 +177,14 @@ export function follow(session: AnySession, coreUrl: string, carried: Carried | 
     carried.session = session;
     carriedBySession.set(session, carried);
   }
+  markFollowing(session);
   write(coreUrl, { sessionId: session.sessionId });
-  const onHide = () => {
+  const onHide = (ev?: Event) => {
     if (session.getStatus() === "ended") return;
-    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls() });
+    // Kept in the back/forward cache, the page may come back and go on
+    // with its calls; it records where it was all the same.
+    const seq = (ev as PageTransitionEvent | undefined)?.persisted === true ? session.lastSeq() : session.unloadingAt();
+    write(coreUrl, { sessionId: session.sessionId, from: here(), calls: session.runningCalls(), left: leftBy(session), seq });
   };
   if (typeof addEventListener === "function") addEventListener("pagehide", onHide);
   session.onCleanup(() => {

@@ -289,6 +289,21 @@ export class PedelecSession<
     return this.calls.running();
   }
 
+  /** @internal The seq of the last event this page handled. */
+  lastSeq(): number {
+    return this.state.seq.lastSeq;
+  }
+
+  /**
+   * @internal The seq of the last event this page handled, as the page
+   * unloads (follow.ts leaves it to the next page); from then on calls are
+   * the next page's to run.
+   */
+  unloadingAt(): number {
+    this.calls.unloading = true;
+    return this.state.seq.lastSeq;
+  }
+
   /** @internal Runs fn when the session ends (at once if it has). */
   onCleanup(fn: () => void): void {
     this.state.onCleanup(fn);

@@ -75,15 +75,24 @@ test("followPage: created with a disconnect grace, kept in sessionStorage, resum
   s1.onTool("open_cart2", () => new Promise(() => {}));
   first.event("tool_call", { toolRequestId: "tr_nav", tool: "open_cart", args: {}, timeoutMs: 60000, deadline: Date.now() + 60000, turnStartedAt: 1 });
   first.event("tool_call", { toolRequestId: "tr_nav2", tool: "open_cart2", args: {}, timeoutMs: 60000, deadline: Date.now() + 60000, turnStartedAt: 1 });
+  s1.onTool("late", () => ({ ran: "here" }));
   await tick(5);
   pagehide();
+  const leftAt = s1.lastSeq();
+  // A call that reaches the page as it unloads is the next page's to run.
+  first.event("tool_call", { toolRequestId: "tr_late", tool: "late", args: {}, timeoutMs: 60000, deadline: Date.now() + 60000, turnStartedAt: 1 });
+  await tick(5);
+  assert.equal(first.sent("submit_tool_result").length, 0, "the unloading page ran a call");
 
   // The next page: a new client, the same tab's storage.
   const next = coreWithUpdates();
   const s2 = await next.client().createSession({ provider: "script", followPage: true, skills: { guidance: "", tools: [def("place_order")] } });
   assert.equal(s2.sessionId, "s_1");
   assert.equal(next.sent("create_session").length, 0, "resumed, not created");
-  assert.equal((next.sent("resume_session")[0]!.params as { lastSeq?: number }).lastSeq, undefined, "a new page asks for the pending calls again");
+  // The events after the last one the previous page handled (what the
+  // agent did while no page was loaded), and the calls it was running again.
+  assert.deepEqual(next.sent("resume_session")[0]!.params, { sessionId: "s_1", lastSeq: leftAt, redeliver: true });
+  assert.ok(leftAt > 0);
   await until(() => toolLists(next).length === 1, "the new page's tools");
   assert.deepEqual(toolLists(next)[0], ["place_order"]);
 

@@ -184,10 +184,17 @@ export type Status = "idle" | "running" | "waiting_tool_result" | "waiting_appro
  * connection) passes the last seq it handled and gets every later event
  * again, in order, from Core's event log, and no call is delivered twice.
  * Without lastSeq (a reloaded page) pending calls are delivered again.
+ * Redeliver with lastSeq is the next page of a session that follows the
+ * page (the SDK's followPage): lastSeq is the last seq the previous page
+ * handled, so what happened while no page was loaded (the agent's chat)
+ * is replayed, and the calls still pending that the previous page was
+ * given are delivered again (redelivered: true) after the replay, since
+ * this page never ran them.
  */
 export type ResumeSessionParams = {
   sessionId: string;
   lastSeq?: number;
+  redeliver?: boolean;
 };
 
 export type SessionParams = {

@@ -122,10 +122,18 @@ export class Calls {
     abortCall(call, settledReason(data));
   }
 
+  /**
+   * Set as a page that follows its session unloads (follow.ts): a call
+   * that arrives now is the next page's, which gets it from Core after
+   * the last event recorded for it. Run here too, it would run twice.
+   */
+  unloading = false;
+
   /** tool_call: runs the call's handler and submits its outcome. */
   async dispatch(turnId: string, data: ToolCallData, eventReceivedAt: number) {
     const s = this.s;
     const { toolRequestId, tool } = data;
+    if (this.unloading) return;
     // A redelivered call this page is still running is answered by that run.
     if (this.calls.has(toolRequestId)) return;
     const controller = new AbortController();

@@ -120,6 +120,18 @@ export function watchSubmission(form: HTMLFormElement): { submitted: Promise<Wat
   };
 }
 
+/**
+ * Submission results whose navigation replaces this page (target _self):
+ * a session that follows the page lets the next page answer them
+ * (leaving.ts). Shared by the SDK's copies, as the registrations are.
+ */
+const navigations: WeakSet<object> = pageShared("formNavigations.v1", () => new WeakSet<object>());
+
+/** True for a submission result whose navigation unloads this page. */
+export function isNavigation(value: unknown): value is JsonValue {
+  return typeof value === "object" && value !== null && navigations.has(value);
+}
+
 /** What the agent gets for a submission: respondWith's value, or where it went. */
 export async function submissionResult(w: Watched & { event: SubmitEvent }): Promise<JsonValue> {
   if (w.response) {
@@ -150,6 +162,7 @@ export async function submissionResult(w: Watched & { event: SubmitEvent }): Pro
   const target = (submitter?.getAttribute("formtarget") ?? form.target) || "_self";
   const result: Record<string, JsonValue> = { submitted: true, navigated: true, url: action.href, method: method.toUpperCase() };
   if (target !== "_self") result.target = target;
+  else navigations.add(result);
   return result;
 }
 

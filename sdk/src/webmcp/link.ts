@@ -5,7 +5,8 @@
 
 import type { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue, ToolCallContext } from "../types.js";
-import { convert, refusedTools, type Converted } from "./tools.js";
+import { holdAsThePageLeaves } from "../leaving.js";
+import { convert, refusedTools, webmcpHandler, type Converted } from "./tools.js";
 import { registrations, type WebMCPRegistration } from "./registrations.js";
 
 type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
@@ -78,7 +79,10 @@ export function linkWebMCP(session: LinkedSession, definedNow: () => readonly An
     const defined = definedNow();
     const { offered, refused } = currentWebMCPTools(defined);
     handlers.clear();
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler as Handler);
+    // A form submission that navigates this tab is the next page's to
+    // answer when the session follows the page (leaving.ts).
+    const leaving = (id: string, value: JsonValue) => holdAsThePageLeaves(session, id, value);
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, webmcpHandler(c.reg, leaving) as Handler);
     const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
     for (const r of fresh) reported.add(r.reg);
     if (fresh.length > 0) session.reportError(refusedTools(fresh));

@@ -15,6 +15,7 @@ import { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonObjectSchema, JsonValue, ToolAnnotations, ToolCallContext } from "../types.js";
 import { validateManifest, type Problem } from "../validate.js";
 import { isCallToolResult, mcpResult, type McpResult, type McpToolResult } from "../mcp-result.js";
+import { isNavigation } from "./form-call.js";
 import type { WebMCPRegistration } from "./registrations.js";
 
 /** One WebMCP tool converted, or why a Pedelec session cannot offer it. */
@@ -22,10 +23,20 @@ export type Converted = { reg: WebMCPRegistration; def: AnyToolDefinition } | { 
 
 const NO_INPUT: JsonObjectSchema = { type: "object", properties: {} };
 
+/**
+ * What a session does with a call whose form submission navigates this
+ * page: the answer to wait for instead (leaving.ts), or null to answer it
+ * here.
+ */
+export type Leaving = (toolRequestId: string, value: JsonValue) => Promise<JsonValue> | null;
+
 /** The handler a session runs for a WebMCP tool; an MCP CallToolResult from execute is MCP content (mcp-result.ts). */
-export function webmcpHandler(reg: WebMCPRegistration) {
+export function webmcpHandler(reg: WebMCPRegistration, leaving?: Leaving) {
   return async (args: unknown, ctx: ToolCallContext): Promise<JsonValue | McpResult> => {
-    const value = asJson(await reg.execute(args as Record<string, unknown>, { signal: ctx.signal }));
+    const raw = await reg.execute(args as Record<string, unknown>, { signal: ctx.signal });
+    const held = leaving && isNavigation(raw) ? leaving(ctx.toolRequestId, raw) : null;
+    if (held) return held;
+    const value = asJson(raw);
     return isCallToolResult(value) ? mcpResult(value as McpToolResult) : value;
   };
 }

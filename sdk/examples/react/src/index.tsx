@@ -4,6 +4,7 @@
 import { useState } from "react";
 import { z } from "zod";
 import { useWebMCP } from "usewebmcp";
+import { useWebMCPContext } from "@mcp-b/react-webmcp";
 import { useTool } from "@kaoruisaac/pedelec/react";
 import { mount } from "./shell";
 
@@ -65,6 +66,13 @@ function Forecast() {
   return <p>Forecasts are a WebMCP tool.</p>;
 }
 
+function ShopContext({ visits }: { visits: number }) {
+  // @mcp-b/react-webmcp's read-only context tool (its useWebMCP is
+  // usewebmcp's): registered with document.modelContext like any other.
+  useWebMCPContext("shop_context", "What the shop page shows now.", async () => ({ page: "shop", visits }));
+  return null;
+}
+
 function Waiter() {
   // Answers only when the page says so: a call still running when the
   // page reloads, to show the next page answering it.
@@ -95,6 +103,7 @@ function Shop() {
       {showCounter ? <Counter /> : null}
       <Greeter />
       <Forecast />
+      <ShopContext visits={1} />
       <Waiter />
       <GoToCart />
     </main>

@@ -1,6 +1,6 @@
 // What every page of the example shares: the provider with one session
 // that follows the tab from page to page, and the chat panel.
-import { StrictMode, useRef, type ReactNode } from "react";
+import { StrictMode, useRef, version, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
 import { installModelContext } from "@kaoruisaac/pedelec";
 import { PedelecProvider, useChat, useSession } from "@kaoruisaac/pedelec/react";
@@ -39,7 +39,7 @@ function ChatPanel() {
   return (
     <section>
       <p>
-        Session <code id="session-id">{session?.sessionId ?? ""}</code> · status <code id="status">{status}</code>
+        React <code id="react-version">{version}</code> · Session <code id="session-id">{session?.sessionId ?? ""}</code> · status <code id="status">{status}</code>
         {sending ? " · sending" : ""}
       </p>
       <pre id="chat">{messages.map((m) => `${m.role}: ${m.text}`).join("\n")}</pre>
