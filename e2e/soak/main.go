@@ -1,14 +1,29 @@
 // Command soak is the fault soak for durable sessions: N sessions each run
-// tool calls through the real binary and the script agent while the soak
+// tool calls through the real binary and an agent while the soak
 // disconnects pages at random, restarts Core (kill -9 and SIGTERM), kills
 // provider processes and answers some calls after their deadline. Pages
 // behave like the SDK: they reconnect, resume with the last seq they
 // handled, and drop events whose seq they saw. At the end it reports lost,
-// duplicated and hung calls (all must be 0) and what Core still holds
+// duplicated and hung calls (all must be 0), what Core still holds
 // (goroutines, open files, processes, work directories) from its debug
-// endpoint, and exits 1 if anything is wrong.
+// endpoint, and any process or work directory left once Core stopped, and
+// exits 1 if anything is wrong.
 //
-//	go run ./e2e/soak -sessions 50 -calls 200 -duration 20m
+// The agent (-provider):
+//
+//   - script: the built-in script provider (one `pedelec tool-call` per call);
+//
+//   - acp: the scripted ACP agent (./acpagent), the path Gemini CLI, opencode
+//     and Copilot CLI take by default: a warm process per session, started
+//     at createSession, its calls through the session's MCP endpoint and
+//     `pedelec tool-call` in turn; it also gives up on some calls mid-call
+//     (-cancel), and Core's SIGTERM restarts cancel turns mid-call;
+//
+//   - any other name: that provider of the settings file -config names (a
+//     real agent CLI against a scripted model: e2e/soak_acp_test.go).
+//
+//     go run ./e2e/soak -sessions 50 -calls 200 -duration 20m
+//     go run ./e2e/soak -provider acp -sessions 20 -calls 100 -duration 10m
 package main
 
 import (
@@ -38,15 +53,27 @@ const skills = `{"guidance": "Soak.", "tools": [
 ]}`
 
 var (
-	nSessions = flag.Int("sessions", 50, "sessions")
-	nCalls    = flag.Int("calls", 200, "tool calls per session")
-	perTurn   = flag.Int("per-turn", 10, "calls per turn")
-	duration  = flag.Duration("duration", 20*time.Minute, "give up after this long")
-	faultsAt  = flag.Duration("fault-every", 3*time.Second, "mean time between faults")
-	binary    = flag.String("bin", "", "pedelec binary (default: go build)")
-	logLevel  = flag.String("log-level", "warn", "Core's log level (its log is kept in the temp directory)")
-	lateRate  = flag.Float64("late", 0.02, "share of calls answered after their deadline")
+	nSessions    = flag.Int("sessions", 50, "sessions")
+	nCalls       = flag.Int("calls", 200, "tool calls per session")
+	perTurn      = flag.Int("per-turn", 10, "calls per turn")
+	duration     = flag.Duration("duration", 20*time.Minute, "give up after this long")
+	faultsAt     = flag.Duration("fault-every", 3*time.Second, "mean time between faults")
+	binary       = flag.String("bin", "", "pedelec binary (default: go build)")
+	logLevel     = flag.String("log-level", "warn", "Core's log level (its log is kept in the temp directory)")
+	lateRate     = flag.Float64("late", 0.02, "share of calls answered after their deadline")
+	provName     = flag.String("provider", "script", "the sessions' provider: script, acp (the scripted ACP agent), or a provider of -config")
+	settingsFile = flag.String("config", "", "settings file for Core (for a -provider of its own)")
+	acpAgent     = flag.String("acp-agent", "", "the scripted ACP agent's binary (default: go build ./e2e/soak/acpagent)")
+	cancelAt     = flag.Float64("cancel", 0.05, "-provider acp: share of calls the agent gives up on mid-call")
+	restartAt    = flag.Float64("restarts", 0.1, "share of faults that restart Core")
+	killAt       = flag.Float64("kills", 0.2, "share of faults that kill an agent (the rest disconnect a page)")
+	resumeWin    = flag.Duration("resume-window", 45*time.Second, "Core's --resume-window: how long a session whose createSession answer was lost outlives its page")
+	agentName    = flag.String("agent-match", "", "a word of the agent's command line, to find agents to kill (default: by -provider)")
 )
+
+// cancelIDs are the calls the agent gives up on: their page answers only
+// after the agent stopped waiting, so each is cut off mid-call.
+var cancelIDs sync.Map
 
 func main() {
 	flag.Parse()
@@ -64,6 +91,7 @@ func main() {
 
 type core struct {
 	bin, addr, state string
+	config           string
 	mu               sync.Mutex
 	cmd              *exec.Cmd
 	done             chan struct{}
@@ -75,9 +103,9 @@ func (c *core) start() error {
 	defer c.mu.Unlock()
 	// Room for every session of the run: the default --max-sessions (32)
 	// is a guard for shared machines, not what this soak is about.
-	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000",
+	cmd := exec.Command(c.bin, "--log-level", *logLevel, "serve", "--addr", c.addr, "--state-dir", c.state, "--event-log-size", "5000", "--resume-window", resumeWin.String(),
 		"--max-sessions", fmt.Sprint(2**nSessions+8))
-	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+filepath.Join(c.state, "none.toml"))
+	cmd.Env = append(os.Environ(), "PEDELEC_CONFIG="+c.config)
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	if err := cmd.Start(); err != nil {
 		return err
@@ -146,6 +174,7 @@ type page struct {
 	ended     bool
 	dups      int // events admitted twice (never: seq gate) or handlers run twice
 	resumes   int
+	cancelled int // calls settled as cancelled: the agent gave up, or its turn ended
 	truncate  int
 	resumeErr string // the last failed resume's code, for a hung turn's report
 }
@@ -288,6 +317,9 @@ func (p *page) event(ev wire.Event, data json.RawMessage) {
 		var d wire.ToolCallSettledData
 		json.Unmarshal(data, &d)
 		p.settled[d.ToolRequestID]++
+		if d.Outcome == wire.OutcomeCancelled {
+			p.cancelled++
+		}
 	case wire.EventDone:
 		var d wire.DoneData
 		json.Unmarshal(data, &d)
@@ -303,6 +335,8 @@ func (p *page) event(ev wire.Event, data json.RawMessage) {
 func (p *page) answer(reqID, callID string, late bool) {
 	if late {
 		time.Sleep(2 * time.Second) // past the tool's 1.5 s timeout
+	} else if _, cut := cancelIDs.Load(callID); cut {
+		time.Sleep(1 * time.Second) // past the agent's patience, within the tool's timeout
 	}
 	for attempt := 0; attempt < 60; attempt++ {
 		_, err := p.call(wire.MethodSubmitToolResult, wire.SubmitToolResultParams{SessionID: p.id, ToolRequestID: reqID, Result: json.RawMessage(fmt.Sprintf(`{"id":%q}`, callID))})
@@ -313,8 +347,12 @@ func (p *page) answer(reqID, callID string, late bool) {
 	}
 }
 
-// resumeFailures counts failed resumes by code and message (message → *int64).
-var resumeFailures sync.Map
+// resumeFailures and createFailures count failed resumes and createSessions
+// by code and message (message → *int64).
+var resumeFailures, createFailures sync.Map
+
+// lostCreates counts createSessions sent whose answer never came.
+var lostCreates atomic.Int64
 
 // ensure reconnects and resumes with the last seq handled.
 // A page that has no session yet has nothing to resume.
@@ -372,6 +410,7 @@ func run() (bool, error) {
 	bin := *binary
 	if bin == "" {
 		dir, _ := os.MkdirTemp("", "pedelec-soak-bin-")
+		defer os.RemoveAll(dir)
 		bin = filepath.Join(dir, "pedelec")
 		build := exec.Command("go", "build", "-o", bin, ".")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -384,13 +423,27 @@ func run() (bool, error) {
 	l.Close()
 	state, _ := os.MkdirTemp("", "pedelec-soak-state-")
 	defer os.RemoveAll(state)
-	logf, _ := os.Create(filepath.Join(os.TempDir(), "pedelec-soak-core.log"))
-	c := &core{bin: bin, addr: addr, state: state, log: logf}
+	// A log of its own: two soaks on one machine (the test command's tiers
+	// run side by side) must not write one file.
+	logf, err := os.CreateTemp("", "pedelec-soak-core-*.log")
+	if err != nil {
+		return false, err
+	}
+	prov, cfg, err := setupProvider(state)
+	defer func() {
+		for _, d := range builtDirs {
+			os.RemoveAll(d)
+		}
+	}()
+	if err != nil {
+		return false, err
+	}
+	c := &core{bin: bin, addr: addr, state: state, config: cfg, log: logf}
 	if err := c.start(); err != nil {
 		return false, err
 	}
 	base, _ := c.counts()
-	fmt.Printf("soak: %d sessions x %d calls, Core at %s, log %s\n", *nSessions, *nCalls, addr, logf.Name())
+	fmt.Printf("soak: %d sessions x %d calls, provider %s, Core at %s, log %s\n", *nSessions, *nCalls, prov, addr, logf.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), *duration)
 	defer cancel()
 
@@ -410,14 +463,14 @@ func run() (bool, error) {
 				return
 			case <-time.After(time.Duration(rand.Float64() * 2 * float64(*faultsAt))):
 			}
-			switch r := rand.IntN(10); {
-			case r < 7: // a page's connection drops
+			switch r := rand.Float64(); {
+			case r >= *restartAt+*killAt: // a page's connection drops
 				if p := pages[rand.IntN(len(pages))]; p != nil {
 					p.disconnect()
 					disconnects.Add(1)
 				}
-			case r < 9: // a provider process dies
-				if pid := anyTagged(state); pid > 0 {
+			case r >= *restartAt: // a provider process dies
+				if pid := anyTagged(state, agentMatch()); pid > 0 {
 					syscall.Kill(pid, syscall.SIGKILL)
 					providerKills.Add(1)
 				}
@@ -444,7 +497,7 @@ func run() (bool, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			drive(ctx, p, i, &t, &restarting)
+			drive(ctx, p, prov, i, &t, &restarting)
 		}()
 	}
 	wg.Wait()
@@ -482,22 +535,50 @@ func run() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// A session made for a createSession whose answer was lost is a
+	// detached session like any other (autoEndOnDisconnect false): Core
+	// keeps it, and its agent, for the resume window, then ends it. Wait
+	// that long for those, at most one per lost answer, before judging.
+	if n := lostCreates.Load(); n > 0 && end.LiveSessions > 0 && end.LiveSessions <= int(n) {
+		fmt.Printf("waiting up to %s (the resume window) for %d session(s) whose createSession answer was lost\n", *resumeWin+15*time.Second, end.LiveSessions)
+		for deadline := time.Now().Add(*resumeWin + 15*time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+			if end, err = c.counts(); err != nil || end.LiveSessions == 0 {
+				break
+			}
+		}
+		time.Sleep(2 * time.Second)
+		if end, err = c.counts(); err != nil {
+			return false, err
+		}
+	}
 	c.stop(syscall.SIGTERM)
 	leftDirs, _ := os.ReadDir(filepath.Join(state, "sessions"))
 	leftProcs := 0
 	for _, p := range pages {
 		leftProcs += len(tagged(wire.EnvThreadID + "=" + p.id))
 	}
-	var truncated, resumes int
+	// Anything Core started (agents, their node, pedelec mcp, tool-call)
+	// has the session's directory under the state directory on its PATH.
+	strays := stateProcs(state)
+	for _, s := range strays {
+		fmt.Println("left running:", s)
+	}
+	leftProcs = max(leftProcs, len(strays))
+	var truncated, resumes, cancelled int
 	for _, p := range pages {
 		truncated += p.truncate
 		resumes += p.resumes
+		cancelled += p.cancelled
 	}
 	fmt.Printf("faults: %d Core restarts, %d page disconnects, %d provider kills; %d resumes, %d truncations\n",
 		restarts.Load(), disconnects.Load(), providerKills.Load(), resumes, truncated)
-	fmt.Printf("calls: ran %d, answered %d, failed with a clear code %d (late results: the agent saw TOOL_TIMEOUT)\n", t.issued, t.ok, t.failedClear)
+	fmt.Printf("calls: ran %d, answered %d, failed with a clear code %d (late results: the agent saw TOOL_TIMEOUT); settled as cancelled %d\n", t.issued, t.ok, t.failedClear, cancelled)
 	t.codes.Range(func(k, v any) bool { fmt.Printf("  %s: %d\n", k, atomic.LoadInt64(v.(*int64))); return true })
 	fmt.Printf("lost %d, duplicated %d, hung %d\n", t.lost, t.dup, t.hung)
+	createFailures.Range(func(k, v any) bool {
+		fmt.Printf("  createSession failed (page tried again): %s: %d\n", k, atomic.LoadInt64(v.(*int64)))
+		return true
+	})
 	resumeFailures.Range(func(k, v any) bool {
 		fmt.Printf("  resume failed (page reconnected and tried again): %s: %d\n", k, atomic.LoadInt64(v.(*int64)))
 		return true
@@ -505,7 +586,12 @@ func run() (bool, error) {
 	fmt.Printf("Core at the end (debug endpoint): goroutines %d (at start %d), open files %d (at start %d), live sessions %d, pending calls %d, provider processes %d, work dirs %d\n",
 		end.Goroutines, base.Goroutines, end.OpenFiles, base.OpenFiles, end.LiveSessions, end.PendingCalls, end.ProviderProcs, end.WorkDirs)
 	fmt.Printf("after stop: leftover processes %d, leftover work dirs %d\n", leftProcs, len(leftDirs))
-	good := t.lost == 0 && t.dup == 0 && t.hung == 0 && leftProcs == 0 && len(leftDirs) == 0 &&
+	// A Core built with -race reports races in its log; a panic is a bug
+	// whatever the soak saw.
+	coreLog, _ := os.ReadFile(logf.Name())
+	races, panics := strings.Count(string(coreLog), "WARNING: DATA RACE"), strings.Count(string(coreLog), "\npanic:")
+	fmt.Printf("Core's log: %d data races, %d panics\n", races, panics)
+	good := races == 0 && panics == 0 && t.lost == 0 && t.dup == 0 && t.hung == 0 && leftProcs == 0 && len(leftDirs) == 0 &&
 		end.LiveSessions == 0 && end.PendingCalls == 0 && end.ProviderProcs == 0 && end.Goroutines <= base.Goroutines+5 && end.OpenFiles <= base.OpenFiles+5
 	if ctx.Err() != nil {
 		fmt.Println("the soak hit its -duration before every session made its calls")
@@ -516,7 +602,7 @@ func run() (bool, error) {
 }
 
 // drive runs one session's turns until it made its calls.
-func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMutex) {
+func drive(ctx context.Context, p *page, prov string, n int, t *tally, restarting *sync.RWMutex) {
 	for p.id == "" {
 		if ctx.Err() != nil {
 			return
@@ -524,7 +610,7 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 		restarting.RLock()
 		if p.dial() == nil {
 			auto := false
-			raw, err := p.call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: "script", Skills: json.RawMessage(skills), AutoEndOnDisconnect: &auto})
+			raw, err := p.call(wire.MethodCreateSession, wire.CreateSessionParams{Provider: prov, Skills: json.RawMessage(skills), AutoEndOnDisconnect: &auto})
 			if err == nil {
 				var info wire.SessionInfo
 				json.Unmarshal(raw, &info)
@@ -532,6 +618,13 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 				p.id = info.SessionID
 				p.mu.Unlock()
 			} else {
+				v, _ := createFailures.LoadOrStore(err.Error(), new(int64))
+				atomic.AddInt64(v.(*int64), 1)
+				if err.Code == wire.CodeCoreUnreachable && err.Message != "send failed" {
+					// Sent, and the answer lost with the socket: Core may
+					// have made the session, which nobody can name now.
+					lostCreates.Add(1)
+				}
 				p.disconnect()
 			}
 		}
@@ -552,7 +645,12 @@ func drive(ctx context.Context, p *page, n int, t *tally, restarting *sync.RWMut
 			id := fmt.Sprintf("%d-%d", n, next)
 			next++
 			ids = append(ids, id)
-			lines = append(lines, fmt.Sprintf(`call record {"id":%q}`, id))
+			verb := "call"
+			if prov == acpProvider && rand.Float64() < *cancelAt {
+				verb = "cancel"
+				cancelIDs.Store(id, true)
+			}
+			lines = append(lines, fmt.Sprintf(`%s record {"id":%q}`, verb, id))
 		}
 		raw, err := p.call(wire.MethodSendText, wire.SendTextParams{SessionID: p.id, Text: strings.Join(lines, "\n")})
 		if err != nil {
@@ -637,9 +735,13 @@ func failedCode(chat string, idx int) string {
 	// The agent's outputs are in call order: the n-th JSON line is the n-th call.
 	k := 0
 	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "{") {
+		// An agent's own note may come first on the line: Copilot's
+		// "Info: Disabled tools: ..." before the first answer.
+		i := strings.IndexByte(l, '{')
+		if i < 0 {
 			continue
 		}
+		l = l[i:]
 		if k == idx {
 			var r wire.AgentResult
 			if json.Unmarshal([]byte(l), &r) == nil && r.Error != nil {
@@ -679,15 +781,16 @@ func tagged(entry string) []int {
 	return out
 }
 
-// anyTagged is some live script agent of this soak's Core (the parent of
-// tool-call), or 0: one whose environment names this soak's state directory,
-// so two soaks on one machine do not kill each other's agents.
-func anyTagged(state string) int {
+// anyTagged is some live agent of this soak's Core (the script agent, the
+// parent of tool-call; an ACP agent), or 0: one whose command line holds
+// match and whose environment names this soak's state directory, so two
+// soaks on one machine do not kill each other's agents.
+func anyTagged(state, match string) int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	rand.Shuffle(len(dirs), func(i, j int) { dirs[i], dirs[j] = dirs[j], dirs[i] })
 	for _, d := range dirs {
 		cmdline, err := os.ReadFile(d + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), "script-agent") {
+		if err != nil || !strings.Contains(string(cmdline), match) {
 			continue
 		}
 		env, err := os.ReadFile(d + "/environ")
@@ -704,7 +807,7 @@ func anyTagged(state string) int {
 					ppid = f[1] // after the state
 				}
 			}
-			if parent, err := os.ReadFile("/proc/" + ppid + "/cmdline"); err == nil && strings.Contains(string(parent), "script-agent") {
+			if parent, err := os.ReadFile("/proc/" + ppid + "/cmdline"); err == nil && strings.Contains(string(parent), match) {
 				continue
 			}
 		}
@@ -713,4 +816,28 @@ func anyTagged(state string) int {
 		return pid
 	}
 	return 0
+}
+
+// stateProcs are the live processes (not zombies) whose environment names
+// the state directory, with their command lines.
+func stateProcs(state string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		if filepath.Base(d) == fmt.Sprint(os.Getpid()) {
+			continue
+		}
+		env, err := os.ReadFile(d + "/environ")
+		if err != nil || !strings.Contains(string(env), state) {
+			continue
+		}
+		if stat, err := os.ReadFile(d + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		cmdline, _ := os.ReadFile(d + "/cmdline")
+		out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(strings.TrimSpace(string(cmdline)), "\x00", " "))
+	}
+	return out
 }

@@ -48,6 +48,7 @@ type acpBound struct {
 	pending  int            // how many, in all
 
 	queued atomic.Int64 // notifications read and not handled
+	order  noteOrder    // session/updates read and handled, for the requests after them (acp_order.go)
 	cause  atomic.Pointer[error]
 	once   sync.Once
 
@@ -134,6 +135,9 @@ func (b *acpBound) count(line []byte) {
 	if len(h.ID) == 0 || string(h.ID) == "null" {
 		if h.Method == "$/cancel_request" {
 			return // handled at once by the library
+		}
+		if h.Method == acp.ClientMethodSessionUpdate {
+			b.order.readOne()
 		}
 		if n := b.queued.Add(1); n > int64(acpMaxQueuedNotes) {
 			b.fail("%s sent more than %d notifications Core had not handled yet (%s): it was stopped", b.name, acpMaxQueuedNotes, h.Method)
@@ -238,6 +242,7 @@ type boundClient struct {
 
 func (c *boundClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
 	defer c.b.queued.Add(-1)
+	defer c.b.order.doneOne()
 	if _, ok := c.b.sessions.Load(n.SessionId); !ok && c.b.known.Load() {
 		if c.b.strayed.CompareAndSwap(false, true) {
 			c.emit(Event{Warning: fmt.Sprintf("%s sent an update for ACP session %q, which Core never gave it: dropped (and any more like it)", c.b.name, n.SessionId)})

@@ -26,6 +26,9 @@ import (
 //	stdin     stops reading stdin and sends a permission request every 2 ms
 //	stray     a chunk for a session it was never given, then one with
 //	          control and bidi characters for its own, then end_turn
+//	order     as Copilot CLI calls an MCP tool: a chunk, a tool_call
+//	          "pedelec-record" and at once a permission request titled
+//	          "record" for it; then says the option Core picked, end_turn
 const hostileACPEnv = "PEDELEC_HOSTILE_ACP"
 
 func init() {
@@ -50,12 +53,22 @@ func init() {
 	}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 16<<20)
+	var prompt json.RawMessage // the order mode's prompt, answered after the permission
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Result struct {
+				Outcome struct {
+					OptionID string `json:"optionId"`
+				} `json:"outcome"`
+			} `json:"result"`
 		}
 		json.Unmarshal(sc.Bytes(), &m)
+		if m.Method == "" && string(m.ID) == "500" && prompt != nil {
+			chunk("h-1", "picked "+m.Result.Outcome.OptionID)
+			send(`{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}`, prompt)
+		}
 		switch m.Method {
 		case "initialize":
 			send(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`, m.ID)
@@ -82,6 +95,11 @@ func init() {
 					flush()
 					time.Sleep(2 * time.Millisecond)
 				}
+			case "order":
+				prompt = m.ID
+				chunk("h-1", "calling; ")
+				send(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"h-1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"pedelec-record","kind":"other","status":"pending"}}}`)
+				send(`{"jsonrpc":"2.0","id":500,"method":"session/request_permission","params":{"sessionId":"h-1","toolCall":{"toolCallId":"c1","title":"record","kind":"other"},"options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`)
 			case "stray":
 				chunk("someone-else", "STRAY")
 				chunk("h-1", "a\x1b[31mb\u202ec\u0007d\n")
@@ -194,5 +212,49 @@ func TestACPStrayUpdatesDroppedAndChatCleaned(t *testing.T) {
 	}
 	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "someone-else") {
 		t.Errorf("warnings = %q", r.warns)
+	}
+}
+
+// The library runs an agent's request at once, on a goroutine of its own,
+// and its notifications in order on another: a permission request could
+// be decided before the tool_call the agent sent just before it was seen.
+// Copilot titles its request with the bare tool name ("record") and only
+// its tool_call with the server's prefix ("pedelec-record"), so the call of
+// a page tool was rejected as not one, and Copilot ended its turn with
+// "Operation cancelled by user" (the ACP fault soak, 1 turn in ~10 runs).
+// Here the handling of the chunk before the tool_call is held (the page
+// slow to take it) until the permission is decided or a while has passed:
+// the decision must wait for both and allow the call.
+func TestACPPermissionWaitsForTheToolCallBeforeIt(t *testing.T) {
+	defer func(d time.Duration) { acpOrderWait = d }(acpOrderWait)
+	acpOrderWait = time.Minute // longer than the hold below: the wait must end by the handling, not by its bound
+	a := hostileACP(t, "order")
+	decided := make(chan struct{})
+	var once sync.Once
+	var warns []string
+	var mu sync.Mutex
+	emit := func(ev Event) {
+		if ev.Warning != "" {
+			mu.Lock()
+			warns = append(warns, ev.Warning)
+			mu.Unlock()
+			once.Do(func() { close(decided) })
+		}
+		if ev.ChatDelta == "calling; " {
+			select {
+			case <-decided:
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	r := &acpRecorder{}
+	err := a.RunTurn(context.Background(), fakeTurn(t, t.TempDir(), "s1", "", "go"), func(ev Event) { emit(ev); r.emit(ev) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := r.text(); got != "calling; picked yes" {
+		t.Errorf("the agent was answered %q, want the page tool allowed (picked yes); Core said %q", got, warns)
 	}
 }
