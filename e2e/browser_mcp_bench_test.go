@@ -94,6 +94,7 @@ func BenchmarkMCPCall(b *testing.B) {
 			call()
 		}
 		durations := make([]time.Duration, 0, b.N)
+		before := debugCounts(b, env.core)
 		b.ResetTimer()
 		for range b.N {
 			start := time.Now()
@@ -101,6 +102,11 @@ func BenchmarkMCPCall(b *testing.B) {
 			durations = append(durations, time.Since(start))
 		}
 		b.StopTimer()
+		// What the page's socket carried per call: Chromium's cost grows
+		// with the messages, not the frames in them.
+		after := debugCounts(b, env.core)
+		b.ReportMetric(float64(after.PageMessages-before.PageMessages)/float64(b.N), "page-msgs/call")
+		b.ReportMetric(float64(after.PageFrames-before.PageFrames)/float64(b.N), "page-frames/call")
 		reportPercentiles(b, durations)
 	})
 

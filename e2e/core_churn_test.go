@@ -87,7 +87,7 @@ func createAndDrop(srv *testenv.Server) {
 var oneShot = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // debugCounts reads Core's debug endpoint with its token.
-func debugCounts(t *testing.T, srv *testenv.Server) runtime.DebugCounts {
+func debugCounts(t testing.TB, srv *testenv.Server) runtime.DebugCounts {
 	t.Helper()
 	token, err := os.ReadFile(filepath.Join(srv.StateDir, wire.CoreTokenFile))
 	if err != nil {

@@ -275,10 +275,15 @@ func (s *Session) settleLocked(call *pendingCall, out callOutcome, how wire.Sett
 	if !s.calls.remove(call, how) {
 		return
 	}
-	call.outcome <- out
 	s.notes.CallSettled(call.id, out.result, out.err, how, time.Now())
 	s.emitLocked(wire.EventToolCallSettled, call.turnID, wire.ToolCallSettledData{ToolRequestID: call.id, Tool: call.tool, Outcome: how})
 	s.refreshStatusAndSaveLocked()
+	// The caller hears last, once the settle is in the journal's buffer:
+	// its Sync (broker) then hands the kernel the settle it is about to
+	// report. Told first, it could answer its client before the page's
+	// connection had appended the settle, and a crash in between made the
+	// restart settle the call again, as interrupted.
+	call.outcome <- out
 }
 
 // refreshStatusAndSaveLocked is refreshStatusLocked for a change to the
