@@ -4,10 +4,13 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/kaoruisaac/pedelec/runtime/peercred"
 )
 
 // The warm-up: opencode does about a second of CPU work at a directory's
@@ -38,8 +41,12 @@ var warmupServer = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(answerWarmup), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	// Only opencode, Core's own child, has business here: another local
+	// user's connection is closed at accept, as on Core's own port, so it
+	// can neither use the endpoint nor hold Core's descriptors open; an
+	// idle connection of opencode's is closed after a while.
+	srv := &http.Server{Handler: http.HandlerFunc(answerWarmup), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	go func() { _ = srv.Serve(peercred.New(peercred.Options{UID: os.Getuid()}).Listener(ln)) }()
 	return "http://" + ln.Addr().String() + "/v1", nil
 })
 
