@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +172,35 @@ func TestNextPageGetsWhatHappenedWhileNoPageWasLoaded(t *testing.T) {
 	}
 	if len(calls) != 2 || calls[first.ToolRequestID] != 1 {
 		t.Errorf("tool_calls on the next page: %v, want each once", calls)
+	}
+}
+
+// A page may resume past the seq Core knows (events a crashed Core never
+// wrote down), but not without bound: a lastSeq near the int64 maximum
+// would make the session's next event number wrap negative.
+func TestResumeRefusesALastSeqFarAheadOfTheSession(t *testing.T) {
+	h := newHarness(t, nil)
+	p1 := h.page()
+	autoEnd := true
+	info := p1.CreateSession(wire.CreateSessionParams{Provider: "held", Skills: json.RawMessage(harnessSkills), AutoEndOnDisconnect: &autoEnd, DisconnectGraceMs: 60_000})
+	p1.Close()
+	p2 := h.page()
+	huge := int64(math.MaxInt64)
+	_, werr := p2.Call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &huge, Redeliver: true})
+	if werr == nil || werr.Code != wire.CodeInvalidInput || !strings.Contains(werr.Message, "lastSeq") {
+		t.Fatalf("resume with lastSeq %d = %v, want INVALID_INPUT naming lastSeq", huge, werr)
+	}
+	s, err := h.core.session(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq := s.Info().Seq; seq < 0 || seq > 1000 {
+		t.Fatalf("the session's seq after the refused resume = %d", seq)
+	}
+	// A lastSeq a little ahead is still taken: the seq goes on after it.
+	ahead := s.Info().Seq + 5
+	p2.MustCall(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID, LastSeq: &ahead, Redeliver: true})
+	if seq := s.Info().Seq; seq < ahead {
+		t.Fatalf("the session's seq after resuming at %d = %d", ahead, seq)
 	}
 }
