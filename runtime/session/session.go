@@ -298,6 +298,13 @@ func (s *Session) refreshStatusForTurnLocked(turnID string) {
 	s.emitLocked(wire.EventStatusChanged, turnID, data)
 }
 
+// maxSeqAhead bounds how far past the session's last event a resuming
+// page's lastSeq may be. A page can have seen events a crashed Core never
+// wrote down (those of its last moments), never a million of them; past
+// that the number is the page's invention, and adopting it could make the
+// next event's seq wrap negative.
+const maxSeqAhead = 1 << 20
+
 // Resume attaches page connection pc. With lastSeq (a page that followed
 // the session and lost its connection) the events after lastSeq are sent
 // again from the log, exactly as they were; without it (a reloaded page)
@@ -329,6 +336,11 @@ func (s *Session) Resume(pc Page, lastSeq *int64, redeliver bool) (*wire.Session
 		s.detachTimer = nil
 	}
 	from := s.seq
+	if lastSeq != nil && *lastSeq > s.seq+maxSeqAhead {
+		s.mu.Unlock()
+		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.lastSeq %d is %d past the session's last event %d (at most %d)", *lastSeq, *lastSeq-s.seq, s.seq, maxSeqAhead).
+			WithDetails(map[string]any{"lastSeq": *lastSeq, "seq": s.seq})
+	}
 	if lastSeq != nil {
 		if *lastSeq > s.seq {
 			// The page saw events a crashed Core never wrote down: go on
