@@ -8,7 +8,6 @@ package e2e
 // blocks get their codes, and the call is answered.
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -147,23 +146,6 @@ func TestMCPContentHostileShapes(t *testing.T) {
 	if got := strings.Join(paths, ","); got != "mcpContent,mcpContent[0].type,mcpContent" {
 		t.Errorf("the page's errors name %s", got)
 	}
-}
-
-// coreMCPClient is the Go MCP SDK's client on Core's /mcp, with its token.
-func coreMCPClient(t *testing.T, core *testenv.Server) *mcpClient {
-	t.Helper()
-	c := &mcpClient{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e-http", Version: "1"}, newMCPClientOptions(c))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: core.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{coreToken(t, core), http.DefaultTransport}}}, nil)
-	if err != nil {
-		t.Fatalf("connect to /mcp: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	c.cs = cs
-	return c
 }
 
 // checkContent compares one MCP answer with w: the blocks as JSON values,

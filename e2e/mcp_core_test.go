@@ -346,17 +346,9 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		}
 	}
 
-	c := &mcpClient{}
-	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e-http", Version: "1"}, newMCPClientOptions(c))
+	c := coreMCPClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{coreToken(t, srv), http.DefaultTransport}}}, nil)
-	if err != nil {
-		t.Fatalf("connect to /mcp: %v", err)
-	}
-	defer cs.Close()
-	c.cs = cs
 	if got := strings.Join(c.toolNames(t), ","); got != "get_current_page,slow_tool,update_counter" {
 		t.Fatalf("tools = %s", got)
 	}
@@ -370,4 +362,21 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	if n := len(c.toolNames(t)); n != 6 {
 		t.Fatalf("%d tools with two pages, want 6", n)
 	}
+}
+
+// coreMCPClient is the Go MCP SDK's client on Core's /mcp, with its token.
+func coreMCPClient(t *testing.T, core *testenv.Server) *mcpClient {
+	t.Helper()
+	c := &mcpClient{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-e2e-http", Version: "1"}, newMCPClientOptions(c))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: core.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{coreToken(t, core), http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatalf("connect to /mcp: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	c.cs = cs
+	return c
 }
