@@ -407,15 +407,22 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	out.open()
 	w := &acpWarm{proc: proc, conn: conn, client: client, bound: bound}
 	fail := func(method string, err error) (*acpWarm, error) {
+		// Whether the agent had gone is read before stopping it: after
+		// the stop its connection is always done, and every error would
+		// read as an exit.
+		exited := false
+		select {
+		case <-conn.Done():
+			exited = true
+		default:
+		}
 		proc.stop()
 		if cause := bound.Cause(); cause != nil {
 			return nil, wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(proc.exitStatus())
 		}
-		select {
-		case <-conn.Done():
+		if exited {
 			return nil, wire.Errorf(wire.CodeProviderError, "%s: the agent exited before it answered %s", name, method).
 				WithDetails(proc.exitStatus())
-		default:
 		}
 		return nil, acpError(name, method, err, proc.exitStatus())
 	}

@@ -203,6 +203,10 @@ func TestACPLoadAfterRestart(t *testing.T) {
 	second := fakeACP(t, nil)
 	r2, err := runACP(t, second, context.Background(), fakeTurn(t, dir, "s1", r1.thread, "recall"))
 	if err != nil {
+		// The details hold the agent's exit and stderr: what ended it.
+		if we := wire.AsError(err); we != nil {
+			t.Fatalf("%v\ndetails: %+v", err, we.Details)
+		}
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(r2.text(), "prompts=101") || r2.thread != r1.thread {
