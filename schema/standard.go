@@ -64,9 +64,11 @@ type standardCompiled struct {
 	parsed *value
 	err    error
 	budget patternBudget // its backtracking patterns' time, per check
-	// expansion: the most subschemas one value meets at one place
-	// (standard_expansion.go), which a check's work counts with.
-	expansion int
+	// nodes: the most schema nodes one value meets, the schema's own or,
+	// through $refs, its expansion (standard_expansion.go, which the
+	// definition check bounds). Fixed once compiled, so a check's work
+	// bound does not walk the schema again.
+	nodes int
 }
 
 func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
@@ -80,7 +82,7 @@ func (s *standardCompiled) get(raw []byte) (*jsonschema.Schema, error) {
 		s.sch, s.err = compileStandard(v, dialectOfSchema(v), &s.budget)
 		s.budget.sealed = true
 		if s.err == nil {
-			s.expansion = expansion(s.sch)
+			s.nodes = max(countValues(v), expansion(s.sch))
 		}
 	})
 	return s.sch, s.err
@@ -98,10 +100,8 @@ const maxStandardWork = 4_000_000
 // validateStandard checks inst against sch, compiled as c, and returns
 // every violation, sorted by path.
 func validateStandard(c *standardCompiled, sch *jsonschema.Schema, inst *value) []Violation {
-	budget, schema := &c.budget, c.tree()
-	// Each value meets at most all the schema's nodes, or, through $refs,
-	// its expansion (which the definition check bounds).
-	values, nodes := countValues(inst), max(countValues(schema), c.expansion)
+	budget := &c.budget
+	values, nodes := countValues(inst), c.nodes
 	if values*nodes > maxStandardWork {
 		got := fmt.Sprintf("%d values against a schema of %d nodes", values, nodes)
 		return []Violation{{Path: RootPath, Expected: fmt.Sprintf("a value small enough to check (values × schema nodes at most %d)", maxStandardWork), Got: got,
@@ -116,7 +116,7 @@ func validateStandard(c *standardCompiled, sch *jsonschema.Schema, inst *value) 
 		if !errors.As(err, &verr) {
 			return []Violation{{Path: RootPath, Expected: "a value the schema can check", Got: show(inst), Message: "could not be checked: " + err.Error()}}
 		}
-		vd := &verdict{inst: inst, schema: schema}
+		vd := &verdict{inst: inst, schema: c.tree()}
 		vd.walk(verr)
 		out = vd.out
 	}

@@ -342,8 +342,8 @@ func (a *acpAgent) outcome(w *acpWarm, turn *Turn, resp acp.PromptResponse, err 
 // crashed is the error of a turn whose agent exited under it.
 func (a *acpAgent) crashed(w *acpWarm) error {
 	w.proc.stop()
-	if cause := w.bound.Cause(); cause != nil {
-		return wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(w.proc.exitStatus())
+	if err := w.bound.err(w.proc); err != nil {
+		return err
 	}
 	return wire.Errorf(wire.CodeProviderError, "%s: the agent process exited during the turn", a.spec.name).
 		WithDetails(w.proc.exitStatus())
@@ -417,8 +417,8 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		default:
 		}
 		proc.stop()
-		if cause := bound.Cause(); cause != nil {
-			return nil, wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(proc.exitStatus())
+		if err := bound.err(proc); err != nil {
+			return nil, err
 		}
 		if exited {
 			return nil, wire.Errorf(wire.CodeProviderError, "%s: the agent exited before it answered %s", name, method).

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
 // What one ACP agent can make Core hold is bounded here, whatever the ACP
@@ -78,6 +80,16 @@ func (b *acpBound) Cause() error {
 		return *p
 	}
 	return nil
+}
+
+// err is the PROVIDER_ERROR of an agent the bound stopped, with how its
+// process p ended; nil if the bound stopped nothing.
+func (b *acpBound) err(p *acpProcess) error {
+	cause := b.Cause()
+	if cause == nil {
+		return nil
+	}
+	return wire.Errorf(wire.CodeProviderError, "%v", cause).WithDetails(p.exitStatus())
 }
 
 // jsonrpcHead is what the bound reads of each message.

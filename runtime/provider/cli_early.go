@@ -143,17 +143,11 @@ func untagged(env []string) []string {
 // connection. A remote one is not dialled: starting a session never waits
 // on the network (the same rule as the openai provider's listing).
 func dialLoopback(ctx context.Context, name, endpoint string) error {
-	if endpoint == "" {
+	if !isLoopbackURL(endpoint) {
 		return nil
 	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return nil
-	}
+	u, _ := url.Parse(endpoint) // isLoopbackURL parsed it
 	host := u.Hostname()
-	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" {
-		return nil
-	}
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"https": "443"}[u.Scheme]

@@ -135,14 +135,12 @@ func (s *Session) broker(ctx context.Context, def *schema.CompiledTool, args jso
 	timeout := def.Timeout(s.table.cfg.ToolTimeout)
 	callID := ids.New("tr_")
 	box := w.box
-	s.mu.Lock()
-	w.id, w.timeoutMs = callID, timeout.Milliseconds()
-	s.mu.Unlock()
 	// Consent is decided once, under s.mu, which StartTurn takes too: the
 	// turn the call belongs to is the one found here, and no turn can
 	// start between the decision and the delivery (issue 35: a turn that
 	// started between two looks let a call reach the page unasked).
 	s.mu.Lock()
+	w.id, w.timeoutMs = callID, timeout.Milliseconds()
 	now := time.Now()
 	turnID, turnStartedAt, hasTurn := s.callTurnLocked(now)
 	if err := s.refuseCallLocked(hasTurn); err != nil {

@@ -3578,7 +3578,7 @@ function asJson(value) {
   const text = JSON.stringify(value);
   return text === void 0 ? null : JSON.parse(text);
 }
-function convert(reg) {
+function convert(reg, leaving) {
   const inputSchema = reg.inputSchema === void 0 ? NO_INPUT : JSON.parse(reg.inputSchema);
   let annotations;
   if (reg.annotations || reg.title !== void 0) {
@@ -3592,7 +3592,7 @@ function convert(reg) {
     message: p.message
   }));
   if (problems.length > 0) return { reg, problems };
-  def.handler = webmcpHandler(reg);
+  def.handler = webmcpHandler(reg, leaving);
   return { reg, def };
 }
 function refusedTools(refused) {
@@ -3652,7 +3652,7 @@ var Registrations = class {
 var registrations = pageShared("registrations.v1", () => new Registrations());
 
 // src/webmcp/link.ts
-function currentWebMCPTools(defined) {
+function currentWebMCPTools(defined, leaving) {
   const taken = new Set(defined.map((t) => t?.name));
   const offered = [];
   const refused = [];
@@ -3661,7 +3661,7 @@ function currentWebMCPTools(defined) {
       refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
       continue;
     }
-    const c = convert(reg);
+    const c = convert(reg, leaving);
     if ("problems" in c) refused.push(c);
     else offered.push(c);
   }
@@ -3673,9 +3673,6 @@ function manifestOf(defs) {
     return JSON.parse(JSON.stringify(rest));
   });
 }
-function nextTask3() {
-  return new Promise((resolve2) => setTimeout(resolve2, 0));
-}
 function linkWebMCP(session, definedNow, sent) {
   const handlers = /* @__PURE__ */ new Map();
   const reported = /* @__PURE__ */ new WeakSet();
@@ -3683,12 +3680,12 @@ function linkWebMCP(session, definedNow, sent) {
   let scheduled = false;
   let running = Promise.resolve();
   let stopped = false;
+  const leaving = (id, value) => holdAsThePageLeaves(session, id, value);
   const refresh = (report) => {
     const defined = definedNow();
-    const { offered, refused } = currentWebMCPTools(defined);
+    const { offered, refused } = currentWebMCPTools(defined, leaving);
     handlers.clear();
-    const leaving = (id, value) => holdAsThePageLeaves(session, id, value);
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, webmcpHandler(c.reg, leaving));
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler);
     const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
     for (const r of fresh) reported.add(r.reg);
     if (fresh.length > 0) session.reportError(refusedTools(fresh));
@@ -3721,7 +3718,7 @@ function linkWebMCP(session, definedNow, sent) {
     off();
   });
   setTimeout(schedule, 0);
-  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask3().then(() => running) };
+  return { handler: (tool) => handlers.get(tool), schedule, sent: () => nextTask2().then(() => running) };
 }
 
 // src/page-tools.ts
@@ -3770,7 +3767,7 @@ var PageTools = class {
   }
   /** Resolves once the changes made so far reached Core (or failed). */
   async sent() {
-    await new Promise((resolve2) => setTimeout(resolve2, 0));
+    await nextTask2();
     await this.running;
     await this.link?.sent();
   }
@@ -4235,7 +4232,7 @@ async function executeNative(mc, t, input, signal) {
     }
     if (text === null || text === void 0) {
       if (watch) {
-        const w = await Promise.race([watch.submitted, new Promise((r) => setTimeout(() => r(null), 0))]);
+        const w = await Promise.race([watch.submitted, nextTask2().then(() => null)]);
         if (w) return await submissionResult(w);
       }
       return null;

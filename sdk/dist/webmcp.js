@@ -672,7 +672,7 @@
       }
       if (text === null || text === void 0) {
         if (watch) {
-          const w = await Promise.race([watch.submitted, new Promise((r) => setTimeout(() => r(null), 0))]);
+          const w = await Promise.race([watch.submitted, nextTask().then(() => null)]);
           if (w) return await submissionResult(w);
         }
         return null;

@@ -11,6 +11,7 @@ import { PedelecError } from "./errors.js";
 import { checkedManifest } from "./manifest.js";
 import type { PedelecSession } from "./session.js";
 import type { AnyToolDefinition, Disposer, JsonValue, ToolCallContext } from "./types.js";
+import { nextTask } from "./webmcp/form-call.js";
 import { linkWebMCP, manifestOf, type WebMCPLink } from "./webmcp/link.js";
 
 type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
@@ -69,7 +70,7 @@ class PageTools {
 
   /** Resolves once the changes made so far reached Core (or failed). */
   async sent(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTask();
     await this.running;
     await this.link?.sent();
   }

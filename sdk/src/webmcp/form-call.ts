@@ -265,6 +265,7 @@ export async function callForm(form: HTMLFormElement, input: Record<string, unkn
   }
 }
 
-function nextTask(): Promise<void> {
+/** Resolves after the current task: what a submit dispatches synchronously has run by then. */
+export function nextTask(): Promise<void> {
   return new Promise((r) => setTimeout(r, 0));
 }

@@ -6,7 +6,8 @@
 import type { PedelecError } from "../errors.js";
 import type { AnyToolDefinition, JsonValue, ToolCallContext } from "../types.js";
 import { holdAsThePageLeaves } from "../leaving.js";
-import { convert, refusedTools, webmcpHandler, type Converted } from "./tools.js";
+import { convert, refusedTools, type Converted, type Leaving } from "./tools.js";
+import { nextTask } from "./form-call.js";
 import { registrations, type WebMCPRegistration } from "./registrations.js";
 
 type Handler = (args: unknown, ctx: ToolCallContext) => unknown;
@@ -23,7 +24,7 @@ export type LinkedSession = {
  * the ones it cannot: refused schemas, and names a defineTool tool of the
  * session already has (the defineTool one wins).
  */
-export function currentWebMCPTools(defined: readonly AnyToolDefinition[]): { offered: Converted[]; refused: Extract<Converted, { problems: unknown }>[] } {
+export function currentWebMCPTools(defined: readonly AnyToolDefinition[], leaving?: Leaving): { offered: Converted[]; refused: Extract<Converted, { problems: unknown }>[] } {
   const taken = new Set(defined.map((t) => t?.name));
   const offered: Converted[] = [];
   const refused: Extract<Converted, { problems: unknown }>[] = [];
@@ -32,7 +33,7 @@ export function currentWebMCPTools(defined: readonly AnyToolDefinition[]): { off
       refused.push({ reg, problems: [{ path: "name", message: `a tool defined with defineTool in this session is also named ${JSON.stringify(reg.name)}; rename one of them` }] });
       continue;
     }
-    const c = convert(reg);
+    const c = convert(reg, leaving);
     if ("problems" in c) refused.push(c);
     else offered.push(c);
   }
@@ -45,10 +46,6 @@ export function manifestOf(defs: readonly AnyToolDefinition[]): JsonValue[] {
     const { handler: _h, ...rest } = d;
     return JSON.parse(JSON.stringify(rest)) as JsonValue;
   });
-}
-
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** A session's link to the page's WebMCP tools. */
@@ -75,14 +72,15 @@ export function linkWebMCP(session: LinkedSession, definedNow: () => readonly An
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
 
+  // A form submission that navigates this tab is the next page's to
+  // answer when the session follows the page (leaving.ts).
+  const leaving = (id: string, value: JsonValue) => holdAsThePageLeaves(session, id, value);
+
   const refresh = (report: boolean) => {
     const defined = definedNow();
-    const { offered, refused } = currentWebMCPTools(defined);
+    const { offered, refused } = currentWebMCPTools(defined, leaving);
     handlers.clear();
-    // A form submission that navigates this tab is the next page's to
-    // answer when the session follows the page (leaving.ts).
-    const leaving = (id: string, value: JsonValue) => holdAsThePageLeaves(session, id, value);
-    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, webmcpHandler(c.reg, leaving) as Handler);
+    for (const c of offered) if ("def" in c && c.def.handler) handlers.set(c.def.name, c.def.handler as Handler);
     const fresh = report ? refused.filter((r) => !reported.has(r.reg)) : [];
     for (const r of fresh) reported.add(r.reg);
     if (fresh.length > 0) session.reportError(refusedTools(fresh));

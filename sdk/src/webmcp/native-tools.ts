@@ -16,7 +16,7 @@
 // UnknownError, whose message does not carry the page's own.
 
 import type { JsonValue } from "../types.js";
-import { submissionResult, watchSubmission } from "./form-call.js";
+import { nextTask, submissionResult, watchSubmission } from "./form-call.js";
 import { pageShared } from "./shared.js";
 import { registrations, type ModelContextLike, type WebMCPAnnotations, type WebMCPRegistration } from "./registrations.js";
 
@@ -134,7 +134,7 @@ async function executeNative(mc: EnumerableModelContext, t: RegisteredTool, inpu
     }
     if (text === null || text === undefined) {
       if (watch) {
-        const w = await Promise.race([watch.submitted, new Promise<null>((r) => setTimeout(() => r(null), 0))]);
+        const w = await Promise.race([watch.submitted, nextTask().then(() => null)]);
         if (w) return await submissionResult(w);
       }
       return null;

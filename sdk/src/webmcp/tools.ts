@@ -52,8 +52,8 @@ export function asJson(value: unknown): JsonValue {
   return text === undefined ? null : (JSON.parse(text) as JsonValue);
 }
 
-/** Converts one registration and checks it as Core will. */
-export function convert(reg: WebMCPRegistration): Converted {
+/** Converts one registration and checks it as Core will; leaving goes to its handler (webmcpHandler). */
+export function convert(reg: WebMCPRegistration, leaving?: Leaving): Converted {
   // WebMCP's inputSchema is standard JSON Schema, and Core checks it as such.
   const inputSchema = reg.inputSchema === undefined ? NO_INPUT : (JSON.parse(reg.inputSchema) as JsonObjectSchema);
   let annotations: ToolAnnotations | undefined;
@@ -68,7 +68,7 @@ export function convert(reg: WebMCPRegistration): Converted {
     message: p.message,
   }));
   if (problems.length > 0) return { reg, problems };
-  def.handler = webmcpHandler(reg);
+  def.handler = webmcpHandler(reg, leaving);
   return { reg, def };
 }
 
