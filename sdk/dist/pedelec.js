@@ -306,9 +306,11 @@ var Connection = class {
   /**
    * Core approved this page (a session was created or resumed): remember
    * the key this connection's Core proved, if the page trusts none yet.
+   * Resolves once it is kept (a proof that failed keeps nothing), so a
+   * createSession that resolved has the key stored.
    */
   trustCore() {
-    void this.proofCheck?.then(
+    return (this.proofCheck ?? Promise.resolve()).then(
       () => this.identity.remember(),
       () => {
       }
@@ -4584,11 +4586,12 @@ var Pedelec = class {
       params.disconnectGraceMs = FOLLOW_GRACE_MS;
     }
     const info = await this.connection.request("create_session", params);
-    this.connection.trustCore();
+    const trusted = this.connection.trustCore();
     const session = this.track(info, defined);
     attachPageTools(session, defined, web?.sent ?? manifest.tools, web !== null);
     if (exposeToBrowser2 !== false) exposeToBrowser(session, defined, browserError);
     if (followPage === true && session.getStatus() !== "ended") follow(session, this.url, null);
+    await trusted;
     return session;
   }
   /**
@@ -4640,10 +4643,11 @@ var Pedelec = class {
       await this.ensureApproved();
       const followed = typeof followedSeq === "number" && Number.isSafeInteger(followedSeq) && followedSeq >= 0;
       const info = await this.connection.request("resume_session", followed ? { sessionId, lastSeq: followedSeq, redeliver: true } : { sessionId });
-      this.connection.trustCore();
+      const trusted = this.connection.trustCore();
       const session = this.track(info, defined, router);
       const replace = options?.webmcp === true || router !== void 0;
       if (session.getStatus() !== "ended") attachPageTools(session, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
+      await trusted;
       return session;
     })();
     this.resuming.set(sessionId, resumed);

@@ -343,11 +343,12 @@ export class Pedelec {
       params.disconnectGraceMs = FOLLOW_GRACE_MS;
     }
     const info = await this.connection.request("create_session", params);
-    this.connection.trustCore(); // Core approved this page: remember its key
+    const trusted = this.connection.trustCore(); // Core approved this page: remember its key
     const session = this.track(info, defined as TTools);
     attachPageTools(session as never, defined, web?.sent ?? (manifest as { tools: JsonValue[] }).tools, web !== null);
     if (exposeToBrowser !== false) exposeToBrowserAgent(session, defined, browserError);
     if (followPage === true && session.getStatus() !== "ended") follow(session as never, this.url, null);
+    await trusted;
     return session;
   }
 
@@ -417,13 +418,14 @@ export class Pedelec {
       // no page was loaded), then the calls that page was running.
       const followed = typeof followedSeq === "number" && Number.isSafeInteger(followedSeq) && followedSeq >= 0;
       const info = await this.connection.request("resume_session", followed ? { sessionId, lastSeq: followedSeq, redeliver: true } : { sessionId });
-      this.connection.trustCore();
+      const trusted = this.connection.trustCore();
       const session = this.track(info, defined, router);
       // Core's list is the one before the reload. With webmcp, or when
       // following the page (router), the page's list replaces it now; a
       // plain resume keeps it until the page changes its tools (addTool).
       const replace = options?.webmcp === true || router !== undefined;
       if (session.getStatus() !== "ended") attachPageTools(session as never, defined, replace ? null : manifestOf(defined), options?.webmcp === true);
+      await trusted;
       return session as unknown as PedelecSession<string, readonly AnyToolDefinition[]>;
     })();
     this.resuming.set(sessionId, resumed);

@@ -132,9 +132,11 @@ export class Connection {
   /**
    * Core approved this page (a session was created or resumed): remember
    * the key this connection's Core proved, if the page trusts none yet.
+   * Resolves once it is kept (a proof that failed keeps nothing), so a
+   * createSession that resolved has the key stored.
    */
-  trustCore(): void {
-    void this.proofCheck?.then(
+  trustCore(): Promise<void> {
+    return (this.proofCheck ?? Promise.resolve()).then(
       () => this.identity.remember(),
       () => {},
     );
