@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kaoruisaac/pedelec/schema"
 )
 
 // specTurn is a turn in a session directory laid out as Core lays it out:
@@ -175,6 +178,39 @@ func TestQwenPrepareWritesTheSessionSettings(t *testing.T) {
 	if got.Tools.Eager == nil || len(got.Tools.Eager) != 0 || got.Privacy.UsageStatisticsEnabled == nil || *got.Privacy.UsageStatisticsEnabled ||
 		got.General.PreventSystemSleep == nil || *got.General.PreventSystemSleep {
 		t.Errorf("settings.json:\n%s", data)
+	}
+
+	if strings.Contains(string(data), "visible") {
+		t.Errorf("a session without an MCP server lists visible tools:\n%s", data)
+	}
+
+	// With the session's MCP server, its tools are named in tools.visible
+	// as Qwen names them, so its model sees them without tool_search.
+	turn = specTurn(t, "", "")
+	turn.MCP = &MCPServer{Name: "pedelec", URL: "http://127.0.0.1:9/mcp/session/s_1"}
+	turn.Tools = []schema.Tool{{Name: "update_counter"}, {Name: "add_todo"}}
+	if _, err := qwenPrepare(cliArgs{turn: turn}); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(filepath.Join(filepath.Dir(turn.WorkDir), "qwen", ".qwen", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withMCP struct {
+		Tools struct {
+			Eager   []string `json:"eager"`
+			Visible []string `json:"visible"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &withMCP); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"mcp__pedelec__update_counter", "mcp__pedelec__add_todo"}; !slices.Equal(withMCP.Tools.Visible, want) ||
+		withMCP.Tools.Eager == nil || len(withMCP.Tools.Eager) != 0 {
+		t.Errorf("settings.json with the session's MCP server (tools.visible want %v):\n%s", want, data)
+	}
+	if _, ok := qwenSettings["tools"].(map[string]any)["visible"]; ok {
+		t.Errorf("a session's tools.visible leaked into the shared settings: %v", qwenSettings)
 	}
 
 	for _, own := range []string{"HOME", "QWEN_HOME"} {

@@ -55,11 +55,40 @@ var qwenACP = acpSpec{
 //     prompt: nothing leaves the machine but the model requests.
 //   - general.preventSystemSleep false: no systemd-inhibit probe and
 //     process around each model request.
+//
+// and tools.visible is added per session (qwenSessionSettings).
 var qwenSettings = map[string]any{
 	"$version": 4,
 	"tools":    map[string]any{"eager": []string{}},
 	"privacy":  map[string]any{"usageStatisticsEnabled": false},
 	"general":  map[string]any{"preventSystemSleep": false},
+}
+
+// qwenSessionSettings are qwenSettings with tools.visible naming the
+// page's tools as Qwen names an MCP server's tools (mcp__<server>__<tool>):
+// Qwen defers every MCP tool behind tool_search and tool_call, and its
+// model learns a page tool's name only from a tool_search, so a call would
+// take three model steps (search, call, answer) where the other agents
+// take two. Listed, they are declared to the model as they are (at the
+// cost of one schema check each at the first model request); a name Qwen
+// rewrites (one with a '.', or longer than its 63 characters with the
+// prefix) stays behind the bridge, reachable as before. The list is
+// written at each agent start: Qwen Code 0.24 does not act on the MCP
+// server's tools/list_changed, so it learns of tools the page changes
+// only when it starts again anyway.
+func qwenSessionSettings(turn *Turn) map[string]any {
+	out := make(map[string]any, len(qwenSettings))
+	for k, v := range qwenSettings {
+		out[k] = v
+	}
+	if turn.MCP != nil && len(turn.Tools) > 0 {
+		visible := make([]string, 0, len(turn.Tools))
+		for _, t := range turn.Tools {
+			visible = append(visible, "mcp__"+turn.MCP.Name+"__"+t.Name)
+		}
+		out["tools"] = map[string]any{"eager": []string{}, "visible": visible}
+	}
+	return out
 }
 
 // qwenPrepare gives Qwen the session's own home (its settings and the
@@ -81,7 +110,7 @@ func qwenPrepare(a cliArgs) (map[string]string, error) {
 	_, ownHome := a.settings.Env["HOME"]
 	_, ownQwenHome := a.settings.Env["QWEN_HOME"]
 	if !ownHome && !ownQwenHome {
-		data, _ := json.MarshalIndent(qwenSettings, "", "  ")
+		data, _ := json.MarshalIndent(qwenSessionSettings(a.turn), "", "  ")
 		if err := os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), data, 0o600); err != nil {
 			return nil, err
 		}
