@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
 	"github.com/kaoruisaac/pedelec/e2e/testenv"
@@ -55,15 +56,36 @@ func (q *qwenMainScript) step() modelserver.Step {
 		if !qwenTurnRequest(r) {
 			return modelserver.Say("Nothing to save.")
 		}
+		r.At = time.Now()
 		q.mu.Lock()
-		defer q.mu.Unlock()
 		q.main = append(q.main, r)
 		if len(q.steps) == 0 {
+			q.mu.Unlock()
 			return modelserver.FailWith(500, "modelserver: script exhausted")
 		}
 		s := q.steps[0]
 		q.steps = q.steps[1:]
+		q.mu.Unlock()
+		if s.Decide != nil {
+			s = s.Decide(r)
+		}
 		return s
+	}}
+}
+
+// use is a step that calls a page tool the way this agent offers it: as
+// it is if the request declares it (tools.visible), else through the
+// bridge, tool_search first and then tool_call (the tool_call taken as
+// this step's next, before the script's next step).
+func (q *qwenMainScript) use(tool string, args any) modelserver.Step {
+	return modelserver.Step{Decide: func(r modelserver.Request) modelserver.Step {
+		if slices.Contains(chatToolNames(r), qwenPageTool(tool)) {
+			return modelserver.Use(tool, args)
+		}
+		q.mu.Lock()
+		q.steps = append([]modelserver.Step{qwenBridgeCall(tool, args)}, q.steps...)
+		q.mu.Unlock()
+		return modelserver.Use("tool_search", map[string]string{"query": "select:" + qwenPageTool(tool)})
 	}}
 }
 

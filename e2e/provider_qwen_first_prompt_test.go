@@ -20,9 +20,9 @@ import (
 // meta-schema each time): the session's Qwen settings defer the built-in
 // tools behind tool_search and tool_call (tools.eager = []), so the first
 // model request declares only the bridge and the few tools Qwen keeps up
-// front. Also checked: the early start asks the model nothing, the settings
-// file is the session's own, and Qwen runs as one CLI process (no relaunch
-// with a larger heap). Not timed: docs/performance.md has the figures.
+// front (and the page's tools, named in tools.visible). Also checked: the
+// early start asks the model nothing, the settings file is the session's
+// own, and Qwen runs as one CLI process (no relaunch with a larger heap). Not timed: docs/performance.md has the figures.
 func TestQwenACPFirstPromptDeclaresTheBridgeOnly(t *testing.T) {
 	cli := qwenACPCLI
 	ms := cli.newServer(t)
