@@ -99,10 +99,9 @@ func codexTrustedRoots(lookup func(string) (string, bool), sys certSources) ([][
 				return nil, false
 			}
 		}
-		for _, d := range filepath.SplitList(dir) {
-			if !roots.addDir(d) {
-				return nil, false
-			}
+		// Not every rustls version reads a list of directories: one only.
+		if len(filepath.SplitList(dir)) != 1 || !roots.addDir(dir) {
+			return nil, false
 		}
 		return roots.list, true
 	}
