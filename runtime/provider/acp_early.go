@@ -85,7 +85,7 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 	go func() {
 		defer cancel()
 		w, err := a.start(ctx, turn, st.emit)
-		if err == nil && a.spec.warmUp != nil {
+		if err == nil && a.spec.warmUp != nil && !closedChan(st.waited) {
 			wctx, stop := context.WithCancel(ctx)
 			go func() {
 				select {
@@ -159,5 +159,17 @@ func (a *acpAgent) cancelStart(sessionID string) {
 	a.mu.Unlock()
 	if st != nil {
 		<-st.done
+	}
+}
+
+// closedChan reports whether ch is closed: a turn already waits for the
+// start, so a warm-up would only stand in its way (it would be stopped at
+// once, but a request it had sent would still make the agent work).
+func closedChan(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }

@@ -126,3 +126,53 @@ func TestACPTurnStopsTheWarmUp(t *testing.T) {
 		t.Errorf("the turn heard %q, want only its own session's chunk", got)
 	}
 }
+
+// A turn that is already waiting when the start finishes gets the agent
+// at once: no warm-up begins, so no throw-away session makes the agent
+// work beside the turn's own first prompt.
+func TestACPTurnWaitingForTheStartSkipsTheWarmUp(t *testing.T) {
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	a := fakeACP(t, map[string]string{fakeACPInitGateEnv: gate})
+	warmed := make(chan struct{}, 1)
+	a.spec.warmUp = func(context.Context, *acpWarm, *Turn) { warmed <- struct{}{} }
+	turn := fakeTurn(t, t.TempDir(), "s1", "", "say hello")
+	if !a.StartEarly(turn, time.Now(), func(err error) { t.Errorf("start: %v", err) }) {
+		t.Fatal("StartEarly did not start the agent")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := runACP(t, a, context.Background(), turn)
+		done <- err
+	}()
+	// The turn waits on the start (initialize is held by the gate).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		a.mu.Lock()
+		st := a.starting["s1"]
+		a.mu.Unlock()
+		if st != nil && closedChan(st.waited) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn never waited for the start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the turn never ended")
+	}
+	select {
+	case <-warmed:
+		t.Error("a warm-up began although a turn was waiting for the start")
+	default:
+	}
+}
