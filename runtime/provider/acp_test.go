@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,8 +66,12 @@ func fakeTurn(t *testing.T, dir, session, resume, prompt string) *Turn {
 	// The process tag (PEDELEC_THREAD_ID) is the test's own: stopping an
 	// agent sweeps every process with its tag, and a stop still under way
 	// when a test returns must not kill the next test's agent of the same
-	// session id.
-	tag := session + "-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	// session id. The test process's pid is in it too: the same test run
+	// at once by another `go test` on the machine (a -race tier beside a
+	// plain one, two checkouts) had the same tag, and each run's sweep
+	// SIGTERMed the other's agents ("the agent exited before it answered
+	// session/load", about 1 run in 150).
+	tag := session + "-" + strconv.Itoa(os.Getpid()) + "-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 	return &Turn{SessionID: session, TurnID: "t", Prompt: prompt, Message: prompt, ResumeID: resume, WorkDir: dir,
 		Env: append(os.Environ(), wire.EnvThreadID+"="+tag),
 		MCP: &MCPServer{Name: "pedelec", URL: "http://127.0.0.1:9/mcp", Headers: map[string]string{"Authorization": "Bearer x"}}}
@@ -184,7 +189,7 @@ func TestACPCrashMidTurn(t *testing.T) {
 		t.Errorf("a crashed agent is still listed warm")
 	}
 	if _, err := runACP(t, a, context.Background(), fakeTurn(t, dir, "s1", r.thread, "hello")); err != nil {
-		t.Errorf("the turn after a crash: %v", err)
+		t.Errorf("the turn after a crash: %v\ndetails: %+v", err, wire.AsError(err).Details)
 	}
 }
 

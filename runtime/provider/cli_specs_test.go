@@ -139,3 +139,51 @@ func TestCopilotNativeResolvesTheNpmLoader(t *testing.T) {
 		t.Errorf("copilotNative(wrapper of the user's) = %s, want it as it is", got)
 	}
 }
+
+// Qwen's session home holds the settings that take its per-prompt work off
+// a turn (tools.eager, usage statistics, sleep inhibitor), and its launcher
+// is told not to start the CLI a second time; a HOME or QWEN_HOME of the
+// user's own is left alone.
+func TestQwenPrepareWritesTheSessionSettings(t *testing.T) {
+	turn := specTurn(t, "qwen3-coder", "")
+	env, err := qwenPrepare(cliArgs{turn: turn, settings: Settings{BaseURL: "http://127.0.0.1:9/v1/", APIKey: "k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(filepath.Dir(turn.WorkDir), "qwen")
+	if env["HOME"] != home || env["QWEN_CODE_NO_RELAUNCH"] != "true" || env["OPENAI_BASE_URL"] != "http://127.0.0.1:9/v1" || env["OPENAI_API_KEY"] != "k" || env["OPENAI_MODEL"] != "qwen3-coder" {
+		t.Errorf("env = %v", env)
+	}
+	data, err := os.ReadFile(filepath.Join(home, ".qwen", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tools struct {
+			Eager []string `json:"eager"`
+		} `json:"tools"`
+		Privacy struct {
+			UsageStatisticsEnabled *bool `json:"usageStatisticsEnabled"`
+		} `json:"privacy"`
+		General struct {
+			PreventSystemSleep *bool `json:"preventSystemSleep"`
+		} `json:"general"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Tools.Eager == nil || len(got.Tools.Eager) != 0 || got.Privacy.UsageStatisticsEnabled == nil || *got.Privacy.UsageStatisticsEnabled ||
+		got.General.PreventSystemSleep == nil || *got.General.PreventSystemSleep {
+		t.Errorf("settings.json:\n%s", data)
+	}
+
+	for _, own := range []string{"HOME", "QWEN_HOME"} {
+		turn := specTurn(t, "", "")
+		if _, err := qwenPrepare(cliArgs{turn: turn, settings: Settings{Env: map[string]string{own: t.TempDir()}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(turn.WorkDir), "qwen", ".qwen", "settings.json")); !os.IsNotExist(err) {
+			t.Errorf("with the user's own %s, a settings file was written (%v)", own, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,14 +40,52 @@ var qwenACP = acpSpec{
 	mode:    "default",
 }
 
+// qwenSettings are what the session's own Qwen home says (its
+// ~/.qwen/settings.json; "$version" is the format Qwen Code 0.24 writes, so
+// it does not rewrite the file):
+//   - tools.eager [] defers the built-in tools behind tool_search and
+//     tool_call, where the page's MCP tools already are: Qwen checks every
+//     tool schema it declares with a new Ajv validator, which compiles the
+//     JSON Schema meta-schema again, once per tool at a session's first
+//     model request (about 0.7 s of its CPU for its 17 default tools, 5 are
+//     left). Every tool stays reachable, and the permission policy is the
+//     same.
+//   - privacy.usageStatisticsEnabled false: no usage statistics (the model
+//     and the endpoint's URL among them) posted to Qwen's collector at each
+//     prompt: nothing leaves the machine but the model requests.
+//   - general.preventSystemSleep false: no systemd-inhibit probe and
+//     process around each model request.
+var qwenSettings = map[string]any{
+	"$version": 4,
+	"tools":    map[string]any{"eager": []string{}},
+	"privacy":  map[string]any{"usageStatisticsEnabled": false},
+	"general":  map[string]any{"preventSystemSleep": false},
+}
+
 // qwenPrepare gives Qwen the session's own home (its settings and the
-// sessions session/load reads) and the OpenAI-compatible endpoint.
+// sessions session/load reads) and the OpenAI-compatible endpoint; the
+// settings file is written unless the user's settings name a HOME or
+// QWEN_HOME of their own.
 func qwenPrepare(a cliArgs) (map[string]string, error) {
 	home := filepath.Join(filepath.Dir(a.turn.WorkDir), "qwen")
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, ".qwen"), 0o700); err != nil {
 		return nil, err
 	}
-	env := map[string]string{"HOME": home}
+	env := map[string]string{
+		"HOME": home,
+		// Qwen's launcher otherwise starts the CLI again in a third node
+		// process with a larger heap: 1 s more start and 200 MB more for
+		// an idle agent (the variable is the one it sets for that child).
+		"QWEN_CODE_NO_RELAUNCH": "true",
+	}
+	_, ownHome := a.settings.Env["HOME"]
+	_, ownQwenHome := a.settings.Env["QWEN_HOME"]
+	if !ownHome && !ownQwenHome {
+		data, _ := json.MarshalIndent(qwenSettings, "", "  ")
+		if err := os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), data, 0o600); err != nil {
+			return nil, err
+		}
+	}
 	if a.settings.BaseURL != "" {
 		env["OPENAI_BASE_URL"] = strings.TrimSuffix(a.settings.BaseURL, "/")
 	}
