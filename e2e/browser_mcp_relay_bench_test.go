@@ -24,6 +24,8 @@ import (
 //
 //   - pedelec: client → `pedelec mcp` (stdio) → Core → the page's SDK
 //     session in Chromium;
+//   - pedelec over HTTP: the client → Core's /mcp (Streamable HTTP) →
+//     the page, for clients that take a URL and a header;
 //   - relay: client → MCP-B's `@mcp-b/webmcp-local-relay` 2.2.0 (stdio,
 //     on Node 22) → its WebSocket → its widget iframe → its embed script
 //     → the page's navigator.modelContext in Chromium.
@@ -50,6 +52,11 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 	env.b.js(b, nil, benchPage)
 	quietDevTools(b, env.b)
 	pedelec := connectMCP(b, exec.Command(testenv.Binary(b), "mcp", "--core-url", env.core.URL, "--state-dir", env.core.StateDir))
+	// The same tools over Core's own /mcp (Streamable HTTP), for the MCP
+	// clients that can be pointed at a URL with a header: no process
+	// between the client and Core.
+	direct := connectMCPTransport(b, &mcp.StreamableClientTransport{Endpoint: env.core.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{coreToken(b, env.core), http.DefaultTransport}}})
 
 	// The relay, then a page that loads its embed script from a loopback
 	// server (the embed takes its widget from beside itself).
@@ -83,9 +90,10 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 	}
 	for range 20 { // warm connections and both pages' JIT
 		call(pedelec)
+		call(direct)
 		call(relay)
 	}
-	var ours, theirs []time.Duration
+	var ours, overHTTP, theirs []time.Duration
 	b.ResetTimer()
 	for range 2 {
 		for range b.N {
@@ -93,6 +101,9 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 		}
 		for range b.N {
 			theirs = append(theirs, call(relay))
+		}
+		for range b.N {
+			overHTTP = append(overHTTP, call(direct))
 		}
 	}
 	b.StopTimer()
@@ -107,6 +118,10 @@ func BenchmarkMCPRelaySideBySide(b *testing.B) {
 	b.ReportMetric(p(theirs, 0.99), "relay-p99-ms")
 	b.ReportMetric(p(ours, 0.5)/p(theirs, 0.5), "p50-x")
 	b.ReportMetric(p(ours, 0.99)/p(theirs, 0.99), "p99-x")
+	b.ReportMetric(p(overHTTP, 0.5), "http-p50-ms")
+	b.ReportMetric(p(overHTTP, 0.99), "http-p99-ms")
+	b.ReportMetric(p(overHTTP, 0.5)/p(theirs, 0.5), "http-p50-x")
+	b.ReportMetric(p(overHTTP, 0.99)/p(theirs, 0.99), "http-p99-x")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -132,10 +147,15 @@ window.ready = true;
 
 func connectMCP(b *testing.B, cmd *exec.Cmd) *mcp.ClientSession {
 	b.Helper()
+	return connectMCPTransport(b, &mcp.CommandTransport{Command: cmd})
+}
+
+func connectMCPTransport(b *testing.B, t mcp.Transport) *mcp.ClientSession {
+	b.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "pedelec-bench", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(context.Background(), t, nil)
 	if err != nil {
-		b.Fatalf("connect %s: %v", cmd.Path, err)
+		b.Fatalf("connect %T: %v", t, err)
 	}
 	b.Cleanup(func() { cs.Close() })
 	return cs

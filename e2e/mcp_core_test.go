@@ -298,7 +298,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-func coreToken(t *testing.T, srv *testenv.Server) string {
+func coreToken(t testing.TB, srv *testenv.Server) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(srv.StateDir, wire.CoreTokenFile))
 	if err != nil {

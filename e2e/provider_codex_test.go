@@ -106,6 +106,13 @@ func withBaseURL(cli agentCLI, baseURL string) agentCLI {
 // serveCLIEnv is serveCLI with the CLI's environment given.
 func serveCLIEnv(t testing.TB, cli agentCLI, env map[string]string, args ...string) *testenv.Server {
 	t.Helper()
+	return testenv.Serve(t, append([]string{"--config", cliConfig(t, cli, env)}, args...))
+}
+
+// cliConfig writes Core's config for cli, with env as the provider's env
+// settings, and returns its path.
+func cliConfig(t testing.TB, cli agentCLI, env map[string]string) string {
+	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "default_provider = %q\n[providers.%s]\nexecutable = %s\n%s\n[providers.%s.env]\n",
 		cli.name, cli.name, strconv.Quote(cli.binary(t)), cli.settings, cli.name)
@@ -121,7 +128,7 @@ func serveCLIEnv(t testing.TB, cli agentCLI, env map[string]string, args ...stri
 	if err := os.WriteFile(config, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return testenv.Serve(t, append([]string{"--config", config}, args...))
+	return config
 }
 
 func testCLIToolCallsAndResume(t *testing.T, cli agentCLI) {

@@ -52,18 +52,26 @@ func init() {
 			os.Exit(2)
 		}
 	}
-	a := &fakeAgent{prompts: map[acp.SessionId]int{}, cancel: map[acp.SessionId]chan struct{}{}}
+	a := &fakeAgent{prompts: map[acp.SessionId]int{}, cancel: map[acp.SessionId]chan struct{}{}, ready: make(chan struct{})}
 	a.conn = acp.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	close(a.ready)
 	<-a.conn.Done()
 	os.Exit(0)
 }
 
 type fakeAgent struct {
 	conn    *acp.AgentSideConnection
+	ready   chan struct{} // closed once conn is set: the connection reads requests before its constructor returns
 	mu      sync.Mutex
 	prompts map[acp.SessionId]int
 	cancel  map[acp.SessionId]chan struct{}
 	mcp     string
+}
+
+// client is the connection, once NewAgentSideConnection has returned it.
+func (a *fakeAgent) client() *acp.AgentSideConnection {
+	<-a.ready
+	return a.conn
 }
 
 func (a *fakeAgent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -127,7 +135,7 @@ func (a *fakeAgent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (ac
 	}
 	a.describeMCP(p.McpServers)
 	// The replay: history the client must not show again.
-	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED")})
+	_ = a.client().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED")})
 	a.mu.Lock()
 	a.prompts[p.SessionId] = 100 // a loaded session remembers
 	a.mu.Unlock()
@@ -147,12 +155,12 @@ func (a *fakeAgent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (
 }
 
 func (a *fakeAgent) say(sid acp.SessionId, text string) {
-	_ = a.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
+	_ = a.client().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: acp.UpdateAgentMessageText(text)})
 }
 
 func (a *fakeAgent) ask(ctx context.Context, sid acp.SessionId, id, title string, kind acp.ToolKind) string {
-	_ = a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall(acp.ToolCallId(id), title, acp.WithStartKind(kind))})
-	r, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: sid,
+	_ = a.client().SessionUpdate(ctx, acp.SessionNotification{SessionId: sid, Update: acp.StartToolCall(acp.ToolCallId(id), title, acp.WithStartKind(kind))})
+	r, err := a.client().RequestPermission(ctx, acp.RequestPermissionRequest{SessionId: sid,
 		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(id), Title: &title, Kind: &kind},
 		Options: []acp.PermissionOption{
 			{Kind: acp.PermissionOptionKindAllowAlways, OptionId: "yes-always", Name: "Always"},

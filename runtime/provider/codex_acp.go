@@ -39,14 +39,19 @@ const codexACPKeyVar = "PEDELEC_CODEX_ACP_KEY"
 
 // codexACPPrepare: with a base_url, the session's own CODEX_HOME whose
 // config.toml names that endpoint (Responses API); without one, the
-// user's own Codex configuration and login.
+// user's own Codex configuration and login. Either way Codex reads its
+// trusted roots from one file (codex_acp_roots.go).
 func codexACPPrepare(a cliArgs) (map[string]string, error) {
-	if a.settings.BaseURL == "" {
-		return nil, nil
-	}
 	home := filepath.Join(filepath.Dir(a.turn.WorkDir), "codex-acp")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
+	}
+	env, err := codexACPRootsEnv(a, home)
+	if err != nil {
+		return nil, err
+	}
+	if a.settings.BaseURL == "" {
+		return env, nil
 	}
 	var b strings.Builder
 	if a.turn.Model != "" {
@@ -62,5 +67,29 @@ func codexACPPrepare(a cliArgs) (map[string]string, error) {
 	if key == "" {
 		key = "unused"
 	}
-	return map[string]string{"CODEX_HOME": home, codexACPKeyVar: key}, nil
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["CODEX_HOME"], env[codexACPKeyVar] = home, key
+	return env, nil
+}
+
+// codexACPRootsEnv is codexRootsEnv for the agent's environment, unless
+// the provider's own env settings name the roots: those are the user's
+// choice and are applied after this.
+func codexACPRootsEnv(a cliArgs, home string) (map[string]string, error) {
+	for _, k := range []string{"SSL_CERT_FILE", "SSL_CERT_DIR"} {
+		if _, ok := a.settings.Env[k]; ok {
+			return nil, nil
+		}
+	}
+	lookup := func(k string) (string, bool) {
+		for i := len(a.turn.Env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(a.turn.Env[i], k+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	return codexRootsEnv(lookup, home, systemCertSources)
 }
