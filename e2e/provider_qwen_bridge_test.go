@@ -276,3 +276,69 @@ func chatToolNames(r modelserver.Request) []string {
 	_ = json.Unmarshal(r.Body, &req)
 	return req.ToolNames()
 }
+
+// Qwen Code does not act on the MCP server's tools/list_changed: a warm
+// agent never hears of a tool the page adds. So when the page's tools
+// change between turns Core starts the agent again at once,
+// session/load'ing the conversation: the next turn's first model request
+// offers the new tool as it is (its tools.visible is written at the
+// start) and still carries the earlier turn, the model calls the new
+// tool, and its handler runs.
+func TestQwenACPHearsToolsThePageAdds(t *testing.T) {
+	cli := qwenACPCLI
+	script := &qwenMainScript{}
+	ms := cli.newServer(t, script.step())
+	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), cli.env(t, ms.URL))
+	page, got := qwenCounterPage(t, srv)
+	var resets []json.RawMessage
+	page.Handle("reset_counter", func(args json.RawMessage) any {
+		resets = append(resets, args)
+		return map[string]int{"value": 0}
+	})
+	sid := cliSession(t, page, cli)
+	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
+	awaitIdleAgent(sid)
+
+	script.push(modelserver.Use("update_counter", map[string]int{"delta": 2}), modelserver.Say("The counter is now 2."))
+	if _, done := cliTurn(t, page, sid, "Add two to the counter."); !done.OK {
+		t.Fatalf("turn 1 failed: %+v", done.Error)
+	}
+	checkQwenHandled(t, *got, 0, 2)
+	before := agentLeaders(srv, sid)
+
+	page.MustCall(wire.MethodUpdateTools, map[string]any{"sessionId": sid, "tools": json.RawMessage(`[
+	  {"name": "update_counter", "description": "Add delta to the page's counter and return the new value.",
+	   "argsSchema": {"type": "object", "properties": {"delta": {"type": "integer"}}, "required": ["delta"]}},
+	  {"name": "reset_counter", "description": "Set the page's counter to zero.",
+	   "argsSchema": {"type": "object", "properties": {}}}]`)})
+	// Core starts the agent again now, between turns; the user's next
+	// message comes once it is up and quiet (as a user typing would).
+	testenv.Await(t, cliTurnWait, "the agent started again for the new tools", func() bool {
+		after := agentLeaders(srv, sid)
+		return len(after) > 0 && !slices.Equal(after, before)
+	})
+	awaitIdleAgent(sid)
+	script.push(modelserver.Use("reset_counter", map[string]any{}), modelserver.Say("The counter is back to 0."))
+	turnID, done := cliTurn(t, page, sid, "Reset the counter.")
+	if !done.OK {
+		t.Fatalf("turn 2 failed: %+v", done.Error)
+	}
+	reqs := script.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("turn requests = %d, want 4 (two per turn)", len(reqs))
+	}
+	if names := chatToolNames(reqs[2]); !slices.Contains(names, qwenPageTool("reset_counter")) {
+		t.Errorf("the first model request after the tools changed offers %v, without %s", names, qwenPageTool("reset_counter"))
+	}
+	if !strings.Contains(string(reqs[2].Body), "Add two to the counter.") {
+		t.Error("the agent started for the new tools lost the conversation (no session/load)")
+	}
+	if len(resets) != 1 {
+		t.Errorf("reset_counter's handler ran %d times, want once", len(resets))
+	}
+	if chat := page.Chat(turnID); !strings.Contains(chat, "The counter is back to 0.") {
+		t.Errorf("chat = %q", chat)
+	}
+	page.MustCall(wire.MethodEndSession, wire.SessionParams{SessionID: sid})
+	noCLIProcessLeft(t, sid)
+}

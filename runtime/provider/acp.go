@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
 )
 
 // An ACP agent (Agent Client Protocol: JSON-RPC over the agent's stdio) is
@@ -68,6 +70,12 @@ type acpSpec struct {
 	// to the claude it starts as `--mcp-config <json>`, a command line
 	// every local user can read until claude rewrites it.
 	mcpByEnv bool
+	// toolsAtStart: the agent learns the session's tools only when it
+	// starts (Qwen Code 0.24 ignores the MCP server's tools/list_changed
+	// and lists the page's tools in its settings), so a turn whose tools
+	// differ from its agent's start stops that agent and session/load's
+	// the session in a new one, which sees the new tools.
+	toolsAtStart bool
 }
 
 // acpDeadline bounds each ACP request but session/prompt (which runs as
@@ -112,6 +120,9 @@ type acpWarm struct {
 	// long the start took) for the first turn on this agent; under
 	// acpAgent.mu.
 	pending []Event
+	// tools is the tool set the agent started with (toolsKey), for
+	// acpSpec.toolsAtStart.
+	tools string
 }
 
 // acpSettle is how long an agent gets after a turn before it is stopped:
@@ -236,6 +247,11 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 			w = nil
 		default:
 		}
+	}
+	if w != nil && a.spec.toolsAtStart && w.tools != toolsKey(turn.Tools) {
+		a.drop(turn.SessionID, w)
+		w = nil
+		emit(Event{Debug: name + " restarted for the session's new tools (it learns them only when it starts)"})
 	}
 	if w == nil {
 		var err error
@@ -405,7 +421,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 	conn := acp.NewClientSideConnection(bound.client(client), bound.writer(proc.stdin), out)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	out.open()
-	w := &acpWarm{proc: proc, conn: conn, client: client, bound: bound}
+	w := &acpWarm{proc: proc, conn: conn, client: client, bound: bound, tools: toolsKey(turn.Tools)}
 	fail := func(method string, err error) (*acpWarm, error) {
 		// Whether the agent had gone is read before stopping it: after
 		// the stop its connection is always done, and every error would
@@ -543,4 +559,11 @@ func cutEnv(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
+}
+
+// toolsKey identifies a tool set as an agent is given it: the tools'
+// definitions, in order.
+func toolsKey(tools []schema.Tool) string {
+	data, _ := json.Marshal(tools)
+	return string(data)
 }

@@ -31,9 +31,23 @@ type EarlyStarter interface {
 	StartEarly(turn *Turn, lastActive time.Time, failed func(error)) bool
 }
 
+// ToolsRestarter is a provider whose agent learns the session's tools
+// only when it starts (acpSpec.toolsAtStart): when the page's tools
+// change between turns, Core asks it to start the agent again now, so
+// the next turn does not wait for that start and finds the new tools
+// already listed.
+type ToolsRestarter interface {
+	// RestartForTools stops the session's warm agent if its tools differ
+	// from turn.Tools and starts one for them in the background, as
+	// StartEarly does (turn.ResumeID loads the conversation). It reports
+	// whether it did.
+	RestartForTools(turn *Turn, failed func(error)) bool
+}
+
 // acpStart is one session's agent being started ahead of its turn.
 type acpStart struct {
-	done   chan struct{} // closed when the start finished, its outcome set
+	ctx    context.Context // the start's; cancelled by cancelStart
+	done   chan struct{}   // closed when the start finished, its outcome set
 	cancel context.CancelFunc
 	// closed: CloseSession wants no agent; set under acpAgent.mu.
 	closed bool
@@ -78,55 +92,91 @@ func (a *acpAgent) StartEarly(turn *Turn, lastActive time.Time, failed func(erro
 		a.mu.Unlock()
 		return false
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	st := &acpStart{done: make(chan struct{}), cancel: cancel, waited: make(chan struct{})}
-	a.starting[sid] = st
+	st := a.beginStartLocked(sid)
 	a.mu.Unlock()
-	go func() {
-		defer cancel()
-		w, err := a.start(ctx, turn, st.emit)
-		if err == nil && a.spec.warmUp != nil && !closedChan(st.waited) {
-			wctx, stop := context.WithCancel(ctx)
-			go func() {
-				select {
-				case <-st.waited:
-					stop()
-				case <-wctx.Done():
-				}
-			}()
-			began := time.Now()
-			a.spec.warmUp(wctx, w, turn)
-			note := "warmed up"
-			if wctx.Err() != nil && ctx.Err() == nil {
-				note = "stopped warming up for the turn that came"
-			}
-			stop()
-			st.emit(Event{Debug: fmt.Sprintf("%s %s in %d ms", a.spec.name, note, time.Since(began).Milliseconds())})
-		}
-		a.mu.Lock()
-		delete(a.starting, sid)
-		closed := st.closed
-		unwanted := err == nil && (closed || a.warm[sid] != nil) // closed meanwhile, or a turn started its own
-		switch {
-		case err != nil:
-			st.err = err
-		case !unwanted:
-			// The start's events wait on the agent for the turn that
-			// takes it, which may come long after the start ended.
-			w.pending = st.takeEvents()
-			a.warm[sid] = w
-			w.idle = a.clock(left, func() { a.drop(sid, w) })
-		}
-		a.mu.Unlock()
-		if unwanted {
-			w.stop()
-		}
-		close(st.done)
-		if err != nil && !closed {
-			failed(err)
-		}
-	}()
+	go a.runStart(st, turn, left, failed, nil)
 	return true
+}
+
+func (a *acpAgent) RestartForTools(turn *Turn, failed func(error)) bool {
+	if !a.spec.toolsAtStart || (a.settings.EarlyStart != nil && !*a.settings.EarlyStart) {
+		return false // the next turn's own check restarts it
+	}
+	sid := turn.SessionID
+	a.mu.Lock()
+	w := a.warm[sid]
+	if w == nil || w.tools == toolsKey(turn.Tools) || a.starting[sid] != nil || a.stopping[sid] != nil {
+		a.mu.Unlock()
+		return false // no agent to tell, it has these tools, or one is coming or going
+	}
+	// The old agent is stopped inside the start, so a turn that comes
+	// meanwhile waits for the new one instead of starting its own beside
+	// a stop whose sweep of the session's processes would take it too.
+	delete(a.warm, sid)
+	st := a.beginStartLocked(sid)
+	a.mu.Unlock()
+	go a.runStart(st, turn, a.idle, failed, func() { a.drop(sid, w) })
+	return true
+}
+
+// beginStartLocked registers a start for sid; a.mu is held.
+func (a *acpAgent) beginStartLocked(sid string) *acpStart {
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &acpStart{ctx: ctx, done: make(chan struct{}), cancel: cancel, waited: make(chan struct{})}
+	a.starting[sid] = st
+	return st
+}
+
+// runStart is st's start of turn's agent, which stays warm for left; first,
+// if set, runs before it (stopping the agent it replaces).
+func (a *acpAgent) runStart(st *acpStart, turn *Turn, left time.Duration, failed func(error), first func()) {
+	ctx, cancel := st.ctx, st.cancel
+	sid := turn.SessionID
+	defer cancel()
+	if first != nil {
+		first()
+	}
+	w, err := a.start(ctx, turn, st.emit)
+	if err == nil && a.spec.warmUp != nil && !closedChan(st.waited) {
+		wctx, stop := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-st.waited:
+				stop()
+			case <-wctx.Done():
+			}
+		}()
+		began := time.Now()
+		a.spec.warmUp(wctx, w, turn)
+		note := "warmed up"
+		if wctx.Err() != nil && ctx.Err() == nil {
+			note = "stopped warming up for the turn that came"
+		}
+		stop()
+		st.emit(Event{Debug: fmt.Sprintf("%s %s in %d ms", a.spec.name, note, time.Since(began).Milliseconds())})
+	}
+	a.mu.Lock()
+	delete(a.starting, sid)
+	closed := st.closed
+	unwanted := err == nil && (closed || a.warm[sid] != nil) // closed meanwhile, or a turn started its own
+	switch {
+	case err != nil:
+		st.err = err
+	case !unwanted:
+		// The start's events wait on the agent for the turn that
+		// takes it, which may come long after the start ended.
+		w.pending = st.takeEvents()
+		a.warm[sid] = w
+		w.idle = a.clock(left, func() { a.drop(sid, w) })
+	}
+	a.mu.Unlock()
+	if unwanted {
+		w.stop()
+	}
+	close(st.done)
+	if err != nil && !closed {
+		failed(err)
+	}
 }
 
 // awaitStart waits for the session's early start, if one runs, and returns

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
+	"github.com/kaoruisaac/pedelec/schema"
 )
 
 // fakeACP is an ACP provider whose agent is this test binary
@@ -342,4 +344,80 @@ func TestACPTurnAsIdleTimerFires(t *testing.T) {
 		t.Errorf("the new agent's session %s, want %s loaded", r2.thread, r1.thread)
 	}
 	waitGone(t, pid)
+}
+
+// An agent that learns its tools only when it starts (qwen) is started
+// again, loading its session, on the first turn whose tools differ from
+// its start's; a turn with the same tools keeps it. Others keep theirs.
+func TestACPToolsChangeRestartsAnAgentThatLearnsThemAtStart(t *testing.T) {
+	one := []schema.Tool{{Name: "update_counter", Description: "Add delta to the counter."}}
+	two := append(slices.Clone(one), schema.Tool{Name: "reset_counter", Description: "Set the counter to zero."})
+	for _, atStart := range []bool{true, false} {
+		a := fakeACP(t, nil)
+		a.spec.toolsAtStart = atStart
+		dir := t.TempDir()
+		turn := func(thread string, tools []schema.Tool) *acpRecorder {
+			t.Helper()
+			ft := fakeTurn(t, dir, "s1", thread, "recall")
+			ft.Tools = tools
+			r, err := runACP(t, a, context.Background(), ft)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		r1 := turn("", one)
+		pid := a.WarmPID("s1")
+		r2 := turn(r1.thread, two)
+		changed := a.WarmPID("s1")
+		r3 := turn(r2.thread, two)
+		if atStart {
+			if changed == pid || !strings.HasPrefix(r2.text(), "prompts=101") || r2.thread != r1.thread {
+				t.Errorf("tools changed: pid %d → %d, %q on %s; want a new agent that loaded %s (prompts=101)", pid, changed, r2.text(), r2.thread, r1.thread)
+			}
+		} else if changed != pid || !strings.HasPrefix(r2.text(), "prompts=2") {
+			t.Errorf("an agent that hears tools/list_changed was restarted: pid %d → %d, %q", pid, changed, r2.text())
+		}
+		if a.WarmPID("s1") != changed || strings.HasPrefix(r3.text(), "prompts=1 ") {
+			t.Errorf("atStart %v: the same tools again: pid %d → %d, %q; want the same agent", atStart, changed, a.WarmPID("s1"), r3.text())
+		}
+	}
+}
+
+// When the tools change between turns, RestartForTools starts the new
+// agent at once (the next turn finds it ready, loaded): the turn that
+// comes takes that agent, whether the start is still under way or done.
+func TestACPRestartForToolsBetweenTurns(t *testing.T) {
+	one := []schema.Tool{{Name: "update_counter", Description: "Add delta to the counter."}}
+	two := append(slices.Clone(one), schema.Tool{Name: "reset_counter", Description: "Set the counter to zero."})
+	a := fakeACP(t, nil)
+	a.spec.toolsAtStart = true
+	dir := t.TempDir()
+	ft := fakeTurn(t, dir, "s1", "", "recall")
+	ft.Tools = one
+	r1, err := runACP(t, a, context.Background(), ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := a.WarmPID("s1")
+	same := fakeTurn(t, dir, "s1", r1.thread, "")
+	same.Tools = one
+	if a.RestartForTools(same, func(err error) { t.Errorf("restart: %v", err) }) {
+		t.Error("restarted an agent that has the tools already")
+	}
+	next := fakeTurn(t, dir, "s1", r1.thread, "recall")
+	next.Tools = two
+	if !a.RestartForTools(next, func(err error) { t.Errorf("restart: %v", err) }) {
+		t.Fatal("RestartForTools did not restart the agent for new tools")
+	}
+	r2, err := runACP(t, a, context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.WarmPID("s1") == pid || !strings.HasPrefix(r2.text(), "prompts=101") || r2.thread != r1.thread {
+		t.Errorf("after RestartForTools: pid %d → %d, %q on %s; want a new agent that loaded %s", pid, a.WarmPID("s1"), r2.text(), r2.thread, r1.thread)
+	}
+	if pidAlive(pid) {
+		t.Errorf("the agent with the old tools (%d) still runs", pid)
+	}
 }

@@ -26,6 +26,9 @@ var qwenACP = acpSpec{
 	command:     "qwen",
 	envVar:      "PEDELEC_QWEN_BIN",
 	npmPackage:  "@qwen-code/qwen-code",
+	// It ignores tools/list_changed, and tools.visible is written at
+	// its start (qwenSessionSettings).
+	toolsAtStart: true,
 	args: func(a cliArgs) []string {
 		args := []string{"--acp"}
 		if a.settings.BaseURL != "" || a.settings.APIKey != "" {

@@ -18,10 +18,41 @@ func (s *Session) startAgentEarly(lastActive time.Time) bool {
 	if !ok {
 		return false
 	}
+	pt := s.earlyTurn()
+	if pt == nil {
+		return false
+	}
+	if !es.StartEarly(pt, lastActive, s.earlyStartFailed) {
+		return false
+	}
+	s.log.Debug("agent starting ahead of the first turn")
+	s.closeIfEndedMeanwhile()
+	return true
+}
+
+// restartAgentForTools lets an agent that learns the session's tools only
+// at its start (Qwen Code) start again now that the page changed them,
+// between turns; a turn running now has the agent, and the next turn's own
+// check restarts it then (provider/acp.go).
+func (s *Session) restartAgentForTools() {
+	tr, ok := s.provider.(provider.ToolsRestarter)
+	if !ok {
+		return
+	}
+	if pt := s.earlyTurn(); pt != nil && tr.RestartForTools(pt, s.earlyStartFailed) {
+		s.log.Debug("agent starting again for the session's new tools")
+		s.closeIfEndedMeanwhile()
+	}
+}
+
+// earlyTurn is the provider turn of a start ahead of a turn (no prompt),
+// or nil when the session ended, Core is closing, or a turn runs (it has
+// its agent, or is starting it).
+func (s *Session) earlyTurn() *provider.Turn {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.ended || s.turn != nil || s.table.isClosing() {
-		s.mu.Unlock()
-		return false // a running turn has its agent, or is starting it
+		return nil
 	}
 	pt := &provider.Turn{
 		SessionID: s.id, ResumeID: s.providerThread, Model: s.model,
@@ -31,17 +62,15 @@ func (s *Session) startAgentEarly(lastActive time.Time) bool {
 	if s.takesMCP() {
 		pt.MCP = s.mcpServer()
 	}
-	s.mu.Unlock()
-	if !es.StartEarly(pt, lastActive, s.earlyStartFailed) {
-		return false
-	}
-	s.log.Debug("agent starting ahead of the first turn")
+	return pt
+}
+
+// closeIfEndedMeanwhile: End or Shutdown closed the provider's session
+// before a start was registered: close it again, so no agent outlives them.
+func (s *Session) closeIfEndedMeanwhile() {
 	if s.isEnded() || s.table.isClosing() {
-		// End or Shutdown closed the provider's session before this start
-		// was registered: close it again, so no agent outlives them.
 		s.closeProviderSession()
 	}
-	return true
 }
 
 // earlyStartFailed reports an agent that did not start, before any turn:

@@ -76,6 +76,7 @@ func (s *Session) UpdateTools(rawTools json.RawMessage) (*wire.UpdateToolsResult
 	s.table.console.Bump()
 	s.table.host.SessionChanged(s)
 	s.table.host.ToolsChanged(s) // the session's own endpoint (an ACP agent's)
+	s.restartAgentForTools()
 	s.log.Info("tools updated", "tools", len(skills.Tools), "added", res.Added, "removed", res.Removed, "changed", res.Changed)
 	return res, nil
 }
