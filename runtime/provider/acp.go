@@ -123,6 +123,10 @@ type acpWarm struct {
 	// tools is the tool set the agent started with (toolsKey), for
 	// acpSpec.toolsAtStart.
 	tools string
+	// inTurn: a RunTurn has taken the agent (from taking it to re-arming
+	// its idle timer); RestartForTools leaves it to that turn. Under
+	// acpAgent.mu.
+	inTurn bool
 }
 
 // acpSettle is how long an agent gets after a turn before it is stopped:
@@ -216,15 +220,24 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	name := a.spec.name
 	// The agent started at createSession: this turn waits for that start
 	// and takes its agent; a start that failed is tried once more below.
-	if st, err := a.awaitStart(ctx, turn.SessionID); err != nil {
-		return stoppedTurn(ctx, name)
-	} else if st != nil {
-		for _, ev := range st.takeEvents() {
-			emit(ev)
+	var w *acpWarm
+	for {
+		if st, err := a.awaitStart(ctx, turn.SessionID); err != nil {
+			return stoppedTurn(ctx, name)
+		} else if st != nil {
+			for _, ev := range st.takeEvents() {
+				emit(ev)
+			}
 		}
+		a.mu.Lock()
+		if a.starting[turn.SessionID] == nil {
+			break // a.mu held: no start can come between this check and taking the agent
+		}
+		// A start was registered since (RestartForTools): wait for it
+		// too, rather than start a second agent of the session beside it.
+		a.mu.Unlock()
 	}
-	a.mu.Lock()
-	w := a.warm[turn.SessionID]
+	w = a.warm[turn.SessionID]
 	var pending []Event
 	if w != nil {
 		pending, w.pending = w.pending, nil
@@ -235,6 +248,9 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 		// session (ResumeID).
 		delete(a.warm, turn.SessionID)
 		w = nil
+	}
+	if w != nil {
+		w.inTurn = true
 	}
 	a.mu.Unlock()
 	for _, ev := range pending {
@@ -265,12 +281,14 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 		if old := a.warm[turn.SessionID]; old != nil {
 			defer old.stop()
 		}
+		w.inTurn = true
 		a.warm[turn.SessionID] = w
 		a.mu.Unlock()
 	}
 	emit(Event{ProviderThreadID: string(w.sessionID)})
 	err := a.prompt(ctx, w, turn, emit)
 	a.mu.Lock()
+	w.inTurn = false
 	if a.warm[turn.SessionID] == w {
 		sid := turn.SessionID
 		w.idle = a.clock(a.idle, func() { a.drop(sid, w) })

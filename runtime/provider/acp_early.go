@@ -105,9 +105,9 @@ func (a *acpAgent) RestartForTools(turn *Turn, failed func(error)) bool {
 	sid := turn.SessionID
 	a.mu.Lock()
 	w := a.warm[sid]
-	if w == nil || w.tools == toolsKey(turn.Tools) || a.starting[sid] != nil || a.stopping[sid] != nil {
+	if w == nil || w.inTurn || w.tools == toolsKey(turn.Tools) || a.starting[sid] != nil || a.stopping[sid] != nil {
 		a.mu.Unlock()
-		return false // no agent to tell, it has these tools, or one is coming or going
+		return false // no agent to tell, a turn has it, it has these tools, or one is coming or going
 	}
 	// The old agent is stopped inside the start, so a turn that comes
 	// meanwhile waits for the new one instead of starting its own beside

@@ -421,3 +421,43 @@ func TestACPRestartForToolsBetweenTurns(t *testing.T) {
 		t.Errorf("the agent with the old tools (%d) still runs", pid)
 	}
 }
+
+// RestartForTools while a turn has the agent (a page's update_tools that
+// raced the turn's start past the session's check) leaves that agent to
+// the turn: stopping it, or starting a second agent of the session beside
+// it (whose stop sweeps every process of the session's tag), would end
+// the turn as a crash. The next turn's own check restarts it.
+func TestACPRestartForToolsLeavesAnAgentInATurn(t *testing.T) {
+	one := []schema.Tool{{Name: "update_counter", Description: "Add delta to the counter."}}
+	two := append(slices.Clone(one), schema.Tool{Name: "reset_counter", Description: "Set the counter to zero."})
+	a := fakeACP(t, nil)
+	a.spec.toolsAtStart = true
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ft := fakeTurn(t, dir, "s1", "", "hang")
+	ft.Tools = one
+	done := make(chan error, 1)
+	r := &acpRecorder{}
+	go func() { done <- a.RunTurn(ctx, ft, r.emit) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for r.text() != "waiting" {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never started the turn")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid := a.WarmPID("s1")
+	next := fakeTurn(t, dir, "s1", r.thread, "")
+	next.Tools = two
+	if a.RestartForTools(next, func(err error) { t.Errorf("restart: %v", err) }) {
+		t.Error("RestartForTools took the agent of a running turn")
+	}
+	cancel()
+	if err := <-done; err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("the turn = %v (%+v), want it cancelled, not crashed", err, wire.AsError(err).Details)
+	}
+	if a.WarmPID("s1") != pid || !pidAlive(pid) {
+		t.Errorf("the turn's agent %d is gone (warm: %d)", pid, a.WarmPID("s1"))
+	}
+}
