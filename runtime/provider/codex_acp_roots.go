@@ -29,10 +29,16 @@ const (
 
 // certSources are the places rustls looks for roots when neither
 // SSL_CERT_FILE nor SSL_CERT_DIR is set (the openssl-probe crate's list:
-// bundle names inside each directory, and its certs subdirectory).
+// bundle names inside each directory, and its certs subdirectory; its 0.2
+// releases, which codex-acp builds with, name full paths instead, and the
+// few outside that grid are listed as such). Every candidate that exists
+// must agree, so a candidate too many only makes Pedelec leave the
+// environment alone; one too few could drop a root.
 type certSources struct {
-	dirs  []string // e.g. /etc/ssl
-	files []string // names inside each of dirs, e.g. certs/ca-certificates.crt
+	dirs     []string // e.g. /etc/ssl
+	files    []string // names inside each of dirs, e.g. certs/ca-certificates.crt
+	paths    []string // bundles outside dirs × files
+	certDirs []string // certificate directories outside dirs/certs
 }
 
 var systemCertSources = certSources{
@@ -43,6 +49,8 @@ var systemCertSources = certSources{
 	files: []string{"cert.pem", "certs.pem", "ca-bundle.pem", "cacert.pem", "ca-certificates.crt",
 		"certs/ca-certificates.crt", "certs/ca-root-nss.crt", "certs/ca-bundle.crt",
 		"CARootCertificates.pem", "tls-ca-bundle.pem"},
+	paths:    []string{"/etc/ssl/certs/cacert.pem"},
+	certDirs: []string{"/etc/security/certificates"},
 }
 
 // codexRootsEnv returns SSL_CERT_FILE and SSL_CERT_DIR for Codex, writing
@@ -67,11 +75,29 @@ func codexRootsEnv(lookup func(string) (string, bool), home string, sys certSour
 		}
 		_ = pem.Encode(&b, &pem.Block{Type: "CERTIFICATE", Bytes: der})
 	}
+	// Codex writes into home too: what an earlier agent of the session
+	// left there is replaced, never written through (a symlink at the
+	// bundle's name) or trusted (a file in the directory).
 	file, dir := filepath.Join(home, codexRootsFile), filepath.Join(home, codexRootsDir)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
+	tmp, err := os.CreateTemp(home, codexRootsFile+".*")
+	if err != nil {
+		return nil, err
+	}
+	_, err = tmp.Write(b.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return nil, err
 	}
 	return map[string]string{"SSL_CERT_FILE": file, "SSL_CERT_DIR": dir}, nil
@@ -86,7 +112,7 @@ func codexTrustedRoots(lookup func(string) (string, bool), sys certSources) ([][
 	if (fileSet && file == "") || (dirSet && dir == "") {
 		return nil, false // an empty value means different things to Codex and to rustls
 	}
-	var roots certSet
+	roots := certSet{read: &certReader{}}
 	if fileSet || dirSet {
 		if !dirSet {
 			return nil, false // the file alone: no directory is read
@@ -108,20 +134,27 @@ func codexTrustedRoots(lookup func(string) (string, bool), sys certSources) ([][
 	// Neither is set: rustls takes the first bundle and the first
 	// certificate directory it finds. Whichever it finds must hold the same
 	// certificates as every other candidate, or the set is not certain.
-	var files, dirs []*certSet
+	var filePaths, dirPaths []string
 	for _, d := range sys.dirs {
 		for _, name := range sys.files {
-			p := filepath.Join(d, name)
-			if isRegular(p) {
-				s := &certSet{}
-				if !s.addFile(p, false) {
-					return nil, false
-				}
-				files = append(files, s)
-			}
+			filePaths = append(filePaths, filepath.Join(d, name))
 		}
-		if p := filepath.Join(d, "certs"); isDir(p) {
-			s := &certSet{}
+		dirPaths = append(dirPaths, filepath.Join(d, "certs"))
+	}
+	filePaths, dirPaths = append(filePaths, sys.paths...), append(dirPaths, sys.certDirs...)
+	var files, dirs []*certSet
+	for _, p := range filePaths {
+		if isRegular(p) {
+			s := &certSet{read: roots.read}
+			if !s.addFile(p, false) {
+				return nil, false
+			}
+			files = append(files, s)
+		}
+	}
+	for _, p := range dirPaths {
+		if isDir(p) {
+			s := &certSet{read: roots.read}
 			if !s.addDir(p) {
 				return nil, false
 			}
@@ -142,6 +175,54 @@ func codexTrustedRoots(lookup func(string) (string, bool), sys certSources) ([][
 type certSet struct {
 	list [][]byte
 	seen map[string]bool
+	read *certReader
+}
+
+// readFile is os.ReadFile (tests count the reads).
+var readFile = os.ReadFile
+
+// certReader reads and decodes each file once however many names reach it:
+// on Debian every certificate is reached by its hashed link and its named
+// link in /etc/ssl/certs, and that directory again as /usr/lib/ssl/certs.
+type certReader struct {
+	byFile map[fileID]*pemFile
+}
+
+// pemFile is a PEM file's CERTIFICATE blocks, and whether it holds others.
+type pemFile struct {
+	certs [][]byte
+	other bool
+}
+
+func (r *certReader) file(path string) (*pemFile, bool) {
+	id, known := fileIDOf(path)
+	if f := r.byFile[id]; known && f != nil {
+		return f, true
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return nil, false
+	}
+	f := &pemFile{}
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			break
+		}
+		if block.Type == "CERTIFICATE" {
+			f.certs = append(f.certs, block.Bytes)
+		} else {
+			f.other = true
+		}
+	}
+	if known {
+		if r.byFile == nil {
+			r.byFile = map[fileID]*pemFile{}
+		}
+		r.byFile[id] = f
+	}
+	return f, true
 }
 
 func (s *certSet) add(der []byte) {
@@ -164,22 +245,17 @@ func (s *certSet) addAll(o *certSet) {
 // skipped, as rustls skips them, unless strict). It reports false when the
 // file cannot be read, or, strict, holds another kind of block.
 func (s *certSet) addFile(path string, strict bool) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if s.read == nil {
+		s.read = &certReader{}
+	}
+	f, ok := s.read.file(path)
+	if !ok || (strict && f.other) {
 		return false
 	}
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return true
-		}
-		if block.Type == "CERTIFICATE" {
-			s.add(block.Bytes)
-		} else if strict {
-			return false
-		}
+	for _, der := range f.certs {
+		s.add(der)
 	}
+	return true
 }
 
 // addDir adds every regular file of a certificate directory (the hashed

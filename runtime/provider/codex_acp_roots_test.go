@@ -159,3 +159,72 @@ func TestCodexACPPrepareLeavesRootsToTheProvidersEnvSettings(t *testing.T) {
 		}
 	}
 }
+
+// What an earlier agent of the session left in the session's Codex
+// directory (Codex itself writes there) is not trusted or written through:
+// a symlink at the bundle's name is replaced, not followed, and a file in
+// the roots directory is removed, or Codex would trust it.
+func TestCodexRootsEnvTrustsNothingLeftInTheSessionDirectory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux reads roots from files")
+	}
+	tmp := t.TempDir()
+	dir, home := filepath.Join(tmp, "certs"), filepath.Join(tmp, "home")
+	rootsTestWrite(t, filepath.Join(dir, "b.pem"), certBlock(rootsTestCert(t, "b")))
+	victim := filepath.Join(tmp, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, codexRootsDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(home, codexRootsFile)); err != nil {
+		t.Fatal(err)
+	}
+	rootsTestWrite(t, filepath.Join(home, codexRootsDir, "planted.pem"), certBlock(rootsTestCert(t, "planted")))
+	env, err := codexRootsEnv(envOf("SSL_CERT_DIR", dir), home, certSources{})
+	if err != nil || env == nil {
+		t.Fatalf("env %v, err %v", env, err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep" {
+		t.Errorf("the bundle was written through a symlink: the file it named now holds %q", data)
+	}
+	if fi, err := os.Lstat(env["SSL_CERT_FILE"]); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the bundle: %v, %v; want a regular file, 0600", fi, err)
+	}
+	if entries, _ := os.ReadDir(env["SSL_CERT_DIR"]); len(entries) != 0 {
+		t.Errorf("the roots directory holds %d entries, want none", len(entries))
+	}
+}
+
+// A candidate reached through a symlink (Debian's /usr/lib/ssl/certs is
+// /etc/ssl/certs) is read once, and agrees with itself.
+func TestCodexTrustedRootsReadsALinkedCandidateOnce(t *testing.T) {
+	tmp := t.TempDir()
+	real, linked := filepath.Join(tmp, "etc"), filepath.Join(tmp, "lib")
+	rootsTestWrite(t, filepath.Join(real, "certs", "b.pem"), certBlock(rootsTestCert(t, "b")))
+	if err := os.Mkdir(linked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(real, "certs"), filepath.Join(linked, "certs")); err != nil {
+		t.Fatal(err)
+	}
+	var reads int
+	readFile = func(p string) ([]byte, error) { reads++; return os.ReadFile(p) }
+	defer func() { readFile = os.ReadFile }()
+	got, ok := codexTrustedRoots(envOf(), certSources{dirs: []string{real, linked}})
+	if !ok || len(got) != 1 || reads != 1 {
+		t.Errorf("%d certificates (ok %v) in %d reads, want 1 in 1", len(got), ok, reads)
+	}
+}
+
+// The newer probe's candidates (a directory outside the dirs × names grid)
+// count: one that disagrees leaves the environment alone.
+func TestCodexTrustedRootsChecksCertificateDirectoryCandidates(t *testing.T) {
+	tmp := t.TempDir()
+	rootsTestWrite(t, filepath.Join(tmp, "etc", "certs", "b.pem"), certBlock(rootsTestCert(t, "b")))
+	rootsTestWrite(t, filepath.Join(tmp, "other", "c.pem"), certBlock(rootsTestCert(t, "c")))
+	if _, ok := codexTrustedRoots(envOf(), certSources{dirs: []string{filepath.Join(tmp, "etc")}, certDirs: []string{filepath.Join(tmp, "other")}}); ok {
+		t.Error("a certificate directory candidate that disagrees was ignored")
+	}
+}
