@@ -307,11 +307,19 @@ var Connection = class {
    * Core approved this page (a session was created or resumed): remember
    * the key this connection's Core proved, if the page trusts none yet.
    * Resolves once it is kept (a proof that failed keeps nothing), so a
-   * createSession that resolved has the key stored.
+   * createSession that resolved has the key stored. Never rejects: Core
+   * has already made the session, and a key store that cannot keep the
+   * key (the page's own keyStore throwing) leaves the next connection
+   * trust-on-first-use, as the default store does.
    */
   trustCore() {
     return (this.proofCheck ?? Promise.resolve()).then(
-      () => this.identity.remember(),
+      () => {
+        try {
+          this.identity.remember();
+        } catch {
+        }
+      },
       () => {
       }
     );

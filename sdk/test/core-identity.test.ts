@@ -96,3 +96,15 @@ test("a Core with another key, or none, gets nothing of a page that trusts one",
   pedelec.forgetCore();
   assert.equal(store.get("127.0.0.1:7077"), null);
 });
+
+test("a key store that throws on set does not fail a createSession Core already answered", async () => {
+  const real = await coreKey();
+  const store = new MemoryStore();
+  store.set = () => {
+    throw new Error("storage refused");
+  };
+  const core = coreWith(real);
+  const pedelec = signingClient(core, real, store);
+  const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [echo] as const } });
+  assert.notEqual(session.getStatus(), "ended");
+});
