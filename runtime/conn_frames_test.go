@@ -1,13 +1,16 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/kaoruisaac/pedelec/e2e/wspage"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -237,5 +240,35 @@ func TestBatchedResumeReplaysInOrder(t *testing.T) {
 	}
 	if _, arrays := b.Messages(); arrays == 0 {
 		t.Fatal("the replay came one frame per message")
+	}
+}
+
+// The hello is a batch-capable socket's first message, alone, even when
+// the page sends a request before reading anything (a page that trusts no
+// Core yet does): packed into one array with that request's answer, it
+// left the page without Core's proof, and the page kept no key.
+func TestHelloIsTheFirstMessageAlone(t *testing.T) {
+	h := newHarness(t, nil)
+	for i := range 50 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ws, _, err := websocket.Dial(ctx, wsURL(h.srv)+"?"+wire.BatchQueryParam+"=1", &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {h.srv.URL}}})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		req, _ := json.Marshal(wire.Request{Type: "request", ID: 1, Method: wire.MethodListProviders})
+		if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
+			t.Fatal(err)
+		}
+		_, first, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hello wire.Hello
+		if json.Unmarshal(first, &hello) != nil || hello.Type != wire.FrameHello {
+			t.Fatalf("connection %d: the first message is %.200s, want the hello alone", i, first)
+		}
+		ws.Close(websocket.StatusNormalClosure, "")
+		cancel()
 	}
 }

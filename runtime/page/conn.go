@@ -122,13 +122,26 @@ func (c *conn) close(code websocket.StatusCode, reason string) {
 func (c *conn) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if c.batched {
+		// The hello is the socket's first message, alone: queued, the
+		// writer could pack it into one array with the answer to a
+		// request the page sent at once (a page that trusts no Core yet
+		// does), and the page, which reads Core's proof from its first
+		// message, found none and kept no key.
+		wctx, stop := context.WithTimeout(ctx, writeTimeout)
+		err := c.ws.Write(wctx, websocket.MessageText, c.helloFrame())
+		stop()
+		if err != nil {
+			c.close(websocket.StatusInternalError, "write failed")
+			return
+		}
+		c.srv.frames.Add(1)
+		c.srv.messages.Add(1)
+	}
 	go c.writeLoop(ctx)
 	go c.pingLoop(ctx)
 	stopIdle := c.closeIfSessionless()
 	defer stopIdle()
-	if c.batched {
-		c.Send(c.helloFrame())
-	}
 	for {
 		c.ws.SetReadLimit(c.readLimit()) // gate_limit.go
 		typ, data, err := c.ws.Read(ctx)
