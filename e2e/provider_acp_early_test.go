@@ -19,6 +19,15 @@ import (
 // sendText. None of these is timed: they assert which agent processes
 // run when, and what the page was told; deadlines only guard a hang.
 
+// awaitEarlyAgentIdle waits for the agent createSession started and then
+// for it to go quiet (its start, and what it connects after session/new,
+// are over), as a user typing would.
+func awaitEarlyAgentIdle(t *testing.T, srv *testenv.Server, sid string) {
+	t.Helper()
+	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
+	awaitIdleAgent(sid)
+}
+
 // agentLeaders are the session's processes Core started itself (its
 // children): one per agent, whatever the agent starts under it.
 func agentLeaders(srv *testenv.Server, sid string) []int {

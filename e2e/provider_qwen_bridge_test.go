@@ -129,8 +129,7 @@ func TestQwenACPPageToolDeclaredUpFront(t *testing.T) {
 	sid := cliSession(t, page, cli)
 	// The early start connects Qwen's MCP client after session/new: wait
 	// until the agent is quiet (as a user typing would).
-	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
-	awaitIdleAgent(sid)
+	awaitEarlyAgentIdle(t, srv, sid)
 
 	script.push(modelserver.Use("update_counter", map[string]int{"delta": 2}), modelserver.Say("The counter is now 2."))
 	turnID, done := cliTurn(t, page, sid, "Add two to the counter.")
@@ -197,8 +196,7 @@ func TestQwenACPPageToolThroughTheBridge(t *testing.T) {
 	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), map[string]string{"HOME": home})
 	page, got := qwenCounterPage(t, srv)
 	sid := cliSession(t, page, cli)
-	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
-	awaitIdleAgent(sid)
+	awaitEarlyAgentIdle(t, srv, sid)
 
 	script.push(
 		modelserver.Use("tool_search", map[string]string{"query": "select:" + qwenPageTool("update_counter")}),
@@ -296,8 +294,7 @@ func TestQwenACPHearsToolsThePageAdds(t *testing.T) {
 		return map[string]int{"value": 0}
 	})
 	sid := cliSession(t, page, cli)
-	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
-	awaitIdleAgent(sid)
+	awaitEarlyAgentIdle(t, srv, sid)
 
 	script.push(modelserver.Use("update_counter", map[string]int{"delta": 2}), modelserver.Say("The counter is now 2."))
 	if _, done := cliTurn(t, page, sid, "Add two to the counter."); !done.OK {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kaoruisaac/pedelec/e2e/modelserver"
-	"github.com/kaoruisaac/pedelec/e2e/testenv"
 	"github.com/kaoruisaac/pedelec/runtime"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
@@ -31,8 +30,7 @@ func TestQwenACPFirstPromptDeclaresTheBridgeOnly(t *testing.T) {
 	sid := cliSession(t, page, cli)
 	// Core notes the start's end only at the turn that takes the agent:
 	// wait for the agent, then for it to go quiet (its start is over).
-	testenv.Await(t, cliTurnWait, "the agent started by createSession", func() bool { return len(agentLeaders(srv, sid)) > 0 })
-	awaitIdleAgent(sid)
+	awaitEarlyAgentIdle(t, srv, sid)
 	early := agentLeaders(srv, sid)
 	if n := len(ms.Requests()) + len(ms.SideRequests()); n != 0 {
 		t.Fatalf("the early start sent %d model requests, want none", n)

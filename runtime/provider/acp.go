@@ -256,13 +256,9 @@ func (a *acpAgent) RunTurn(ctx context.Context, turn *Turn, emit func(Event)) er
 	for _, ev := range pending {
 		emit(ev)
 	}
-	if w != nil {
-		select {
-		case <-w.conn.Done():
-			a.drop(turn.SessionID, w) // it died between turns: start again
-			w = nil
-		default:
-		}
+	if w != nil && closedChan(w.conn.Done()) {
+		a.drop(turn.SessionID, w) // it died between turns: start again
+		w = nil
 	}
 	if w != nil && a.spec.toolsAtStart && w.tools != toolsKey(turn.Tools) {
 		a.drop(turn.SessionID, w)
@@ -350,11 +346,9 @@ func (a *acpAgent) prompt(ctx context.Context, w *acpWarm, turn *Turn, emit func
 func (a *acpAgent) outcome(w *acpWarm, turn *Turn, resp acp.PromptResponse, err error) error {
 	name := a.spec.name
 	if err != nil {
-		select {
-		case <-w.conn.Done():
+		if closedChan(w.conn.Done()) {
 			a.drop(turn.SessionID, w)
 			return a.crashed(w)
-		default:
 		}
 		return acpError(name, "session/prompt", err, nil)
 	}
@@ -444,12 +438,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		// Whether the agent had gone is read before stopping it: after
 		// the stop its connection is always done, and every error would
 		// read as an exit.
-		exited := false
-		select {
-		case <-conn.Done():
-			exited = true
-		default:
-		}
+		exited := closedChan(conn.Done())
 		proc.stop()
 		if err := bound.err(proc); err != nil {
 			return nil, err
@@ -502,10 +491,8 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 			client.own(w.sessionID)
 			return w, a.setMode(ctx, w)
 		}
-		select {
-		case <-conn.Done():
+		if closedChan(conn.Done()) {
 			return fail("session/load", err)
-		default:
 		}
 		// Gemini cannot load a session whose process was killed mid-turn
 		// (FACTS-acp §2): the conversation starts over, and the log says so.

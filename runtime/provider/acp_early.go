@@ -137,6 +137,9 @@ func (a *acpAgent) runStart(st *acpStart, turn *Turn, left time.Duration, failed
 		first()
 	}
 	w, err := a.start(ctx, turn, st.emit)
+	// A turn that already waits for the start gets the agent at once: a
+	// warm-up would be stopped, but a request it had sent would still
+	// make the agent work beside the turn's own prompt.
 	if err == nil && a.spec.warmUp != nil && !closedChan(st.waited) {
 		wctx, stop := context.WithCancel(ctx)
 		go func() {
@@ -212,10 +215,9 @@ func (a *acpAgent) cancelStart(sessionID string) {
 	}
 }
 
-// closedChan reports whether ch is closed: a turn already waits for the
-// start, so a warm-up would only stand in its way (it would be stopped at
-// once, but a request it had sent would still make the agent work).
-func closedChan(ch chan struct{}) bool {
+// closedChan reports, without waiting, whether ch is closed (an agent's
+// connection that ended, a turn that already waits for a start).
+func closedChan(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true

@@ -86,6 +86,24 @@ func runACP(t *testing.T, a *acpAgent, ctx context.Context, turn *Turn) (*acpRec
 	return r, err
 }
 
+// startHangingTurn runs turn (prompt "hang": the fake agent says
+// "waiting" and holds the turn) in the background and returns once the
+// agent is in it; done gets RunTurn's outcome.
+func startHangingTurn(t *testing.T, a *acpAgent, ctx context.Context, turn *Turn) (chan error, *acpRecorder) {
+	t.Helper()
+	done := make(chan error, 1)
+	r := &acpRecorder{}
+	go func() { done <- a.RunTurn(ctx, turn, r.emit) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for r.text() != "waiting" {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent never started the turn")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return done, r
+}
+
 func pidAlive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 func waitGone(t *testing.T, pid int) {
@@ -149,16 +167,7 @@ func TestACPCancelKeepsAgentWarm(t *testing.T) {
 	a := fakeACP(t, nil)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	r := &acpRecorder{}
-	go func() { done <- a.RunTurn(ctx, fakeTurn(t, dir, "s1", "", "hang"), r.emit) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for r.text() != "waiting" {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent never started the turn")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done, r := startHangingTurn(t, a, ctx, fakeTurn(t, dir, "s1", "", "hang"))
 	pid := a.WarmPID("s1")
 	cancel()
 	select {
@@ -291,16 +300,7 @@ func TestACPRestartAfterCancel(t *testing.T) {
 	a.spec.restartAfterCancel = true
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &acpRecorder{}
-	done := make(chan error, 1)
-	go func() { done <- a.RunTurn(ctx, fakeTurn(t, dir, "s1", "", "hang"), r.emit) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for r.text() != "waiting" {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent never started the turn")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done, r := startHangingTurn(t, a, ctx, fakeTurn(t, dir, "s1", "", "hang"))
 	pid := a.WarmPID("s1")
 	cancel()
 	<-done
@@ -437,16 +437,7 @@ func TestACPRestartForToolsLeavesAnAgentInATurn(t *testing.T) {
 	defer cancel()
 	ft := fakeTurn(t, dir, "s1", "", "hang")
 	ft.Tools = one
-	done := make(chan error, 1)
-	r := &acpRecorder{}
-	go func() { done <- a.RunTurn(ctx, ft, r.emit) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for r.text() != "waiting" {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent never started the turn")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done, r := startHangingTurn(t, a, ctx, ft)
 	pid := a.WarmPID("s1")
 	next := fakeTurn(t, dir, "s1", r.thread, "")
 	next.Tools = two
