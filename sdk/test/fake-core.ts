@@ -22,6 +22,12 @@ export class FakeSocket implements SocketLike {
   /** Every message the SDK sent on this socket, as sent. */
   readonly messages: string[] = [];
 
+  // Settled once the hello (if any) is delivered: as Core, this "Core"
+  // answers nothing before its hello, however long a hello made from the
+  // socket's URL (a signed proof) takes.
+  private greet: () => void = () => {};
+  private readonly greeted = new Promise<void>((r) => (this.greet = r));
+
   constructor(private readonly core: FakeCore, refuse?: { code: number; reason: string }, readonly url = "") {
     setTimeout(() => {
       if (refuse) {
@@ -32,15 +38,25 @@ export class FakeSocket implements SocketLike {
       this.readyState = 1;
       this.onopen?.({});
       // A Core that speaks batched messages greets a page that asked for them.
-      if (typeof core.hello === "function") void Promise.resolve(core.hello(url)).then((h) => this.deliver(h));
-      else if (core.hello && url.includes("batch=1")) this.deliver(core.hello);
+      if (typeof core.hello === "function") {
+        void Promise.resolve(core.hello(url)).then((h) => {
+          this.deliver(h);
+          this.greet();
+        });
+        return;
+      }
+      if (core.hello && url.includes("batch=1")) this.deliver(core.hello);
+      this.greet();
     }, 0);
   }
 
   send(data: string): void {
     this.messages.push(data);
     const parsed = JSON.parse(data) as RequestFrame | RequestFrame[];
-    for (const frame of Array.isArray(parsed) ? parsed : [parsed]) void this.core.receive(frame, this);
+    const frames = Array.isArray(parsed) ? parsed : [parsed];
+    void this.greeted.then(() => {
+      for (const frame of frames) void this.core.receive(frame, this);
+    });
   }
 
   close(code = 1000, reason = ""): void {
