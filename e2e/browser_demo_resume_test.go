@@ -101,7 +101,7 @@ func TestBrowserDemoConsentAndResume(t *testing.T) {
 
 	t.Run("New session leaves a divider", func(t *testing.T) {
 		d.click("#restart")
-		d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#messages .msg-divider") && window.pedelecDemo.session?.sessionId !== `+jsString(before.ID), "the divider and the new session")
+		d.b.waitJS(t, 15*time.Second, `!!document.querySelector("#messages .msg-divider") && !!window.pedelecDemo.session && window.pedelecDemo.session.sessionId !== `+jsString(before.ID), "the divider and the new session")
 	})
 
 	t.Run("the MCP instructions name this Core's state directory", func(t *testing.T) {
@@ -110,7 +110,23 @@ func TestBrowserDemoConsentAndResume(t *testing.T) {
 		if cmd != "pedelec mcp --state-dir "+d.core.StateDir {
 			t.Fatalf("Core's MCP command %q, want it with --state-dir %s", cmd, d.core.StateDir)
 		}
-		d.b.js(t, nil, `const s = document.getElementById("provider"); s.value = "mcp"; s.dispatchEvent(new Event("change"));`)
+		// Picked while the next session starts, the provider stays picked
+		// (the session that was starting does not put its own back) and
+		// New session offers it.
+		var started string
+		d.b.js(t, &started, `const id = window.pedelecDemo.session.sessionId;
+  document.getElementById("restart").click();
+  const s = document.getElementById("provider"); s.value = "mcp"; s.dispatchEvent(new Event("change"));
+  return id;`)
+		d.b.waitJS(t, 15*time.Second, `window.pedelecDemo.session?.provider === "script" && window.pedelecDemo.session.sessionId !== `+jsString(started)+` && !document.getElementById("restart").disabled`, "the session that was starting")
+		var picked struct {
+			Value   string
+			Pending bool
+		}
+		d.b.js(t, &picked, `return { Value: document.getElementById("provider").value, Pending: document.getElementById("restart").classList.contains("pending") };`)
+		if picked.Value != "mcp" || !picked.Pending {
+			t.Fatalf("after the start the picker shows %q (New session pending: %v), want mcp and pending", picked.Value, picked.Pending)
+		}
 		d.click("#restart")
 		d.b.waitJS(t, 15*time.Second, `document.getElementById("examples-intro").textContent.includes("claude mcp add pedelec -- `+cmd+`")`, "the MCP instructions with this Core's command")
 	})

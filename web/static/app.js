@@ -252,7 +252,14 @@ async function startSessionNow() {
     // The original's rule: a model only together with its provider.
     const input = provider ? { provider, ...(model ? { model } : {}) } : {};
     const s = await pedelec.createSession({ ...input, autoEndOnDisconnect: false, skills: { guidance, tools: loggedTools } });
+    // A provider picked while this one was starting stays picked: it is
+    // the next session's, and New session says so.
+    const picked = $("provider").value;
     adopt(s);
+    if (picked !== provider && [...$("provider").options].some((o) => o.value === picked)) {
+      $("provider").value = picked;
+      providerChanged();
+    }
     systemNote(`Session started with ${s.provider}. ${sessionAdvice(s.provider)}`);
   } catch (err) {
     renderStatus("error");
