@@ -91,3 +91,20 @@ func TestCommandsUseRealThreadID(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A tool with a standard inputSchema is indexed like one with an
+// argsSchema: its spec and call commands, never its schema (tool-spec
+// prints the schema as the page declared it).
+func TestFirstTurnIndexesInputSchemaTools(t *testing.T) {
+	tool := schema.Tool{Name: "add_item", Description: "Add an item to the cart.",
+		InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"sku":{"type":"string","format":"uuid"}},"additionalProperties":false}`)}
+	got := FirstTurn(Params{ThreadID: "t_thread", Tools: []schema.Tool{tool}, Message: "hi"})
+	for _, want := range []string{"### add_item", SpecCommand("t_thread", "add_item"), CallCommand("t_thread", "add_item", "<json_args>")} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "additionalProperties") || strings.Contains(got, "$schema") {
+		t.Errorf("the prompt carries the schema:\n%s", got)
+	}
+}
