@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,14 +39,14 @@ for line in sys.stdin:
 // plantedAgentHome runs Core with provider (qwen or codex-acp) played by
 // quietACPAgent, no early start, creates a session, lets plant put what it
 // likes in the session's directory, and runs one turn.
-func plantedAgentHome(t *testing.T, provider string, plant func(sessionDir string)) {
+func plantedAgentHome(t *testing.T, provider string, plant func(sessionDir string), settings ...string) {
 	t.Helper()
 	state := t.TempDir()
 	agent := filepath.Join(state, "agent.py")
 	if err := os.WriteFile(agent, []byte(quietACPAgent), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "[providers." + provider + "]\nexecutable = \"" + agent + "\"\nearly_start = false\n"
+	cfg := "[providers." + provider + "]\nexecutable = \"" + agent + "\"\nearly_start = false\nacp = true\n" + strings.Join(settings, "\n") + "\n"
 	os.WriteFile(filepath.Join(state, "no-config.toml"), []byte(cfg), 0o600)
 	// Certificates of its own, so Core writes codex-acp's bundle whatever
 	// the machine has.
@@ -123,6 +124,17 @@ func TestAgentHomesAreNotWrittenThroughLinks(t *testing.T) {
 		})
 		if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
 			t.Fatalf("the file the bundle linked to now holds %q", data)
+		}
+	})
+	t.Run("opencode config a link", func(t *testing.T) { // it holds the API key
+		victim := filepath.Join(t.TempDir(), "victim")
+		os.WriteFile(victim, []byte("precious\n"), 0o644)
+		plantedAgentHome(t, "opencode", func(dir string) {
+			os.MkdirAll(filepath.Join(dir, "opencode"), 0o700)
+			os.Symlink(victim, filepath.Join(dir, "opencode", "opencode.json"))
+		}, `base_url = "http://127.0.0.1:9/v1"`, `api_key = "sk-review4-secret"`)
+		if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+			t.Fatalf("the file opencode.json linked to now holds %d bytes (the API key: %v)", len(data), strings.Contains(string(data), "sk-review4-secret"))
 		}
 	})
 }
