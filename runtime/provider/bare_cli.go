@@ -34,7 +34,7 @@ func BareCLI(name string, s Settings, dir, model string) (args []string, env map
 		cfg := opencodeConfig(a)
 		cfg["permission"] = map[string]any{"bash": "allow"}
 		data, _ := json.MarshalIndent(cfg, "", "  ")
-		err = os.WriteFile(env["OPENCODE_CONFIG"], data, 0o600)
+		err = writeAgentFile(env["OPENCODE_CONFIG"], data)
 		args = []string{"run", "--format", "json"}
 		if m := opencodeModel(a); m != "" {
 			args = append(args, "--model", m)

@@ -71,7 +71,7 @@ func copilotArgs(a cliArgs) []string {
 // check, no telemetry.
 func copilotPrepare(a cliArgs) (map[string]string, error) {
 	home := copilotDir(a.turn)
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if _, err := agentDir(filepath.Dir(a.turn.WorkDir), "copilot"); err != nil {
 		return nil, err
 	}
 	env := map[string]string{

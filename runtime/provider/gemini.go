@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -83,12 +82,12 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	dir := geminiDir(a.turn)
 	home := filepath.Join(dir, "home")
 	tmp := filepath.Join(dir, "tmp")
-	for _, d := range []string{filepath.Join(home, ".gemini"), tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	for _, d := range [][]string{{"gemini", "home", ".gemini"}, {"gemini", "tmp"}} {
+		if _, err := agentDir(filepath.Dir(a.turn.WorkDir), d...); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy()), 0o600); err != nil {
+	if err := writeAgentFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy())); err != nil {
 		return nil, err
 	}
 	env := map[string]string{
@@ -98,7 +97,7 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	}
 	if _, own := a.settings.Env["GEMINI_CLI_HOME"]; !own {
 		data, _ := json.MarshalIndent(geminiSettings, "", "  ")
-		if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), data, 0o600); err != nil {
+		if err := writeAgentFile(filepath.Join(home, ".gemini", "settings.json"), data); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -156,8 +155,8 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 		"npm_config_registry": "http://127.0.0.1:9/",
 	}
 	for _, x := range []string{"config", "data", "state", "cache"} {
-		d := filepath.Join(dir, x)
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		d, err := agentDir(filepath.Dir(a.turn.WorkDir), "opencode", x)
+		if err != nil {
 			return nil, err
 		}
 		env["XDG_"+strings.ToUpper(x)+"_HOME"] = d
@@ -166,7 +165,7 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(env["OPENCODE_CONFIG"], data, 0o600); err != nil {
+	if err := writeAgentFile(env["OPENCODE_CONFIG"], data); err != nil {
 		return nil, err
 	}
 	return env, nil

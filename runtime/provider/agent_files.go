@@ -1,0 +1,75 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// An agent's files (its home, settings, config, Codex's roots bundle) live
+// in the session's directory, which Core made but whose contents it does
+// not trust: the agent writes there, and a state directory restored from a
+// backup brings whatever it held. A link there, followed, would have Core
+// make directories, empty Codex's roots directory and write settings (an
+// API key among them) wherever the link points: anywhere, with Core as
+// root. So these are made and written without following one.
+
+// agentDir makes root/names[0]/names[1]/..., each name one element of a
+// path inside the session's directory root, as directories of their own:
+// one that is a link or a file is replaced by a directory. It returns the
+// path.
+func agentDir(root string, names ...string) (string, error) {
+	// The session's directory itself is Core's (session/workdir.go).
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", err
+	}
+	dir := root
+	for _, name := range names {
+		dir = filepath.Join(dir, name)
+		if err := ownDir(dir); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// ownDir makes dir a directory (not a link to one), 0700 when made.
+func ownDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	if err == nil {
+		if err := os.Remove(dir); err != nil { // a link or a file: never followed
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory of its own", dir)
+	}
+	return nil
+}
+
+// writeAgentFile writes path (in a directory agentDir made) by renaming a
+// new file over it: what was there, a link included, is replaced, never
+// written through. The file is 0600.
+func writeAgentFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
+}
