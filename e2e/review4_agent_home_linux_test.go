@@ -138,3 +138,30 @@ func TestAgentHomesAreNotWrittenThroughLinks(t *testing.T) {
 		}
 	})
 }
+
+// The same for the session's own directory, restored at Core's restart:
+// its session-id file a link to a file elsewhere is replaced, not written
+// through (with Core as root, a link to any file of the system).
+func TestRestoredSessionIDFileIsNotWrittenThroughALink(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious\n"), 0o600)
+	srv := testenv.Serve(t, []string{"--allow-origin", pageOrigin})
+	p := wspage.Dial(t, srv.WSURL, pageOrigin)
+	keep := false
+	info := p.CreateSession(wire.CreateSessionParams{Provider: "script", Skills: json.RawMessage(coreSkills), AutoEndOnDisconnect: &keep})
+	p.Close()
+	srv.Stop(t)
+	dirs, _ := filepath.Glob(filepath.Join(srv.StateDir, "sessions", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("session directories %v, want one", dirs)
+	}
+	os.Remove(filepath.Join(dirs[0], "session-id"))
+	os.Symlink(victim, filepath.Join(dirs[0], "session-id"))
+	srv.Restart(t)
+	again := wspage.Dial(t, srv.WSURL, pageOrigin)
+	again.Call(wire.MethodResumeSession, wire.ResumeSessionParams{SessionID: info.SessionID})
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Fatalf("the file session-id linked to now holds %q: Core wrote through the link", data)
+	}
+}
