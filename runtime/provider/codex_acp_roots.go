@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // Codex builds a new HTTP client for every model request and every MCP tool
@@ -84,10 +86,10 @@ func codexRootsEnv(lookup func(string) (string, bool), home string, sys certSour
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	if _, err := agentDir(home, codexRootsDir); err != nil {
+	if _, err := nolink.Dir(home, codexRootsDir); err != nil {
 		return nil, err
 	}
-	if err := writeAgentFile(file, b.Bytes()); err != nil {
+	if err := nolink.WriteFile(file, b.Bytes()); err != nil {
 		return nil, err
 	}
 	return map[string]string{"SSL_CERT_FILE": file, "SSL_CERT_DIR": dir}, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewGemini is the Gemini CLI provider (@google/gemini-cli): `gemini
@@ -83,11 +85,11 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	home := filepath.Join(dir, "home")
 	tmp := filepath.Join(dir, "tmp")
 	for _, d := range [][]string{{"gemini", "home", ".gemini"}, {"gemini", "tmp"}} {
-		if _, err := agentDir(filepath.Dir(a.turn.WorkDir), d...); err != nil {
+		if _, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), d...); err != nil {
 			return nil, err
 		}
 	}
-	if err := writeAgentFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy())); err != nil {
+	if err := nolink.WriteFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy())); err != nil {
 		return nil, err
 	}
 	env := map[string]string{
@@ -97,7 +99,7 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	}
 	if _, own := a.settings.Env["GEMINI_CLI_HOME"]; !own {
 		data, _ := json.MarshalIndent(geminiSettings, "", "  ")
-		if err := writeAgentFile(filepath.Join(home, ".gemini", "settings.json"), data); err != nil {
+		if err := nolink.WriteFile(filepath.Join(home, ".gemini", "settings.json"), data); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewOpencode is the opencode provider (opencode-ai): `opencode run
@@ -155,7 +157,7 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 		"npm_config_registry": "http://127.0.0.1:9/",
 	}
 	for _, x := range []string{"config", "data", "state", "cache"} {
-		d, err := agentDir(filepath.Dir(a.turn.WorkDir), "opencode", x)
+		d, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "opencode", x)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +167,7 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAgentFile(env["OPENCODE_CONFIG"], data); err != nil {
+	if err := nolink.WriteFile(env["OPENCODE_CONFIG"], data); err != nil {
 		return nil, err
 	}
 	return env, nil

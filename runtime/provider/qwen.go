@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewQwen is Qwen Code over ACP (@qwen-code/qwen-code: `qwen --acp`), one
@@ -98,7 +100,7 @@ func qwenSessionSettings(turn *Turn) map[string]any {
 // settings file is written unless the user's settings name a HOME or
 // QWEN_HOME of their own.
 func qwenPrepare(a cliArgs) (map[string]string, error) {
-	dotQwen, err := agentDir(filepath.Dir(a.turn.WorkDir), "qwen", ".qwen")
+	dotQwen, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "qwen", ".qwen")
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +116,7 @@ func qwenPrepare(a cliArgs) (map[string]string, error) {
 	_, ownQwenHome := a.settings.Env["QWEN_HOME"]
 	if !ownHome && !ownQwenHome {
 		data, _ := json.MarshalIndent(qwenSessionSettings(a.turn), "", "  ")
-		if err := writeAgentFile(filepath.Join(dotQwen, "settings.json"), data); err != nil {
+		if err := nolink.WriteFile(filepath.Join(dotQwen, "settings.json"), data); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,12 @@
-package provider
+// Package nolink makes directories and writes files inside a session's
+// directory without following a link found there. Core made that
+// directory but does not trust what is in it: the session's agent writes
+// there, and a state directory restored from a backup brings whatever it
+// held. A link there, followed, would have Core make directories, empty
+// Codex's roots directory and write settings (an API key among them) or
+// the session's id wherever the link points: anywhere, with Core as root.
+// Core's secrets in the state directory itself are runtime/secretfile's.
+package nolink
 
 import (
 	"fmt"
@@ -6,20 +14,11 @@ import (
 	"path/filepath"
 )
 
-// An agent's files (its home, settings, config, Codex's roots bundle) live
-// in the session's directory, which Core made but whose contents it does
-// not trust: the agent writes there, and a state directory restored from a
-// backup brings whatever it held. A link there, followed, would have Core
-// make directories, empty Codex's roots directory and write settings (an
-// API key among them) wherever the link points: anywhere, with Core as
-// root. So these are made and written without following one.
-
-// agentDir makes root/names[0]/names[1]/..., each name one element of a
-// path inside the session's directory root, as directories of their own:
-// one that is a link or a file is replaced by a directory. It returns the
-// path.
-func agentDir(root string, names ...string) (string, error) {
-	// The session's directory itself is Core's (session/workdir.go).
+// Dir makes root/names[0]/names[1]/... (each name one path element) as
+// directories of their own: one that is a link or a file is replaced by a
+// directory. It returns the path.
+func Dir(root string, names ...string) (string, error) {
+	// root itself is Core's to trust (the state directory's sessions/<name>).
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", err
 	}
@@ -53,10 +52,10 @@ func ownDir(dir string) error {
 	return nil
 }
 
-// writeAgentFile writes path (in a directory agentDir made) by renaming a
+// WriteFile writes path (in a directory Dir made) by renaming a
 // new file over it: what was there, a link included, is replaced, never
 // written through. The file is 0600.
-func writeAgentFile(path string, data []byte) error {
+func WriteFile(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
 	if err != nil {
 		return err
