@@ -4,9 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // The ACP forms of the agents that also have a native adapter: gemini,
@@ -62,7 +63,7 @@ func geminiACPPrepare(a cliArgs) (map[string]string, error) {
 	}
 	settings["tools"] = map[string]any{"exclude": GeminiACPExcludedTools}
 	data, _ := json.MarshalIndent(settings, "", "  ")
-	return env, os.WriteFile(filepath.Join(env["GEMINI_CLI_HOME"], ".gemini", "settings.json"), data, 0o600)
+	return env, nolink.WriteFile(filepath.Join(env["GEMINI_CLI_HOME"], ".gemini", "settings.json"), data)
 }
 
 // opencodeACP: `opencode acp`; its permission rules deny every tool but
@@ -110,7 +111,7 @@ func opencodeACPPrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return env, os.WriteFile(env["OPENCODE_CONFIG"], data, 0o600)
+	return env, nolink.WriteFile(env["OPENCODE_CONFIG"], data)
 }
 
 // copilotACP: `copilot --acp` offered only the page's tools

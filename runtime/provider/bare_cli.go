@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // BareCLI is how a benchmark runs an agent CLI by itself, outside Pedelec:
@@ -34,7 +36,7 @@ func BareCLI(name string, s Settings, dir, model string) (args []string, env map
 		cfg := opencodeConfig(a)
 		cfg["permission"] = map[string]any{"bash": "allow"}
 		data, _ := json.MarshalIndent(cfg, "", "  ")
-		err = os.WriteFile(env["OPENCODE_CONFIG"], data, 0o600)
+		err = nolink.WriteFile(env["OPENCODE_CONFIG"], data)
 		args = []string{"run", "--format", "json"}
 		if m := opencodeModel(a); m != "" {
 			args = append(args, "--model", m)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewClaudeACP is Claude Code over ACP through Zed's adapter
@@ -38,7 +40,7 @@ var claudeACP = acpSpec{
 // runs `npm root --global`, whose logs land in $HOME/.npm) and the endpoint.
 func claudeACPPrepare(a cliArgs) (map[string]string, error) {
 	dir := filepath.Join(filepath.Dir(a.turn.WorkDir), "claude-acp")
-	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o700); err != nil {
+	if _, err := nolink.Dir(filepath.Dir(dir), "claude-acp", ".claude"); err != nil {
 		return nil, err
 	}
 	env := map[string]string{

@@ -2,9 +2,10 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewCodexACP is Codex over ACP through Zed's adapter
@@ -42,8 +43,8 @@ const codexACPKeyVar = "PEDELEC_CODEX_ACP_KEY"
 // user's own Codex configuration and login. Either way Codex reads its
 // trusted roots from one file (codex_acp_roots.go).
 func codexACPPrepare(a cliArgs) (map[string]string, error) {
-	home := filepath.Join(filepath.Dir(a.turn.WorkDir), "codex-acp")
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	home, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "codex-acp")
+	if err != nil {
 		return nil, err
 	}
 	env, err := codexACPRootsEnv(a, home)
@@ -60,7 +61,7 @@ func codexACPPrepare(a cliArgs) (map[string]string, error) {
 	b.WriteString("model_provider = \"pedelec\"\nallow_login_shell = false\n\n[model_providers.pedelec]\nname = \"Pedelec endpoint\"\n")
 	fmt.Fprintf(&b, "base_url = %q\nwire_api = \"responses\"\nenv_key = %q\nrequest_max_retries = 0\nstream_max_retries = 0\n",
 		strings.TrimSuffix(a.settings.BaseURL, "/"), codexACPKeyVar)
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(b.String()), 0o600); err != nil {
+	if err := nolink.WriteFile(filepath.Join(home, "config.toml"), []byte(b.String())); err != nil {
 		return nil, err
 	}
 	key := a.settings.APIKey

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // Codex builds a new HTTP client for every model request and every MCP tool
@@ -77,27 +79,17 @@ func codexRootsEnv(lookup func(string) (string, bool), home string, sys certSour
 	}
 	// Codex writes into home too: what an earlier agent of the session
 	// left there is replaced, never written through (a symlink at the
-	// bundle's name) or trusted (a file in the directory).
+	// bundle's name) or trusted (a file in the directory). home is the
+	// session's own (agentDir), so RemoveAll removes a link, not where it
+	// points.
 	file, dir := filepath.Join(home, codexRootsFile), filepath.Join(home, codexRootsDir)
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := nolink.Dir(home, codexRootsDir); err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(home, codexRootsFile+".*")
-	if err != nil {
-		return nil, err
-	}
-	_, err = tmp.Write(b.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := nolink.WriteFile(file, b.Bytes()); err != nil {
 		return nil, err
 	}
 	return map[string]string{"SSL_CERT_FILE": file, "SSL_CERT_DIR": dir}, nil

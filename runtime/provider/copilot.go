@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewCopilot is the GitHub Copilot CLI provider (@github/copilot): `copilot
@@ -71,7 +73,7 @@ func copilotArgs(a cliArgs) []string {
 // check, no telemetry.
 func copilotPrepare(a cliArgs) (map[string]string, error) {
 	home := copilotDir(a.turn)
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if _, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "copilot"); err != nil {
 		return nil, err
 	}
 	env := map[string]string{

@@ -3,11 +3,12 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewGemini is the Gemini CLI provider (@google/gemini-cli): `gemini
@@ -83,12 +84,12 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	dir := geminiDir(a.turn)
 	home := filepath.Join(dir, "home")
 	tmp := filepath.Join(dir, "tmp")
-	for _, d := range []string{filepath.Join(home, ".gemini"), tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+	for _, d := range [][]string{{"gemini", "home", ".gemini"}, {"gemini", "tmp"}} {
+		if _, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), d...); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy()), 0o600); err != nil {
+	if err := nolink.WriteFile(filepath.Join(dir, "policy.toml"), []byte(geminiPolicy())); err != nil {
 		return nil, err
 	}
 	env := map[string]string{
@@ -98,7 +99,7 @@ func geminiPrepare(a cliArgs) (map[string]string, error) {
 	}
 	if _, own := a.settings.Env["GEMINI_CLI_HOME"]; !own {
 		data, _ := json.MarshalIndent(geminiSettings, "", "  ")
-		if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), data, 0o600); err != nil {
+		if err := nolink.WriteFile(filepath.Join(home, ".gemini", "settings.json"), data); err != nil {
 			return nil, err
 		}
 	}

@@ -2,11 +2,12 @@ package provider
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewOpencode is the opencode provider (opencode-ai): `opencode run
@@ -156,8 +157,8 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 		"npm_config_registry": "http://127.0.0.1:9/",
 	}
 	for _, x := range []string{"config", "data", "state", "cache"} {
-		d := filepath.Join(dir, x)
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		d, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "opencode", x)
+		if err != nil {
 			return nil, err
 		}
 		env["XDG_"+strings.ToUpper(x)+"_HOME"] = d
@@ -166,7 +167,7 @@ func opencodePrepare(a cliArgs) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(env["OPENCODE_CONFIG"], data, 0o600); err != nil {
+	if err := nolink.WriteFile(env["OPENCODE_CONFIG"], data); err != nil {
 		return nil, err
 	}
 	return env, nil

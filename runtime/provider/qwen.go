@@ -2,9 +2,10 @@ package provider
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 )
 
 // NewQwen is Qwen Code over ACP (@qwen-code/qwen-code: `qwen --acp`), one
@@ -99,10 +100,11 @@ func qwenSessionSettings(turn *Turn) map[string]any {
 // settings file is written unless the user's settings name a HOME or
 // QWEN_HOME of their own.
 func qwenPrepare(a cliArgs) (map[string]string, error) {
-	home := filepath.Join(filepath.Dir(a.turn.WorkDir), "qwen")
-	if err := os.MkdirAll(filepath.Join(home, ".qwen"), 0o700); err != nil {
+	dotQwen, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "qwen", ".qwen")
+	if err != nil {
 		return nil, err
 	}
+	home := filepath.Dir(dotQwen)
 	env := map[string]string{
 		"HOME": home,
 		// Qwen's launcher otherwise starts the CLI again in a third node
@@ -114,7 +116,7 @@ func qwenPrepare(a cliArgs) (map[string]string, error) {
 	_, ownQwenHome := a.settings.Env["QWEN_HOME"]
 	if !ownHome && !ownQwenHome {
 		data, _ := json.MarshalIndent(qwenSessionSettings(a.turn), "", "  ")
-		if err := os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), data, 0o600); err != nil {
+		if err := nolink.WriteFile(filepath.Join(dotQwen, "settings.json"), data); err != nil {
 			return nil, err
 		}
 	}

@@ -321,6 +321,14 @@ func (s *Session) Resume(pc Page, lastSeq *int64, redeliver bool) (*wire.Session
 		s.mu.Unlock()
 		return nil, nil, wire.Errorf(wire.CodeSessionEnded, "session %q has ended", s.id)
 	}
+	// Refused before anything changes: a refusal after the page was let go
+	// and the resume window's timer stopped left a session no page held
+	// and nothing would end.
+	if lastSeq != nil && *lastSeq > s.seq+maxSeqAhead {
+		s.mu.Unlock()
+		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.lastSeq %d is %d past the session's last event %d (at most %d)", *lastSeq, *lastSeq-s.seq, s.seq, maxSeqAhead).
+			WithDetails(map[string]any{"lastSeq": *lastSeq, "seq": s.seq})
+	}
 	if s.page != pc {
 		if err := s.table.checkConnectionLimit(pc); err != nil {
 			s.mu.Unlock()
@@ -336,11 +344,6 @@ func (s *Session) Resume(pc Page, lastSeq *int64, redeliver bool) (*wire.Session
 		s.detachTimer = nil
 	}
 	from := s.seq
-	if lastSeq != nil && *lastSeq > s.seq+maxSeqAhead {
-		s.mu.Unlock()
-		return nil, nil, wire.Errorf(wire.CodeInvalidInput, "params.lastSeq %d is %d past the session's last event %d (at most %d)", *lastSeq, *lastSeq-s.seq, s.seq, maxSeqAhead).
-			WithDetails(map[string]any{"lastSeq": *lastSeq, "seq": s.seq})
-	}
 	if lastSeq != nil {
 		if *lastSeq > s.seq {
 			// The page saw events a crashed Core never wrote down: go on

@@ -11,6 +11,7 @@ import (
 	"github.com/kaoruisaac/pedelec/prompt"
 	"github.com/kaoruisaac/pedelec/runtime/assets"
 	"github.com/kaoruisaac/pedelec/runtime/ids"
+	"github.com/kaoruisaac/pedelec/runtime/nolink"
 	"github.com/kaoruisaac/pedelec/runtime/wire"
 )
 
@@ -108,12 +109,15 @@ func makeWorkDirs(stateDir, sessionID, executable string) (workDirs, error) {
 		}
 	}
 	d := workDirs{root: root, work: filepath.Join(root, "work"), bin: filepath.Join(root, "bin")}
-	for _, dir := range []string{filepath.Join(d.work, assets.DirName), d.bin} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+	// A restored directory may hold links where these go (sessions itself
+	// is checked at start: statedir.go): never followed.
+	sessions, name := filepath.Split(root)
+	for _, dir := range [][]string{{name, "work", assets.DirName}, {name, "bin"}} {
+		if _, err := nolink.Dir(sessions, dir...); err != nil {
 			return d, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(root, sessionIDFile), []byte(sessionID+"\n"), 0o600); err != nil {
+	if err := nolink.WriteFile(filepath.Join(root, sessionIDFile), []byte(sessionID+"\n")); err != nil {
 		os.RemoveAll(root)
 		return d, err
 	}
