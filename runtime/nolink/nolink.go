@@ -5,13 +5,16 @@
 // held. A link there, followed, would have Core make directories, empty
 // Codex's roots directory and write settings (an API key among them) or
 // the session's id wherever the link points: anywhere, with Core as root.
-// Core's secrets in the state directory itself are runtime/secretfile's.
+// Files are written by runtime/secretfile's writer, which keeps Core's
+// secrets in the state directory the same way.
 package nolink
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kaoruisaac/pedelec/runtime/secretfile"
 )
 
 // Dir makes root/names[0]/names[1]/... (each name one path element) as
@@ -52,23 +55,10 @@ func ownDir(dir string) error {
 	return nil
 }
 
-// WriteFile writes path (in a directory Dir made) by renaming a
-// new file over it: what was there, a link included, is replaced, never
-// written through. The file is 0600.
+// WriteFile writes path (in a directory Dir made) as Core writes its own
+// secrets: a new 0600 file created exclusively beside it, then renamed
+// over it, so what was there, a link included, is replaced, never written
+// through. One writer per file at a time, as a session's agent starts are.
 func WriteFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	return secretfile.Write(filepath.Dir(path), filepath.Base(path), data)
 }

@@ -73,7 +73,7 @@ func copilotArgs(a cliArgs) []string {
 // check, no telemetry.
 func copilotPrepare(a cliArgs) (map[string]string, error) {
 	home := copilotDir(a.turn)
-	if _, err := nolink.Dir(filepath.Dir(a.turn.WorkDir), "copilot"); err != nil {
+	if _, err := nolink.Dir(filepath.Dir(home), filepath.Base(home)); err != nil {
 		return nil, err
 	}
 	env := map[string]string{
