@@ -82,6 +82,7 @@ func review5AsUser(t *testing.T, asUser bool) bool {
 			}
 			if strings.Contains(line, "_test.go:") || strings.Contains(line, "--- ") {
 				said = append(said, line)
+				continue
 			}
 			tail = append(tail, line)
 			if len(tail) > 60 {
