@@ -66,3 +66,26 @@ func TestReview5RestoredSessionIDThatIsNoFileIsNotOpened(t *testing.T) {
 		})
 	}
 }
+
+// FIFOs where Core writes an agent's settings (the name and its temporary
+// name): Core never opens them to write (it would wait for a reader), it
+// replaces them.
+func TestReview5AgentSettingsFIFOsAreReplaced(t *testing.T) {
+	testenv.SkipShort(t, "the pedelec binary")
+	for _, name := range []string{"settings.json", "settings.json.tmp"} {
+		t.Run(name, func(t *testing.T) {
+			var at string
+			plantedAgentHome(t, "qwen", func(dir string) {
+				os.MkdirAll(filepath.Join(dir, "qwen", ".qwen"), 0o700)
+				at = filepath.Join(dir, "qwen", ".qwen", name)
+				if err := syscall.Mkfifo(at, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			})
+			settings := filepath.Join(filepath.Dir(at), "settings.json")
+			if fi, err := os.Lstat(settings); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("settings.json after the turn: %v %v", fi, err)
+			}
+		})
+	}
+}
