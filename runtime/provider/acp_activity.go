@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"unicode/utf8"
+
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/kaoruisaac/pedelec/runtime/wire"
@@ -13,6 +15,55 @@ import (
 // (wire.EventAgentActivity): what the agent is doing besides calling the
 // page's tools. A call of the page's tools is left out: Core's own
 // tool_call event already shows it, with its arguments and result.
+
+// What Core keeps of the agent's own words about a call is bounded: an
+// agent can send any number of tool_calls, each with a new id and a title
+// of megabytes, and each is handled at once, so no queue bound sees them.
+// Kept whole, 3000 titles of 256 KiB sent between turns held 1.3 GB of
+// Core until the session ended, and in a turn every title went whole into
+// Core's log and the page's events.
+const (
+	// maxActivityText bounds a title, kind or call id as Core keeps, shows
+	// and logs it. A page tool's name in any agent's form is far shorter
+	// (toolNameWord: 128), so a title cut here was never one.
+	maxActivityText = 512
+	// maxCallsSeen bounds the calls remembered at once; past it one is
+	// forgotten for each new one (a permission request about it is then
+	// judged on its own title, as for a call never announced).
+	maxCallsSeen = 1024
+)
+
+// clipActivity is s cut to maxActivityText bytes at a character boundary,
+// marked with an ellipsis; a copy, so the agent's message is not held.
+func clipActivity(s string) string {
+	if len(s) <= maxActivityText {
+		return s
+	}
+	cut := maxActivityText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// callKey is the key a call is remembered under.
+func callKey(id acp.ToolCallId) acp.ToolCallId { return acp.ToolCallId(clipActivity(string(id))) }
+
+// rememberLocked stores seen for id, its words cut short, forgetting
+// another call if the map is full, and returns what it stored; c.mu is
+// held.
+func (c *acpClient) rememberLocked(id acp.ToolCallId, seen acpCallSeen) acpCallSeen {
+	k := callKey(id)
+	if _, ok := c.calls[k]; !ok && len(c.calls) >= maxCallsSeen {
+		for old := range c.calls {
+			delete(c.calls, old)
+			break
+		}
+	}
+	seen.title, seen.kind = clipActivity(seen.title), clipActivity(seen.kind)
+	c.calls[k] = seen
+	return seen
+}
 
 // acpCallSeen is what the client remembers of one tool call of the turn.
 type acpCallSeen struct {
@@ -27,9 +78,8 @@ func (c *acpClient) seeCall(tc *acp.SessionUpdateToolCall) acpCallSeen {
 	req := acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{ToolCallId: tc.ToolCallId, Title: &title, Kind: &kind, Meta: tc.Meta, RawInput: tc.RawInput}}
 	seen := acpCallSeen{title: tc.Title, kind: string(tc.Kind), page: acpIsPageTool(req, c.server, "")}
 	c.mu.Lock()
-	c.calls[tc.ToolCallId] = seen
-	c.mu.Unlock()
-	return seen
+	defer c.mu.Unlock()
+	return c.rememberLocked(tc.ToolCallId, seen)
 }
 
 // seeUpdate is the remembered call a tool_call_update is about, its title
@@ -38,9 +88,9 @@ func (c *acpClient) seeCall(tc *acp.SessionUpdateToolCall) acpCallSeen {
 func (c *acpClient) seeUpdate(u *acp.SessionToolCallUpdate) acpCallSeen {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	seen, known := c.calls[u.ToolCallId]
+	seen, known := c.calls[callKey(u.ToolCallId)]
 	if u.Title != nil && *u.Title != "" {
-		seen.title = *u.Title
+		seen.title = *u.Title // whole for the check below, cut when stored
 	}
 	if u.Kind != nil {
 		seen.kind = string(*u.Kind)
@@ -53,8 +103,7 @@ func (c *acpClient) seeUpdate(u *acp.SessionToolCallUpdate) acpCallSeen {
 		}
 		seen.page = seen.page || acpIsPageTool(req, c.server, "")
 	}
-	c.calls[u.ToolCallId] = seen
-	return seen
+	return c.rememberLocked(u.ToolCallId, seen)
 }
 
 // remember notes the call a permission request is about (gemini's first
@@ -68,7 +117,7 @@ func (c *acpClient) remember(req acp.RequestPermissionRequest, seen acpCallSeen,
 	}
 	seen.page = seen.page || page
 	c.mu.Lock()
-	c.calls[req.ToolCall.ToolCallId] = seen
+	c.rememberLocked(req.ToolCall.ToolCallId, seen)
 	c.mu.Unlock()
 }
 
@@ -77,7 +126,7 @@ func activity(id acp.ToolCallId, seen acpCallSeen, status, reason string) (Event
 	if seen.page {
 		return Event{}, false
 	}
-	return Event{Activity: &wire.AgentActivityData{ToolCallID: string(id), Title: seen.title, Kind: seen.kind, Status: status, Reason: reason}}, true
+	return Event{Activity: &wire.AgentActivityData{ToolCallID: string(callKey(id)), Title: clipActivity(seen.title), Kind: clipActivity(seen.kind), Status: status, Reason: reason}}, true
 }
 
 // permissionActivity is the Event for Pedelec's answer to req: a page

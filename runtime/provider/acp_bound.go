@@ -152,7 +152,7 @@ func (b *acpBound) count(line []byte) {
 			b.order.readOne()
 		}
 		if n := b.queued.Add(1); n > int64(acpMaxQueuedNotes) {
-			b.fail("%s sent more than %d notifications Core had not handled yet (%s): it was stopped", b.name, acpMaxQueuedNotes, h.Method)
+			b.fail("%s sent more than %d notifications Core had not handled yet (%s): it was stopped", b.name, acpMaxQueuedNotes, clipActivity(h.Method))
 		}
 		return
 	}
@@ -162,7 +162,7 @@ func (b *acpBound) count(line []byte) {
 	n := b.pending
 	b.mu.Unlock()
 	if n > acpMaxInflight {
-		b.fail("%s had more than %d requests Core had not answered yet (the last: %s): it was stopped", b.name, acpMaxInflight, h.Method)
+		b.fail("%s had more than %d requests Core had not answered yet (the last: %s): it was stopped", b.name, acpMaxInflight, clipActivity(h.Method))
 	}
 }
 
@@ -257,7 +257,7 @@ func (c *boundClient) SessionUpdate(ctx context.Context, n acp.SessionNotificati
 	defer c.b.order.doneOne()
 	if _, ok := c.b.sessions.Load(n.SessionId); !ok && c.b.known.Load() {
 		if c.b.strayed.CompareAndSwap(false, true) {
-			c.emit(Event{Warning: fmt.Sprintf("%s sent an update for ACP session %q, which Core never gave it: dropped (and any more like it)", c.b.name, n.SessionId)})
+			c.emit(Event{Warning: fmt.Sprintf("%s sent an update for ACP session %q, which Core never gave it: dropped (and any more like it)", c.b.name, clipActivity(string(n.SessionId)))})
 		}
 		return nil
 	}

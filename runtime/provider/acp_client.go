@@ -72,7 +72,7 @@ func (c *acpClient) emit(ev Event) {
 func (c *acpClient) RequestPermission(_ context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	cancelled := c.turn == nil || c.turn.cancelled
-	seen := c.calls[req.ToolCall.ToolCallId]
+	seen := c.calls[callKey(req.ToolCall.ToolCallId)]
 	c.mu.Unlock()
 	resp, why := acpPermission(req, c.server, seen.title, c.allowKinds, cancelled)
 	c.emit(Event{Warning: fmt.Sprintf("%s asked permission: %s", c.name, why)})

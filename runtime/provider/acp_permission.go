@@ -57,16 +57,19 @@ func acpPermission(req acp.RequestPermissionRequest, server, callTitle string, a
 		}
 	}
 	if r, ok := pick(acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways); ok {
-		return r, fmt.Sprintf("rejected: %s (kind %q) is not a page tool", acpName(title, callTitle), kind)
+		return r, fmt.Sprintf("rejected: %s (kind %q) is not a page tool", acpName(title, callTitle), clipActivity(kind))
 	}
-	return acpCancelled(), fmt.Sprintf("cancelled: %s (kind %q) is not a page tool and no option rejects it", acpName(title, callTitle), kind)
+	return acpCancelled(), fmt.Sprintf("cancelled: %s (kind %q) is not a page tool and no option rejects it", acpName(title, callTitle), clipActivity(kind))
 }
 
 func acpCancelled() acp.RequestPermissionResponse {
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
 }
 
+// acpName names a call in a decision's words (the log, the console), its
+// titles cut short (acp_activity.go).
 func acpName(title, callTitle string) string {
+	title, callTitle = clipActivity(title), clipActivity(callTitle)
 	if callTitle != "" && callTitle != title {
 		return fmt.Sprintf("%q (%s)", title, callTitle)
 	}

@@ -74,24 +74,31 @@ func WorkDirSessionID(stateDir, name string) string {
 }
 
 // readSessionIDFile reads a session-id file that is a small regular file.
-// Anything else there (a FIFO, a link, a device) was not written by Core:
-// opening a FIFO to read it waited for a writer, and start-up with it.
+// Anything else there (a FIFO, a link, a device) was not written by Core,
+// and is never opened: opening a FIFO to read it waited for a writer (and
+// start-up with it), and opening a device node, which a backup restored as
+// root can hold, can act on the device by itself. So the name is looked at
+// first; the open is non-blocking, and what was opened must be what was
+// looked at (a swap between the two is refused, never read).
 func readSessionIDFile(path string) ([]byte, error) {
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.OpenFile(path, os.O_RDONLY|assets.OpenNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	before, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if !before.Mode().IsRegular() || !os.SameFile(before, fi) {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+	if !os.SameFile(before, fi) {
+		return nil, fmt.Errorf("%s changed while it was opened", path)
 	}
 	return io.ReadAll(io.LimitReader(f, 1024))
 }
