@@ -467,6 +467,7 @@ var Connection = class {
       };
       const hello = new Promise((r) => helloArrived = r);
       let first = true;
+      let held = null;
       socket.onmessage = (ev) => {
         if (first) {
           first = false;
@@ -476,11 +477,13 @@ var Connection = class {
           });
           helloArrived(check);
         }
-        this.receive(ev.data);
+        if (held) held.push(ev.data);
+        else this.receive(ev.data);
       };
       socket.onopen = () => {
         this.proofCheck = null;
         if (this.identity.expected() === null) return accept();
+        held = [];
         let timer;
         const noHello = new Promise((_, rej) => {
           timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms")), this.timeoutMs);
@@ -488,10 +491,14 @@ var Connection = class {
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
             clearTimeout(timer);
+            const proven = held ?? [];
+            held = null;
             accept();
+            for (const data of proven) this.receive(data);
           },
           (err) => {
             clearTimeout(timer);
+            held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
@@ -508,6 +515,7 @@ var Connection = class {
       socket.onerror = () => {
       };
       socket.onclose = (ev) => {
+        held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;

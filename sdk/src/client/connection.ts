@@ -308,6 +308,12 @@ export class Connection {
       let helloArrived: (check: Promise<void>) => void = () => {};
       const hello = new Promise<Promise<void>>((r) => (helloArrived = r));
       let first = true;
+      // What a socket that must prove Core's key sends before it has:
+      // held, not handled, so a program on Core's port gets no handler run,
+      // no chat shown and no session ended by events it sends ahead of (or
+      // instead of) its hello. Handled in order once the proof holds,
+      // dropped if it does not.
+      let held: unknown[] | null = null;
       socket.onmessage = (ev) => {
         if (first) {
           first = false;
@@ -316,13 +322,15 @@ export class Connection {
           check.catch(() => {}); // handled where it matters, below
           helloArrived(check);
         }
-        this.receive(ev.data);
+        if (held) held.push(ev.data);
+        else this.receive(ev.data);
       };
       socket.onopen = () => {
         this.proofCheck = null;
         // A page that never trusted a Core: trust-on-first-use, and the
         // proof is checked beside the first requests, for trustCore().
         if (this.identity.expected() === null) return accept();
+        held = [];
         // A page that trusts a Core sends nothing until this one proves it.
         let timer: ReturnType<typeof setTimeout> | undefined;
         const noHello = new Promise<never>((_, rej) => {
@@ -331,10 +339,16 @@ export class Connection {
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
             clearTimeout(timer);
+            const proven = held ?? [];
+            held = null;
             accept();
+            // The hello first: its limits are this socket's (accept
+            // forgets the last socket's).
+            for (const data of proven) this.receive(data);
           },
           (err: PedelecError) => {
             clearTimeout(timer);
+            held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
@@ -353,6 +367,7 @@ export class Connection {
         // The browser hides why a WebSocket failed; onclose follows with the code.
       };
       socket.onclose = (ev) => {
+        held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;
