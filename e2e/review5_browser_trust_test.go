@@ -76,3 +76,51 @@ return session.sessionId;
 		})
 	}
 }
+
+// A page's own keyStore whose get throws, or rejects: createSession fails
+// at once with CORE_KEY_STORE_FAILED and nothing is sent to Core (it used
+// to never settle, its socket left open); once the store works, the same
+// client connects.
+func TestBrowserKeyStoreThatFailsFailsAtOnce(t *testing.T) {
+	env := newSDKEnv(t)
+	var got []struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	}
+	env.b.js(t, &got, `
+const { Pedelec } = window.sdk;
+const out = [];
+for (const fail of [() => { throw new Error("storage exploded"); }, () => Promise.reject(new Error("storage exploded"))]) {
+  let broken = true;
+  const keys = new Map();
+  const pedelec = new Pedelec({ keyStore: { get: (k) => broken ? fail() : (keys.get(k) ?? null), set: (k, v) => void keys.set(k, v), remove: (k) => void keys.delete(k) } });
+  const outcome = await Promise.race([
+    pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } }).then(() => ({ code: "CREATED" }), (e) => ({ code: e.code, message: e.message, details: e.details })),
+    h.sleep(20000).then(() => ({ code: "STILL PENDING AFTER 20 s" })),
+  ]);
+  out.push(outcome);
+  broken = false;
+  const s = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
+  out.push({ code: s.getStatus() === "ended" ? "ENDED" : "CREATED" });
+  await s.end();
+  pedelec.close();
+}
+return out;
+`)
+	t.Logf("outcomes: %+v", got)
+	if len(got) != 4 {
+		t.Fatalf("outcomes: %+v", got)
+	}
+	for _, i := range []int{0, 2} {
+		if got[i].Code != "CORE_KEY_STORE_FAILED" || !strings.Contains(got[i].Message, "storage exploded") || got[i].Details["coreUrl"] == nil {
+			t.Errorf("createSession with a failing key store: %+v", got[i])
+		}
+		if got[i+1].Code != "CREATED" {
+			t.Errorf("createSession once the store works: %+v", got[i+1])
+		}
+	}
+	if n := strings.Count(strings.Join(env.b.sentFrames(), "\n"), "create_session"); n != 2 {
+		t.Errorf("the page sent %d create_session requests, want the 2 made once the store worked", n)
+	}
+}
