@@ -60,9 +60,15 @@ type r5Core struct {
 // ready when it has written its address to the state directory.
 func serveAs(t *testing.T, uid, allowOrigin string, args ...string) *r5Core {
 	t.Helper()
+	return serveAsEnv(t, uid, allowOrigin, nil, args...)
+}
+
+// serveAsEnv is serveAs with entries (KEY=VALUE) for Core's environment.
+func serveAsEnv(t *testing.T, uid, allowOrigin string, env []string, args ...string) *r5Core {
+	t.Helper()
 	args = append([]string{"--allow-origin", allowOrigin}, args...)
 	if uid == "" {
-		s := testenv.Serve(t, args)
+		s := testenv.Serve(t, args, env...)
 		return &r5Core{Addr: s.Addr, URL: s.URL, StateDir: s.StateDir, srv: s}
 	}
 	bin := sharedBinary(t)
@@ -78,7 +84,7 @@ func serveAs(t *testing.T, uid, allowOrigin string, args ...string) *r5Core {
 	c := &r5Core{Addr: addr, URL: "http://" + addr, StateDir: state, uid: uid, done: make(chan struct{}), logs: &testenv.SyncBuffer{}}
 	all := append(append(asUser(t, uid), bin, "--log-level", "debug", "serve", "--addr", addr, "--state-dir", state), args...)
 	c.cmd = exec.Command(all[0], all[1:]...)
-	c.cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + state, "PEDELEC_CONFIG=" + filepath.Join(state, "no-config.toml")}
+	c.cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + state, "PEDELEC_CONFIG=" + filepath.Join(state, "no-config.toml")}, env...)
 	c.cmd.Dir = "/"
 	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
 	if err := c.cmd.Start(); err != nil {
