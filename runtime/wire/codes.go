@@ -60,6 +60,7 @@ const (
 	// The agent's commands.
 	CodeCoreUnreachable  Code = "CORE_UNREACHABLE"
 	CodeCoreNotAuthentic Code = "CORE_NOT_AUTHENTIC"
+	CodeCoreKeyStoreFail Code = "CORE_KEY_STORE_FAILED"
 	CodeNotInSession     Code = "NOT_IN_SESSION"
 
 	CodeInternal Code = "INTERNAL"
@@ -172,6 +173,7 @@ var Codes = []CodeInfo{
 	{CodeToolCallNotWaitable, "Core \u2192 agent", "`tool-call --wait` named a handle this session cannot wait on: its result was already delivered (`reason: delivered`), another `--wait` is waiting for it (`waiting`), its turn ended (`turn_ended`), it waited unclaimed while newer results came and was dropped (`dropped`; a session keeps `--max-pending-calls` of them), or no such handle (`unknown`). Do not retry it; call the tool again if you still need it", "`handle`, `reason`"},
 	{CodeCoreUnreachable, "CLI, MCP bridge", "`tool-call`/`tool-spec` (or `pedelec mcp`) could not reach Core: refused, cut or timed out, or what answered is not Core. Core is down or restarting: the CLI exits 75, retry the same command in a few seconds", ""},
 	{CodeCoreNotAuthentic, "CLI, MCP bridge, SDK", "what answers at Core's address could not prove it is the Core of this state directory (or, for a page, the Core that approved it): another user's program may hold Core's port while Core is down. Nothing secret was sent. The message names what answered; the CLI exits 76. Start the real Core (`pedelec serve`), or find who holds the port", "`coreUrl`, `found`, `listenerUid` (where the system tells)"},
+	{CodeCoreKeyStoreFail, "SDK", "the page's own `keyStore` (where it remembers the key of the Core it trusts) threw, rejected or answered something that is not a key when read: the page cannot tell that Core from another program on its port, so nothing was opened and nothing sent. Fix the store; the next request reads it again", "`coreUrl`, `reason`"},
 	{CodeNotInSession, "CLI", "`tool-call`/`tool-spec` ran without a thread id or without the environment Core gives the agent", "`missing`"},
 	{CodeInternal, "anywhere", "a bug: please report it with the message", ""},
 	{CodeSendTextNotSupported, "Core, SDK", "`sendText` on a `provider: \"mcp\"` session: its agent is the user's own MCP client, which takes no messages from the page (docs/mcp.md)", "`provider`"},

@@ -43,6 +43,7 @@ var ERROR_CODES = [
   "TOOL_CALL_NOT_WAITABLE",
   "CORE_UNREACHABLE",
   "CORE_NOT_AUTHENTIC",
+  "CORE_KEY_STORE_FAILED",
   "NOT_IN_SESSION",
   "INTERNAL",
   "SEND_TEXT_NOT_SUPPORTED",
@@ -170,9 +171,23 @@ var CoreIdentity = class {
     /** The key a proof on this connection showed, not yet remembered. */
     __publicField(this, "proven", null);
   }
-  /** The remembered key, if this page ever trusted this Core. */
+  /**
+   * The remembered key, if this page ever trusted this Core: null when
+   * none, a promise when the store answers with one. Throws (or rejects)
+   * what the store throws, and on an answer that is not a key.
+   */
   expected() {
-    return this.store.get(this.core);
+    const got = this.store.get(this.core);
+    return isThenable(got) ? Promise.resolve(got).then(asKey) : asKey(got);
+  }
+  /** The error of a key store that could not be read. */
+  storeFailed(url, err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new PedelecError(
+      "CORE_KEY_STORE_FAILED",
+      `Could not read which Pedelec Core this page trusts from its keyStore (${reason}), so nothing was opened to ${url}: without it the page cannot tell Core from another program on its port. Fix the keyStore given to new Pedelec().`,
+      { coreUrl: url, reason }
+    );
   }
   /** A fresh nonce for the next connection's proof. */
   static nonce() {
@@ -186,8 +201,7 @@ var CoreIdentity = class {
    * trusts a Core and this is not it. With no key remembered it is
    * trust-on-first-use: a good proof is kept for remember().
    */
-  async check(nonce, proof, url) {
-    const want = this.expected();
+  async check(nonce, proof, url, want) {
     const ok = proof !== null && await verify(proof, nonce);
     if (want === null) {
       this.proven = ok ? proof.key : null;
@@ -195,20 +209,27 @@ var CoreIdentity = class {
     }
     if (ok && proof.key === want) return;
     const found = proof === null ? "it sent no proof of Core's key" : !ok ? "its proof does not verify" + (subtleCrypto() ? "" : " (this page is not a secure context, so the browser cannot check signatures: serve it over https or from localhost)") : `it proves another key (${short(proof.key)})`;
-    throw this.refusal(url, found, proof?.key);
+    throw this.refusal(url, found, want, proof?.key);
   }
-  /** The CORE_NOT_AUTHENTIC error, naming what answered. */
-  refusal(url, found, key2) {
-    const want = this.expected() ?? "";
+  /** The CORE_NOT_AUTHENTIC error, naming what answered; want is the key the page trusts. */
+  refusal(url, found, want, key2) {
     return new PedelecError(
       "CORE_NOT_AUTHENTIC",
       `What answers at ${url} is not the Pedelec Core this page trusts (key ${short(want)}): ${found}. Nothing was sent to it. If Core is down, another program may hold its port: start \`pedelec serve\`. If you reset Core's state directory on purpose, call forgetCore() on the Pedelec client and reconnect.`,
       { coreUrl: url, found, expectedKey: want, ...key2 ? { key: key2 } : {} }
     );
   }
-  /** Core approved this page: remember the key this connection proved, if none is yet. */
+  /**
+   * Core approved this page: remember the key this connection proved, if
+   * none is yet. A synchronous store is read and written in one step, so
+   * of two connections that race here the first keeps its key.
+   */
   remember() {
-    if (this.proven && this.expected() === null) this.store.set(this.core, this.proven);
+    const proven = this.proven;
+    if (!proven) return;
+    const have = this.expected();
+    if (isThenable(have)) return have.then((k) => k === null ? this.store.set(this.core, proven) : void 0);
+    if (have === null) return this.store.set(this.core, proven);
   }
   /** Forgets the remembered key: the next connection is trust-on-first-use. */
   forget() {
@@ -216,6 +237,14 @@ var CoreIdentity = class {
     this.store.remove(this.core);
   }
 };
+function isThenable(v) {
+  return typeof v === "object" && v !== null && typeof v.then === "function";
+}
+function asKey(v) {
+  if (v === null || v === void 0) return null;
+  if (typeof v === "string") return v;
+  throw new Error(`it answered ${typeof v}, not a key`);
+}
 function subtleCrypto() {
   return globalThis.crypto?.subtle ?? null;
 }
@@ -313,15 +342,12 @@ var Connection = class {
    * trust-on-first-use, as the default store does.
    */
   trustCore() {
-    return (this.proofCheck ?? Promise.resolve()).then(
+    return (this.proofCheck ?? Promise.resolve()).then(() => this.identity.remember()).then(
       () => {
-        try {
-          this.identity.remember();
-        } catch {
-        }
       },
       () => {
       }
+      // a proof that failed, or nothing to remember it in
     );
   }
   /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
@@ -445,7 +471,24 @@ var Connection = class {
   open() {
     if (this.socket && this.socket.readyState === OPEN) return Promise.resolve(this.socket);
     if (this.opening) return this.opening;
-    this.opening = new Promise((resolve2, reject) => {
+    let trusted;
+    try {
+      trusted = Promise.resolve(this.identity.expected());
+    } catch (err) {
+      trusted = Promise.reject(err);
+    }
+    this.opening = trusted.then(
+      (expected) => this.connect(expected),
+      (err) => {
+        this.opening = null;
+        throw this.identity.storeFailed(this.url, err);
+      }
+    );
+    return this.opening;
+  }
+  /** Opens a socket to Core; expected is the key the page trusts, if any. */
+  connect(expected) {
+    return new Promise((resolve2, reject) => {
       let socket;
       const nonce = CoreIdentity.nonce();
       try {
@@ -467,31 +510,38 @@ var Connection = class {
       };
       const hello = new Promise((r) => helloArrived = r);
       let first = true;
+      let held = null;
       socket.onmessage = (ev) => {
         if (first) {
           first = false;
-          const check = this.identity.check(nonce, proofIn(ev.data), this.url);
+          const check = this.identity.check(nonce, proofIn(ev.data), this.url, expected);
           this.proofCheck = check;
           check.catch(() => {
           });
           helloArrived(check);
         }
-        this.receive(ev.data);
+        if (held) held.push(ev.data);
+        else this.receive(ev.data);
       };
       socket.onopen = () => {
         this.proofCheck = null;
-        if (this.identity.expected() === null) return accept();
+        if (expected === null) return accept();
+        held = [];
         let timer;
         const noHello = new Promise((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms")), this.timeoutMs);
+          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
             clearTimeout(timer);
+            const proven = held ?? [];
+            held = null;
             accept();
+            for (const data of proven) this.receive(data);
           },
           (err) => {
             clearTimeout(timer);
+            held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
@@ -508,6 +558,7 @@ var Connection = class {
       socket.onerror = () => {
       };
       socket.onclose = (ev) => {
+        held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;
@@ -524,7 +575,6 @@ var Connection = class {
         for (const listener of [...this.closeListeners]) listener(err);
       };
     });
-    return this.opening;
   }
   failPending(err) {
     const pending = [...this.pending.values()];

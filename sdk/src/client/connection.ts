@@ -139,16 +139,12 @@ export class Connection {
    * trust-on-first-use, as the default store does.
    */
   trustCore(): Promise<void> {
-    return (this.proofCheck ?? Promise.resolve()).then(
-      () => {
-        try {
-          this.identity.remember();
-        } catch {
-          // nothing to remember it in
-        }
-      },
-      () => {},
-    );
+    return (this.proofCheck ?? Promise.resolve())
+      .then(() => this.identity.remember())
+      .then(
+        () => {},
+        () => {}, // a proof that failed, or nothing to remember it in
+      );
   }
 
   /** Opens the socket if it is not open: resolves once Core accepted this page, rejects as a request would. */
@@ -286,7 +282,30 @@ export class Connection {
   private open(): Promise<SocketLike> {
     if (this.socket && this.socket.readyState === OPEN) return Promise.resolve(this.socket);
     if (this.opening) return this.opening;
-    this.opening = new Promise<SocketLike>((resolve, reject) => {
+    // Which Core this page trusts is read before anything is opened: a
+    // page's own key store that throws or rejects leaves the page unable to
+    // tell Core from another program on its port, so it opens nothing and
+    // says so at once (it used to throw inside onopen, leaving the socket
+    // open and every request waiting forever).
+    let trusted: Promise<string | null>;
+    try {
+      trusted = Promise.resolve(this.identity.expected());
+    } catch (err) {
+      trusted = Promise.reject(err);
+    }
+    this.opening = trusted.then(
+      (expected) => this.connect(expected),
+      (err: unknown) => {
+        this.opening = null;
+        throw this.identity.storeFailed(this.url, err);
+      },
+    );
+    return this.opening;
+  }
+
+  /** Opens a socket to Core; expected is the key the page trusts, if any. */
+  private connect(expected: string | null): Promise<SocketLike> {
+    return new Promise<SocketLike>((resolve, reject) => {
       let socket: SocketLike;
       const nonce = CoreIdentity.nonce();
       try {
@@ -308,33 +327,47 @@ export class Connection {
       let helloArrived: (check: Promise<void>) => void = () => {};
       const hello = new Promise<Promise<void>>((r) => (helloArrived = r));
       let first = true;
+      // What a socket that must prove Core's key sends before it has:
+      // held, not handled, so a program on Core's port gets no handler run,
+      // no chat shown and no session ended by events it sends ahead of (or
+      // instead of) its hello. Handled in order once the proof holds,
+      // dropped if it does not.
+      let held: unknown[] | null = null;
       socket.onmessage = (ev) => {
         if (first) {
           first = false;
-          const check = this.identity.check(nonce, proofIn(ev.data), this.url);
+          const check = this.identity.check(nonce, proofIn(ev.data), this.url, expected);
           this.proofCheck = check;
           check.catch(() => {}); // handled where it matters, below
           helloArrived(check);
         }
-        this.receive(ev.data);
+        if (held) held.push(ev.data);
+        else this.receive(ev.data);
       };
       socket.onopen = () => {
         this.proofCheck = null;
         // A page that never trusted a Core: trust-on-first-use, and the
         // proof is checked beside the first requests, for trustCore().
-        if (this.identity.expected() === null) return accept();
+        if (expected === null) return accept();
+        held = [];
         // A page that trusts a Core sends nothing until this one proves it.
         let timer: ReturnType<typeof setTimeout> | undefined;
         const noHello = new Promise<never>((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms")), this.timeoutMs);
+          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
             clearTimeout(timer);
+            const proven = held ?? [];
+            held = null;
             accept();
+            // The hello first: its limits are this socket's (accept
+            // forgets the last socket's).
+            for (const data of proven) this.receive(data);
           },
           (err: PedelecError) => {
             clearTimeout(timer);
+            held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
@@ -353,6 +386,7 @@ export class Connection {
         // The browser hides why a WebSocket failed; onclose follows with the code.
       };
       socket.onclose = (ev) => {
+        held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
           this.opening = null;
@@ -372,7 +406,6 @@ export class Connection {
         for (const listener of [...this.closeListeners]) listener(err);
       };
     });
-    return this.opening;
   }
 
   private failPending(err: PedelecError) {

@@ -11,10 +11,15 @@ import { PedelecError } from "../errors.js";
 
 const STORAGE_PREFIX = "pedelec:core-key:";
 
-/** Where the remembered key lives: the page's localStorage; tests pass their own. */
+/**
+ * Where the remembered key lives: the page's localStorage; tests (and a
+ * page keeping it elsewhere) pass their own, which may answer with a
+ * promise. A get that throws or rejects fails the connection with
+ * CORE_KEY_STORE_FAILED: the page cannot tell which Core it trusts.
+ */
 export interface KeyStore {
-  get(core: string): string | null;
-  set(core: string, key: string): void;
+  get(core: string): string | null | undefined | Promise<string | null | undefined>;
+  set(core: string, key: string): void | Promise<void>;
   remove(core: string): void;
 }
 
@@ -55,9 +60,24 @@ export class CoreIdentity {
     private readonly store: KeyStore = pageStorage,
   ) {}
 
-  /** The remembered key, if this page ever trusted this Core. */
-  expected(): string | null {
-    return this.store.get(this.core);
+  /**
+   * The remembered key, if this page ever trusted this Core: null when
+   * none, a promise when the store answers with one. Throws (or rejects)
+   * what the store throws, and on an answer that is not a key.
+   */
+  expected(): string | null | Promise<string | null> {
+    const got = this.store.get(this.core);
+    return isThenable(got) ? Promise.resolve(got).then(asKey) : asKey(got);
+  }
+
+  /** The error of a key store that could not be read. */
+  storeFailed(url: string, err: unknown): PedelecError {
+    const reason = err instanceof Error ? err.message : String(err);
+    return new PedelecError(
+      "CORE_KEY_STORE_FAILED",
+      `Could not read which Pedelec Core this page trusts from its keyStore (${reason}), so nothing was opened to ${url}: without it the page cannot tell Core from another program on its port. Fix the keyStore given to new Pedelec().`,
+      { coreUrl: url, reason },
+    );
   }
 
   /** A fresh nonce for the next connection's proof. */
@@ -73,8 +93,7 @@ export class CoreIdentity {
    * trusts a Core and this is not it. With no key remembered it is
    * trust-on-first-use: a good proof is kept for remember().
    */
-  async check(nonce: string, proof: Proof | null, url: string): Promise<void> {
-    const want = this.expected();
+  async check(nonce: string, proof: Proof | null, url: string, want: string | null): Promise<void> {
     const ok = proof !== null && (await verify(proof, nonce));
     if (want === null) {
       this.proven = ok ? proof!.key : null;
@@ -87,12 +106,11 @@ export class CoreIdentity {
         : !ok
           ? "its proof does not verify" + (subtleCrypto() ? "" : " (this page is not a secure context, so the browser cannot check signatures: serve it over https or from localhost)")
           : `it proves another key (${short(proof.key)})`;
-    throw this.refusal(url, found, proof?.key);
+    throw this.refusal(url, found, want, proof?.key);
   }
 
-  /** The CORE_NOT_AUTHENTIC error, naming what answered. */
-  refusal(url: string, found: string, key?: string): PedelecError {
-    const want = this.expected() ?? "";
+  /** The CORE_NOT_AUTHENTIC error, naming what answered; want is the key the page trusts. */
+  refusal(url: string, found: string, want: string, key?: string): PedelecError {
     return new PedelecError(
       "CORE_NOT_AUTHENTIC",
       `What answers at ${url} is not the Pedelec Core this page trusts (key ${short(want)}): ${found}. Nothing was sent to it. ` +
@@ -101,9 +119,17 @@ export class CoreIdentity {
     );
   }
 
-  /** Core approved this page: remember the key this connection proved, if none is yet. */
-  remember(): void {
-    if (this.proven && this.expected() === null) this.store.set(this.core, this.proven);
+  /**
+   * Core approved this page: remember the key this connection proved, if
+   * none is yet. A synchronous store is read and written in one step, so
+   * of two connections that race here the first keeps its key.
+   */
+  remember(): void | Promise<void> {
+    const proven = this.proven;
+    if (!proven) return;
+    const have = this.expected();
+    if (isThenable(have)) return have.then((k) => (k === null ? this.store.set(this.core, proven) : undefined));
+    if (have === null) return this.store.set(this.core, proven);
   }
 
   /** Forgets the remembered key: the next connection is trust-on-first-use. */
@@ -111,6 +137,17 @@ export class CoreIdentity {
     this.proven = null;
     this.store.remove(this.core);
   }
+}
+
+function isThenable<T>(v: unknown): v is PromiseLike<T> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
+}
+
+/** A store's answer as a key: none, or a string; anything else is a broken store. */
+function asKey(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "string") return v;
+  throw new Error(`it answered ${typeof v}, not a key`);
 }
 
 function subtleCrypto(): SubtleCrypto | null {
