@@ -356,7 +356,9 @@ var Connection = class {
   }
   /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
   look() {
-    return this.probe(httpBase(this.url)).then(sighting, () => "nothing");
+    let timer;
+    const silent = new Promise((r) => timer = setTimeout(() => r("not_core"), this.timeoutMs));
+    return Promise.race([this.probe(httpBase(this.url)).then(sighting, () => "nothing"), silent]).finally(() => clearTimeout(timer));
   }
   /**
    * Sends one request and resolves with its result, or rejects with its
@@ -499,6 +501,24 @@ var Connection = class {
         return;
       }
       let opened = false;
+      const handshake = setTimeout(() => {
+        socket.onopen = null;
+        socket.onmessage = null;
+        socket.onclose = null;
+        held = null;
+        this.opening = null;
+        try {
+          socket.close(1e3, "no WebSocket handshake in time");
+        } catch {
+        }
+        reject(
+          new PedelecError(
+            "CORE_UNREACHABLE",
+            `Something accepted the connection at ${httpBase(this.url)} but did not complete the WebSocket handshake within ${this.timeoutMs} ms: a Core too busy to answer, or another program holding its port while Core is down. Nothing was sent to it; is \`pedelec serve\` running?`,
+            { url: this.url, found: "no_handshake", timeoutMs: this.timeoutMs }
+          )
+        );
+      }, this.timeoutMs);
       const accept = () => {
         opened = true;
         this.batch = null;
@@ -524,6 +544,7 @@ var Connection = class {
         else this.receive(ev.data);
       };
       socket.onopen = () => {
+        clearTimeout(handshake);
         this.proofCheck = null;
         if (expected === null) return accept();
         held = [];
@@ -558,6 +579,7 @@ var Connection = class {
       socket.onerror = () => {
       };
       socket.onclose = (ev) => {
+        clearTimeout(handshake);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {

@@ -154,7 +154,13 @@ export class Connection {
 
   /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
   look(): Promise<Sighting> {
-    return this.probe(httpBase(this.url)).then(sighting, () => "nothing" as const);
+    // Bounded as a request is: the program on Core's port may accept the
+    // probe and never answer it, and the error of the socket that did not
+    // open waits for this. Something that holds the port and says nothing
+    // is not Core, as far as the page can tell.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silent = new Promise<Sighting>((r) => (timer = setTimeout(() => r("not_core"), this.timeoutMs)));
+    return Promise.race([this.probe(httpBase(this.url)).then(sighting, () => "nothing" as const), silent]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -316,6 +322,30 @@ export class Connection {
         return;
       }
       let opened = false;
+      // The WebSocket handshake itself is bounded as a request is: a
+      // program on Core's port may accept the connection and never answer
+      // the upgrade, or answer it a byte at a time, and the browser's own
+      // limit is minutes. Past it the socket is dropped, nothing was sent
+      // on it, and the caller (or the reconnect) gets an error it can act on.
+      const handshake = setTimeout(() => {
+        socket.onopen = null;
+        socket.onmessage = null;
+        socket.onclose = null;
+        held = null;
+        this.opening = null;
+        try {
+          socket.close(1000, "no WebSocket handshake in time");
+        } catch {
+          // not open yet: closing fails it, which is all that is wanted
+        }
+        reject(
+          new PedelecError(
+            "CORE_UNREACHABLE",
+            `Something accepted the connection at ${httpBase(this.url)} but did not complete the WebSocket handshake within ${this.timeoutMs} ms: a Core too busy to answer, or another program holding its port while Core is down. Nothing was sent to it; is \`pedelec serve\` running?`,
+            { url: this.url, found: "no_handshake", timeoutMs: this.timeoutMs },
+          ),
+        );
+      }, this.timeoutMs);
       const accept = () => {
         opened = true;
         this.batch = null; // until this socket's hello
@@ -345,6 +375,7 @@ export class Connection {
         else this.receive(ev.data);
       };
       socket.onopen = () => {
+        clearTimeout(handshake);
         this.proofCheck = null;
         // A page that never trusted a Core: trust-on-first-use, and the
         // proof is checked beside the first requests, for trustCore().
@@ -386,6 +417,7 @@ export class Connection {
         // The browser hides why a WebSocket failed; onclose follows with the code.
       };
       socket.onclose = (ev) => {
+        clearTimeout(handshake);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
