@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +43,9 @@ const clients = {
   trusted: new Pedelec({ bridgeTimeoutMs: 4000 }),
   none: new Pedelec({ bridgeTimeoutMs: 4000, keyStore: { get: (k) => none.get(k) ?? null, set: (k, v) => void none.set(k, v), remove: (k) => void none.delete(k) } }),
 };
+window.r5cClients = clients;
 for (const [name, client] of Object.entries(clients)) {
+  if (window.r5cOnly && window.r5cOnly !== name) continue;
   const t0 = performance.now();
   const tool = defineTool({ name: "transfer_funds", description: "TOOL_MARKER_R5C", argsSchema: { type: "object", properties: {} }, handler: () => { window.ran.push("created " + name); return {}; } });
   client.createSession({ provider: "script", skills: { guidance: "GUIDANCE_MARKER_R5C", tools: [tool] } }).then(
@@ -155,5 +162,119 @@ func TestBrowserStallingImpostorSettlesAndThePageRecovers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// An impostor of another user that answers the upgrade with a hello whose
+// proof is wrong (a key of its own, or the real Core's proof of another
+// nonce, replayed) and then floods the page with events for 8 s: its
+// session's and sessions the page never heard of. The page that trusts
+// Core must drop the socket at the hello and keep nothing of the flood
+// (no handler, no chat, the session not ended, memory bounded); a client
+// with no key (trust on first use) takes the impostor for Core, as
+// documented, but must not keep what it cannot route without bound either.
+func TestBrowserFloodingImpostorIsDroppedAndKeptBounded(t *testing.T) {
+	testenv.SkipShort(t, "Chromium against an impostor")
+	for _, u := range r5Users {
+		for _, proof := range r5cModes("own", "replayed") {
+			t.Run(u.name+"/"+proof, func(t *testing.T) {
+				asNobody(t)
+				env := newR5Env(t, u)
+				var sid string
+				env.b.js(t, &sid, r5cPageSetup)
+				extra := []string{r5cSessionEnv + "=" + sid}
+				if proof == "replayed" {
+					extra = append(extra, r5cProofEnv+"="+r5cProof(t, env.b, env.core.URL))
+				}
+				heapBefore := r5cHeap(t, env.b)
+				env.core.Stop(t)
+				peek, stop := r5cImpostor(t, nobody, env.core.Addr, "flood", extra...)
+				env.b.js(t, nil, "window.r5cOnly = "+strconv.Quote(os.Getenv("PEDELEC_E2E_R5C_CLIENT"))+";\n"+r5cTryCreate)
+				testenv.Await(t, 90*time.Second, "the flood to end", func() bool { return strings.Count(peek(), "SENT ") >= 2 })
+				heapAfter := r5cHeap(t, env.b)
+				st := env.state(t)
+				received := stop()
+				t.Logf("Core as %s, %s proof: heap %.1f MB -> %.1f MB; trusted %+v; none %+v; the impostor:\n%s", u.name, proof, heapBefore/1e6, heapAfter/1e6, st.Tries["trusted"], st.Tries["none"], received)
+				if len(st.Ran) != 0 || len(st.Chats) != 0 || len(st.Ended) != 0 || st.Status == "ended" {
+					t.Errorf("the impostor reached the page's session: ran %v, chats %v, ended %v, status %s", st.Ran, st.Chats, st.Ended, st.Status)
+				}
+				if try := st.Tries["trusted"]; try == nil || try.Code != "CORE_NOT_AUTHENTIC" {
+					t.Errorf("the trusting client against the flood: %+v", try)
+				}
+				if strings.Contains(received, "resume_session") || strings.Contains(received, "TOOL_MARKER_R5C\\\" ") {
+					t.Errorf("the impostor received the trusting page's requests:\n%.3000s", received)
+				}
+				// The page kept what it could not route: 8 s of a flood is
+				// hundreds of MB; a bounded page keeps a few MB of it.
+				if grew := heapAfter - heapBefore; grew > 64e6 {
+					t.Errorf("the page's heap grew by %.0f MB under the flood", grew/1e6)
+				}
+				env.core.restart(t)
+				start := time.Now()
+				back := false
+				for !back && time.Since(start) < 120*time.Second {
+					back = env.state(t).Status == "idle"
+					time.Sleep(250 * time.Millisecond)
+				}
+				if !back {
+					t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", env.state(t).Status)
+				}
+			})
+		}
+	}
+}
+
+// r5cHeap is the page's JavaScript heap in use after a full collection.
+func r5cHeap(t *testing.T, b *browser) float64 {
+	t.Helper()
+	if _, err := chromedp.Call(b.ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	heap, err := chromedp.Call(b.ctx, cdpruntime.GetHeapUsage, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return heap.UsedSize
+}
+
+// An impostor of another user that completes the upgrade and closes at
+// once, every time: the page's reconnect backs off (it does not spin), no
+// request reaches it, and the session is back with the real Core.
+func TestBrowserFlappingImpostorIsRetriedWithBackoff(t *testing.T) {
+	testenv.SkipShort(t, "Chromium against an impostor")
+	for _, u := range r5Users {
+		t.Run(u.name, func(t *testing.T) {
+			asNobody(t)
+			env := newR5Env(t, u)
+			env.b.js(t, nil, r5cPageSetup)
+			env.core.Stop(t)
+			_, stop := r5cImpostor(t, nobody, env.core.Addr, "flap")
+			time.Sleep(15 * time.Second)
+			received := stop()
+			n := strings.Count(received, "UPGRADE ")
+			t.Logf("Core as %s: %d upgrades in 15 s", u.name, n)
+			// Backoff from 200 ms to 2 s: about a dozen tries in 15 s; a
+			// page that spins makes hundreds.
+			if n == 0 || n > 60 {
+				t.Errorf("the page reconnected %d times in 15 s", n)
+			}
+			if strings.Contains(received, "WS ") {
+				t.Errorf("the impostor received messages:\n%.3000s", received)
+			}
+			st := env.state(t)
+			if len(st.Ran) != 0 || len(st.Chats) != 0 || len(st.Ended) != 0 || st.Status == "ended" {
+				t.Errorf("the impostor reached the page's session: ran %v, chats %v, ended %v, status %s", st.Ran, st.Chats, st.Ended, st.Status)
+			}
+			env.core.restart(t)
+			start := time.Now()
+			back := false
+			for !back && time.Since(start) < 120*time.Second {
+				back = env.state(t).Status == "idle"
+				time.Sleep(250 * time.Millisecond)
+			}
+			if !back {
+				t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", env.state(t).Status)
+			}
+		})
 	}
 }

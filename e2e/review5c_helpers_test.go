@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,7 +149,7 @@ func r5cServe(c net.Conn, mode string, logf func(string, ...any)) {
 	sid := os.Getenv(r5cSessionEnv)
 	n := 0
 	start := time.Now()
-	for time.Since(start) < 20*time.Second {
+	for time.Since(start) < 8*time.Second {
 		// Arrays of events for the page's session and for sessions it does
 		// not know (each id new), as a Core would batch them.
 		var b strings.Builder
@@ -298,6 +299,22 @@ func r5cImpostor(t *testing.T, uid, addr, mode string, env ...string) (peek, sto
 	}
 	t.Cleanup(func() { stop() })
 	return peek, stop
+}
+
+// r5cProof is what a page of Core's origin (or any page: the hello is
+// Core's answer to whoever asks) can get from the real Core: a hello's
+// proof for a nonce of its own, to replay on another connection.
+func r5cProof(t *testing.T, b *browser, coreURL string) string {
+	t.Helper()
+	u, _ := url.Parse(coreURL)
+	var proof string
+	b.js(t, &proof, `
+const ws = new WebSocket("ws://`+u.Host+`/ws?batch=1&proof=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+const hello = await new Promise((res, rej) => { ws.onmessage = (e) => res(JSON.parse(e.data)); ws.onclose = () => rej(new Error("closed")); });
+ws.close();
+return hello.coreKey + "." + hello.coreProof;
+`)
+	return proof
 }
 
 // restart starts Core again as its user on the same address and state
