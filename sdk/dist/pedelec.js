@@ -299,6 +299,7 @@ function sighting(v) {
   return v === true ? "core" : v === false ? "nothing" : v;
 }
 var MAX_EARLY_EVENTS = 1e3;
+var MAX_EARLY_SESSIONS = 32;
 var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
 var BATCH_QUERY = "batch=1";
@@ -662,9 +663,13 @@ var Connection = class {
     if (frame.type === "event" && typeof frame.sessionId === "string") {
       const sink = this.sinks.get(frame.sessionId);
       if (sink) return sink(frame);
-      const queue = this.early.get(frame.sessionId) ?? [];
-      if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
-      this.early.set(frame.sessionId, queue);
+      const queue = this.early.get(frame.sessionId);
+      if (queue) {
+        if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
+      } else {
+        if (this.early.size >= MAX_EARLY_SESSIONS) this.early.delete(this.early.keys().next().value);
+        this.early.set(frame.sessionId, [frame]);
+      }
       return;
     }
     if (frame.type === "hello" && frame.batch === true) {

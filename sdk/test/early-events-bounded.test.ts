@@ -27,3 +27,23 @@ test("events for ever new sessions the page does not know are kept bounded", asy
   await until(() => chats.length === 1, "the page's own chat");
   pedelec.close();
 });
+
+// The oldest go first: the last events of sessions the page ended (which
+// it will never subscribe again) do not keep a new session's early events
+// out, however many sessions the page went through.
+test("early events of a new session are kept after many ended sessions left theirs", async () => {
+  const core = new FakeCore();
+  const pedelec = core.client();
+  await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
+  for (let i = 0; i < 100; i++) core.socket.deliver(core.eventFrame("ended", { reason: "user" }, { sessionId: `s_old_${i}` }));
+  core.handlers.create_session = () => {
+    core.socket.deliver(core.eventFrame("ended", { reason: "early" }, { sessionId: "s_new" }));
+    return { result: { sessionId: "s_new", provider: "script", model: "", status: "idle", seq: 0, tools: [], autoEndOnDisconnect: true } };
+  };
+  const early = (pedelec as unknown as { connection: { early: Map<string, unknown[]> } }).connection.early;
+  const session = await pedelec.createSession({ provider: "script", skills: { guidance: "g", tools: [] } });
+  assert.equal(early.has("s_new"), false, "the new session's early events were not handed to it");
+  assert.equal(session.getStatus(), "ended", "the new session's early event was lost");
+  assert.ok(early.size <= 64, `events of ${early.size} unknown sessions kept`);
+  pedelec.close();
+});

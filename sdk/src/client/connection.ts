@@ -75,6 +75,13 @@ type Sink = (event: EventFrame) => void;
 // exists (create/resume): they wait here, bounded, until the session
 // subscribes, so nothing the agent did in that gap is lost.
 const MAX_EARLY_EVENTS = 1000;
+// And for so many sessions at once, the oldest forgotten first: a page
+// learns of a few at a time (its createSession and resumeSession calls in
+// flight), and the oldest are those of sessions it will never subscribe
+// (Core's last events for one the page ended). What sends events for ever
+// new ids is not Core but a program on its port that a page with no key
+// stored took for Core (trust on first use).
+const MAX_EARLY_SESSIONS = 32;
 
 const OPEN = 1;
 
@@ -510,9 +517,13 @@ export class Connection {
     if (frame.type === "event" && typeof frame.sessionId === "string") {
       const sink = this.sinks.get(frame.sessionId);
       if (sink) return sink(frame);
-      const queue = this.early.get(frame.sessionId) ?? [];
-      if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
-      this.early.set(frame.sessionId, queue);
+      const queue = this.early.get(frame.sessionId);
+      if (queue) {
+        if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
+      } else {
+        if (this.early.size >= MAX_EARLY_SESSIONS) this.early.delete(this.early.keys().next().value!);
+        this.early.set(frame.sessionId, [frame]);
+      }
       return;
     }
     if (frame.type === "hello" && frame.batch === true) {
