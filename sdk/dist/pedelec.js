@@ -502,7 +502,10 @@ var Connection = class {
         return;
       }
       let opened = false;
+      let settled = false;
+      let noHelloTimer;
       const handshake = setTimeout(() => {
+        settled = true;
         socket.onopen = null;
         socket.onmessage = null;
         socket.onclose = null;
@@ -549,26 +552,27 @@ var Connection = class {
         this.proofCheck = null;
         if (expected === null) return accept();
         held = [];
-        let timer;
         const noHello = new Promise((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
+          noHelloTimer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             const proven = held ?? [];
             held = null;
             accept();
             for (const data of proven) this.receive(data);
           },
           (err) => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
-            this.backlog = [];
-            this.drained = 0;
             try {
               socket.close(1e3, "not the Core this page trusts");
             } catch {
@@ -581,9 +585,12 @@ var Connection = class {
       };
       socket.onclose = (ev) => {
         clearTimeout(handshake);
+        clearTimeout(noHelloTimer);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
+          if (settled) return;
+          settled = true;
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
           void this.look().then((seen) => reject(seenError(this.url, seen, err)));

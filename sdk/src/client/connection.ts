@@ -329,12 +329,19 @@ export class Connection {
         return;
       }
       let opened = false;
+      // Set once this attempt has its outcome (open, refused, closed, timed
+      // out): what is still armed for it (the hello's limit, a proof check
+      // still running) then touches nothing, above all not the connection
+      // a later attempt made.
+      let settled = false;
+      let noHelloTimer: ReturnType<typeof setTimeout> | undefined;
       // The WebSocket handshake itself is bounded as a request is: a
       // program on Core's port may accept the connection and never answer
       // the upgrade, or answer it a byte at a time, and the browser's own
       // limit is minutes. Past it the socket is dropped, nothing was sent
       // on it, and the caller (or the reconnect) gets an error it can act on.
       const handshake = setTimeout(() => {
+        settled = true;
         socket.onopen = null;
         socket.onmessage = null;
         socket.onclose = null;
@@ -389,13 +396,14 @@ export class Connection {
         if (expected === null) return accept();
         held = [];
         // A page that trusts a Core sends nothing until this one proves it.
-        let timer: ReturnType<typeof setTimeout> | undefined;
         const noHello = new Promise<never>((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
+          noHelloTimer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return; // closed meanwhile: its onclose said so
+            settled = true;
             const proven = held ?? [];
             held = null;
             accept();
@@ -404,13 +412,15 @@ export class Connection {
             for (const data of proven) this.receive(data);
           },
           (err: PedelecError) => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             held = null;
             socket.onclose = null;
             socket.onmessage = null;
+            // Nothing of this socket reached the backlog (it was held), so
+            // the backlog is left alone.
             this.opening = null;
-            this.backlog = [];
-            this.drained = 0;
             try {
               socket.close(1000, "not the Core this page trusts");
             } catch {
@@ -425,9 +435,12 @@ export class Connection {
       };
       socket.onclose = (ev) => {
         clearTimeout(handshake);
+        clearTimeout(noHelloTimer);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
+          if (settled) return;
+          settled = true;
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
           // Core refuses a page's origin with an HTTP 403 before the
