@@ -299,6 +299,7 @@ function sighting(v) {
   return v === true ? "core" : v === false ? "nothing" : v;
 }
 var MAX_EARLY_EVENTS = 1e3;
+var MAX_EARLY_SESSIONS = 32;
 var OPEN = 1;
 var DEFAULT_RESPONSE_TIMEOUT_MS = 3e4;
 var BATCH_QUERY = "batch=1";
@@ -356,7 +357,9 @@ var Connection = class {
   }
   /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
   look() {
-    return this.probe(httpBase(this.url)).then(sighting, () => "nothing");
+    let timer;
+    const silent = new Promise((r) => timer = setTimeout(() => r("not_core"), this.timeoutMs));
+    return Promise.race([this.probe(httpBase(this.url)).then(sighting, () => "nothing"), silent]).finally(() => clearTimeout(timer));
   }
   /**
    * Sends one request and resolves with its result, or rejects with its
@@ -499,6 +502,27 @@ var Connection = class {
         return;
       }
       let opened = false;
+      let settled = false;
+      let noHelloTimer;
+      const handshake = setTimeout(() => {
+        settled = true;
+        socket.onopen = null;
+        socket.onmessage = null;
+        socket.onclose = null;
+        held = null;
+        this.opening = null;
+        try {
+          socket.close(1e3, "no WebSocket handshake in time");
+        } catch {
+        }
+        reject(
+          new PedelecError(
+            "CORE_UNREACHABLE",
+            `Something accepted the connection at ${httpBase(this.url)} but did not complete the WebSocket handshake within ${this.timeoutMs} ms: a Core too busy to answer, or another program holding its port while Core is down. Nothing was sent to it; is \`pedelec serve\` running?`,
+            { url: this.url, found: "no_handshake", timeoutMs: this.timeoutMs }
+          )
+        );
+      }, this.timeoutMs);
       const accept = () => {
         opened = true;
         this.batch = null;
@@ -524,29 +548,31 @@ var Connection = class {
         else this.receive(ev.data);
       };
       socket.onopen = () => {
+        clearTimeout(handshake);
         this.proofCheck = null;
         if (expected === null) return accept();
         held = [];
-        let timer;
         const noHello = new Promise((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
+          noHelloTimer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             const proven = held ?? [];
             held = null;
             accept();
             for (const data of proven) this.receive(data);
           },
           (err) => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             held = null;
             socket.onclose = null;
             socket.onmessage = null;
             this.opening = null;
-            this.backlog = [];
-            this.drained = 0;
             try {
               socket.close(1e3, "not the Core this page trusts");
             } catch {
@@ -558,9 +584,13 @@ var Connection = class {
       socket.onerror = () => {
       };
       socket.onclose = (ev) => {
+        clearTimeout(handshake);
+        clearTimeout(noHelloTimer);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
+          if (settled) return;
+          settled = true;
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
           void this.look().then((seen) => reject(seenError(this.url, seen, err)));
@@ -640,9 +670,13 @@ var Connection = class {
     if (frame.type === "event" && typeof frame.sessionId === "string") {
       const sink = this.sinks.get(frame.sessionId);
       if (sink) return sink(frame);
-      const queue = this.early.get(frame.sessionId) ?? [];
-      if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
-      this.early.set(frame.sessionId, queue);
+      const queue = this.early.get(frame.sessionId);
+      if (queue) {
+        if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
+      } else {
+        if (this.early.size >= MAX_EARLY_SESSIONS) this.early.delete(this.early.keys().next().value);
+        this.early.set(frame.sessionId, [frame]);
+      }
       return;
     }
     if (frame.type === "hello" && frame.batch === true) {

@@ -75,6 +75,13 @@ type Sink = (event: EventFrame) => void;
 // exists (create/resume): they wait here, bounded, until the session
 // subscribes, so nothing the agent did in that gap is lost.
 const MAX_EARLY_EVENTS = 1000;
+// And for so many sessions at once, the oldest forgotten first: a page
+// learns of a few at a time (its createSession and resumeSession calls in
+// flight), and the oldest are those of sessions it will never subscribe
+// (Core's last events for one the page ended). What sends events for ever
+// new ids is not Core but a program on its port that a page with no key
+// stored took for Core (trust on first use).
+const MAX_EARLY_SESSIONS = 32;
 
 const OPEN = 1;
 
@@ -154,7 +161,13 @@ export class Connection {
 
   /** What answers at Core's address over plain HTTP (whatever it thinks of this page's origin). */
   look(): Promise<Sighting> {
-    return this.probe(httpBase(this.url)).then(sighting, () => "nothing" as const);
+    // Bounded as a request is: the program on Core's port may accept the
+    // probe and never answer it, and the error of the socket that did not
+    // open waits for this. Something that holds the port and says nothing
+    // is not Core, as far as the page can tell.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silent = new Promise<Sighting>((r) => (timer = setTimeout(() => r("not_core"), this.timeoutMs)));
+    return Promise.race([this.probe(httpBase(this.url)).then(sighting, () => "nothing" as const), silent]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -316,6 +329,37 @@ export class Connection {
         return;
       }
       let opened = false;
+      // Set once this attempt has its outcome (open, refused, closed, timed
+      // out): what is still armed for it (the hello's limit, a proof check
+      // still running) then touches nothing, above all not the connection
+      // a later attempt made.
+      let settled = false;
+      let noHelloTimer: ReturnType<typeof setTimeout> | undefined;
+      // The WebSocket handshake itself is bounded as a request is: a
+      // program on Core's port may accept the connection and never answer
+      // the upgrade, or answer it a byte at a time, and the browser's own
+      // limit is minutes. Past it the socket is dropped, nothing was sent
+      // on it, and the caller (or the reconnect) gets an error it can act on.
+      const handshake = setTimeout(() => {
+        settled = true;
+        socket.onopen = null;
+        socket.onmessage = null;
+        socket.onclose = null;
+        held = null;
+        this.opening = null;
+        try {
+          socket.close(1000, "no WebSocket handshake in time");
+        } catch {
+          // not open yet: closing fails it, which is all that is wanted
+        }
+        reject(
+          new PedelecError(
+            "CORE_UNREACHABLE",
+            `Something accepted the connection at ${httpBase(this.url)} but did not complete the WebSocket handshake within ${this.timeoutMs} ms: a Core too busy to answer, or another program holding its port while Core is down. Nothing was sent to it; is \`pedelec serve\` running?`,
+            { url: this.url, found: "no_handshake", timeoutMs: this.timeoutMs },
+          ),
+        );
+      }, this.timeoutMs);
       const accept = () => {
         opened = true;
         this.batch = null; // until this socket's hello
@@ -345,19 +389,21 @@ export class Connection {
         else this.receive(ev.data);
       };
       socket.onopen = () => {
+        clearTimeout(handshake);
         this.proofCheck = null;
         // A page that never trusted a Core: trust-on-first-use, and the
         // proof is checked beside the first requests, for trustCore().
         if (expected === null) return accept();
         held = [];
         // A page that trusts a Core sends nothing until this one proves it.
-        let timer: ReturnType<typeof setTimeout> | undefined;
         const noHello = new Promise<never>((_, rej) => {
-          timer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
+          noHelloTimer = setTimeout(() => rej(this.identity.refusal(this.url, "it sent no hello within " + this.timeoutMs + " ms", expected ?? "")), this.timeoutMs);
         });
         Promise.race([hello.then((check) => check), noHello]).then(
           () => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return; // closed meanwhile: its onclose said so
+            settled = true;
             const proven = held ?? [];
             held = null;
             accept();
@@ -366,13 +412,15 @@ export class Connection {
             for (const data of proven) this.receive(data);
           },
           (err: PedelecError) => {
-            clearTimeout(timer);
+            clearTimeout(noHelloTimer);
+            if (settled) return;
+            settled = true;
             held = null;
             socket.onclose = null;
             socket.onmessage = null;
+            // Nothing of this socket reached the backlog (it was held), so
+            // the backlog is left alone.
             this.opening = null;
-            this.backlog = [];
-            this.drained = 0;
             try {
               socket.close(1000, "not the Core this page trusts");
             } catch {
@@ -386,9 +434,13 @@ export class Connection {
         // The browser hides why a WebSocket failed; onclose follows with the code.
       };
       socket.onclose = (ev) => {
+        clearTimeout(handshake);
+        clearTimeout(noHelloTimer);
         held = null;
         const err = closeError(this.url, ev.code, ev.reason, opened);
         if (!opened) {
+          if (settled) return;
+          settled = true;
           this.opening = null;
           if (err.code !== "CORE_UNREACHABLE") return reject(err);
           // Core refuses a page's origin with an HTTP 403 before the
@@ -478,9 +530,13 @@ export class Connection {
     if (frame.type === "event" && typeof frame.sessionId === "string") {
       const sink = this.sinks.get(frame.sessionId);
       if (sink) return sink(frame);
-      const queue = this.early.get(frame.sessionId) ?? [];
-      if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
-      this.early.set(frame.sessionId, queue);
+      const queue = this.early.get(frame.sessionId);
+      if (queue) {
+        if (queue.length < MAX_EARLY_EVENTS) queue.push(frame);
+      } else {
+        if (this.early.size >= MAX_EARLY_SESSIONS) this.early.delete(this.early.keys().next().value!);
+        this.early.set(frame.sessionId, [frame]);
+      }
       return;
     }
     if (frame.type === "hello" && frame.batch === true) {
