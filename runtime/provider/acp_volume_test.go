@@ -1,7 +1,11 @@
 package provider
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -228,5 +232,101 @@ func TestACPStoppedAgentFreesWhatWaitedOnIt(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > base+8 {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("%d goroutines after the agent was stopped, %d before:\n%s", n, base, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// The window against a stand-in for the library: it reads lines into a
+// queue of 1024 (overflow closes it) and handles them in order, slowly,
+// handing Core's marks back. Whatever the agent sends (small and large
+// notifications, marks it forged), the queue never holds more than
+// acpMaxQueuedNotes, nor their bytes more than acpMaxQueuedBytes (or one
+// message), and everything arrives.
+func TestACPWindowKeepsTheLibraryQueueBounded(t *testing.T) {
+	gone := make(chan struct{})
+	defer close(gone)
+	b := newACPBound("unit", func() {}, gone)
+	b.notes.maxBytes = 2 << 20 // fewer large messages reach it (the race detector is slow with them)
+	agentR, agentW := io.Pipe()
+	const sent = 4000
+	small, large := strings.Repeat("p", 1<<10), strings.Repeat("P", 512<<10)
+	go func() {
+		for i := range sent {
+			pad := small[:(i*7919)%len(small)]
+			if i >= 2000 && i%50 == 0 { // the second half: large ones among them
+				pad = large
+			}
+			method := "_x/note"
+			if i%97 == 0 { // a forged mark: the agent does not know the key
+				fmt.Fprintf(agentW, `{"jsonrpc":"2.0","method":%q,"params":{"key":"%032d","n":%d}}`+"\n", acpMarkMethod, 0, 1<<40)
+				continue
+			}
+			fmt.Fprintf(agentW, `{"jsonrpc":"2.0","method":%q,"params":{"i":%d,"pad":"%s"}}`+"\n", method, i, pad)
+		}
+		agentW.Close()
+	}()
+	type item struct {
+		line []byte
+		head jsonrpcHead
+	}
+	queue := make(chan item, 1024)
+	var overflow atomic.Bool
+	var peakN, peakBytes, inBytes atomic.Int64
+	go func() {
+		defer close(queue)
+		br := bufio.NewReader(b.reader(agentR))
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				var h jsonrpcHead
+				json.Unmarshal(line, &h)
+				n := inBytes.Add(int64(len(line)))
+				select {
+				case queue <- item{line, h}:
+				default:
+					overflow.Store(true)
+					return
+				}
+				if int64(len(queue)) > peakN.Load() {
+					peakN.Store(int64(len(queue)))
+				}
+				if n > peakBytes.Load() {
+					peakBytes.Store(n)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	notes, forged := 0, 0
+	for it := range queue {
+		if notes == 0 || notes == 1990 {
+			time.Sleep(time.Second) // the handler held: the queue fills
+		}
+		if it.head.Method == acpMarkMethod {
+			var p struct {
+				Params json.RawMessage `json:"params"`
+			}
+			json.Unmarshal(it.line, &p)
+			if !b.notes.handled(p.Params) {
+				forged++
+			}
+		} else {
+			notes++
+		}
+		inBytes.Add(-int64(len(it.line)))
+	}
+	t.Logf("%d notes, %d forged marks; the queue peaked at %d messages, %d KiB (bounds %d, %d KiB)", notes, forged, peakN.Load(), peakBytes.Load()>>10, b.notes.maxNotes, b.notes.maxBytes>>10)
+	if overflow.Load() {
+		t.Fatal("the library's queue overflowed")
+	}
+	if notes+forged != sent {
+		t.Errorf("%d notifications arrived, %d sent", notes+forged, sent)
+	}
+	if peakN.Load() > b.notes.maxNotes {
+		t.Errorf("the queue held %d messages, bound %d", peakN.Load(), b.notes.maxNotes)
+	}
+	if peakBytes.Load() > b.notes.maxBytes {
+		t.Errorf("the queue held %d KiB, bound %d KiB", peakBytes.Load()>>10, b.notes.maxBytes>>10)
 	}
 }
