@@ -72,10 +72,11 @@ const (
 
 // A page that flaps update_tools as fast as it can, under a Qwen that
 // dies at session/load, answers it late, answers it with an error or
-// floods during it: the session never has more than one agent, the starts
-// are bounded by the updates, a turn afterwards answers with the page's
-// last tools (or, for the agent that cannot load and the one that floods,
-// fails with PROVIDER_ERROR saying why), and no process is left once the
+// replays 3,000 updates during it: the session never has more than one
+// agent, the starts are bounded by the updates, a turn afterwards answers
+// with the page's last tools (or, for the agent that cannot load, fails
+// with PROVIDER_ERROR saying why; an agent replaying a long history is
+// honest, and is never stopped for it), and no process is left once the
 // session ends.
 func TestReview5RestartForToolsUnderFlappingTools(t *testing.T) {
 	testenv.SkipShort(t, "the pedelec binary")
@@ -161,12 +162,6 @@ func review5FlapTools(t *testing.T, mode string) {
 	case mode == "die-at-load":
 		if done.OK || done.Error == nil || done.Error.Code != wire.CodeProviderError {
 			t.Errorf("the turn on an agent that dies at session/load: %+v, want PROVIDER_ERROR", done)
-		}
-	case mode == "flood-load" && !done.OK:
-		// Past the bound on notifications not handled yet the agent is
-		// stopped, and the turn says why.
-		if done.Error == nil || done.Error.Code != wire.CodeProviderError || !strings.Contains(done.Error.Message, "notifications") {
-			t.Errorf("the turn on an agent that floods at session/load: %+v, want PROVIDER_ERROR naming the flood", done.Error)
 		}
 	case !done.OK:
 		t.Errorf("the turn after the flapping failed: %+v", done.Error)

@@ -423,7 +423,7 @@ func (a *acpAgent) start(ctx context.Context, turn *Turn, emit func(Event)) (*ac
 		server = turn.MCP.Name
 	}
 	client := newACPClient(name, server, a.settings.AllowKinds)
-	bound := newACPBound(name, proc.stop) // acp_bound.go
+	bound := newACPBound(name, proc.stop, proc.gone) // acp_bound.go
 	// The library starts reading the agent's output inside
 	// NewClientSideConnection and reads its logger when that output ends,
 	// but takes the logger only afterwards (SetLogger): an agent that dies

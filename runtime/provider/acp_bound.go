@@ -24,15 +24,14 @@ import (
 // block for as long as the agent does not read its stdin. A flooding
 // agent took Core to 239,202 goroutines and 2.87 GB in 40 s. So the
 // agent's pipes go through an acpBound, which counts what the agent has
-// asked and not been answered yet, and what it has notified and Core not
-// handled yet, and bounds each write to its stdin in time; past any bound
-// the agent is stopped and its turn ends with PROVIDER_ERROR naming why.
+// asked and not been answered yet, and bounds each write to its stdin in
+// time; past either bound the agent is stopped and its turn ends with
+// PROVIDER_ERROR naming why. What it has notified and Core not handled
+// yet is bounded by reading no more of it meanwhile (acp_window.go): an
+// agent is never stopped for how much it says.
 var (
 	// acpMaxInflight bounds the requests of one agent Core has not answered.
 	acpMaxInflight = 64
-	// acpMaxQueuedNotes bounds its notifications Core has not handled
-	// (the library closes the connection at 1024, without saying why).
-	acpMaxQueuedNotes = 512
 	// acpWriteTimeout bounds one write to the agent's stdin: an agent that
 	// stopped reading it is stopped this long after Core's next message.
 	acpWriteTimeout = 10 * time.Second
@@ -43,16 +42,17 @@ var (
 // acpBound watches one agent's pipes.
 type acpBound struct {
 	name string
-	stop func() // stops the agent (acpProcess.stop); called at most once, off the pipes' goroutines
+	stop func()          // stops the agent (acpProcess.stop); called at most once, off the pipes' goroutines
+	gone <-chan struct{} // closed once the agent is stopped (acpProcess.gone), for whatever reason
 
 	mu       sync.Mutex
 	inflight map[string]int // the agent's request ids Core has not answered, with their count
 	pending  int            // how many, in all
 
-	queued atomic.Int64 // notifications read and not handled
-	order  noteOrder    // session/updates read and handled, for the requests after them (acp_order.go)
-	cause  atomic.Pointer[error]
-	once   sync.Once
+	notes *noteWindow // notifications read and not handled yet (acp_window.go)
+	order noteOrder   // session/updates read and handled, for the requests after them (acp_order.go)
+	cause atomic.Pointer[error]
+	once  sync.Once
 
 	// sessions are the ACP sessions this connection opened or loaded; an
 	// update for another is dropped (told once).
@@ -61,8 +61,8 @@ type acpBound struct {
 	strayed  atomic.Bool
 }
 
-func newACPBound(name string, stop func()) *acpBound {
-	return &acpBound{name: name, stop: stop, inflight: map[string]int{}}
+func newACPBound(name string, stop func(), gone <-chan struct{}) *acpBound {
+	return &acpBound{name: name, stop: stop, gone: gone, inflight: map[string]int{}, notes: newNoteWindow()}
 }
 
 // fail records why the agent is stopped and stops it, once.
@@ -107,7 +107,8 @@ func idKey(id json.RawMessage) string {
 }
 
 // reader is what the library reads the agent's stdout from: the same
-// lines, counted, until the agent is stopped.
+// lines, counted, with marks among them (acp_window.go), until the agent
+// is stopped. A notification waits here while the library holds too many.
 func (b *acpBound) reader(stdout io.Reader) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
@@ -120,13 +121,27 @@ func (b *acpBound) reader(stdout io.Reader) io.Reader {
 				return
 			}
 			if len(line) > 0 && b.Cause() == nil {
-				b.count(line)
+				note, method := b.count(line)
 				if b.Cause() != nil {
 					pw.CloseWithError(b.Cause())
 					return
 				}
+				if note && !b.admit(pw, len(line)) {
+					pw.CloseWithError(errACPStopped)
+					return
+				}
+				if method == acp.ClientMethodSessionUpdate {
+					b.order.readOne()
+				}
 				if _, werr := pw.Write(line); werr != nil {
 					return
+				}
+				if note {
+					if mark := b.notes.passed(len(line)); mark != nil {
+						if _, werr := pw.Write(mark); werr != nil {
+							return
+						}
+					}
 				}
 			}
 			if err != nil {
@@ -138,23 +153,16 @@ func (b *acpBound) reader(stdout io.Reader) io.Reader {
 	return pr
 }
 
-// count notes a request or a notification from the agent.
-func (b *acpBound) count(line []byte) {
+// count notes a request from the agent, and says whether the line is a
+// notification the library queues (note), with its method.
+func (b *acpBound) count(line []byte) (note bool, method string) {
 	var h jsonrpcHead
 	if json.Unmarshal(line, &h) != nil || h.Method == "" {
-		return // a response to Core, or something the library will refuse
+		return false, "" // a response to Core, or something the library will refuse
 	}
 	if len(h.ID) == 0 || string(h.ID) == "null" {
-		if h.Method == "$/cancel_request" {
-			return // handled at once by the library
-		}
-		if h.Method == acp.ClientMethodSessionUpdate {
-			b.order.readOne()
-		}
-		if n := b.queued.Add(1); n > int64(acpMaxQueuedNotes) {
-			b.fail("%s sent more than %d notifications Core had not handled yet (%s): it was stopped", b.name, acpMaxQueuedNotes, clipActivity(h.Method))
-		}
-		return
+		// $/cancel_request is handled at once by the library, not queued.
+		return h.Method != "$/cancel_request", h.Method
 	}
 	b.mu.Lock()
 	b.inflight[idKey(h.ID)]++
@@ -164,6 +172,7 @@ func (b *acpBound) count(line []byte) {
 	if n > acpMaxInflight {
 		b.fail("%s had more than %d requests Core had not answered yet (the last: %s): it was stopped", b.name, acpMaxInflight, clipActivity(h.Method))
 	}
+	return false, ""
 }
 
 // answered notes Core's answer to one of the agent's requests.
@@ -181,7 +190,10 @@ func (b *acpBound) answered(id json.RawMessage) {
 	}
 }
 
-var errLineTooLong = errors.New("message too long")
+var (
+	errLineTooLong = errors.New("message too long")
+	errACPStopped  = errors.New("the agent was stopped")
+)
 
 // readLine reads one line (with its newline) of at most max bytes.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
@@ -242,9 +254,9 @@ func (b *acpBound) allowSession(id acp.SessionId) {
 	b.known.Store(true)
 }
 
-// client wraps the handler the library calls: notifications are counted
-// as handled, and updates for a session this connection never opened are
-// dropped (and told once).
+// client wraps the handler the library calls: Core's marks are taken
+// (acp_window.go), and updates for a session this connection never opened
+// are dropped (and told once).
 func (b *acpBound) client(c *acpClient) acp.Client { return &boundClient{acpClient: c, b: b} }
 
 type boundClient struct {
@@ -253,7 +265,6 @@ type boundClient struct {
 }
 
 func (c *boundClient) SessionUpdate(ctx context.Context, n acp.SessionNotification) error {
-	defer c.b.queued.Add(-1)
 	defer c.b.order.doneOne()
 	if _, ok := c.b.sessions.Load(n.SessionId); !ok && c.b.known.Load() {
 		if c.b.strayed.CompareAndSwap(false, true) {
@@ -262,4 +273,14 @@ func (c *boundClient) SessionUpdate(ctx context.Context, n acp.SessionNotificati
 		return nil
 	}
 	return c.acpClient.SessionUpdate(ctx, n)
+}
+
+// HandleExtensionMethod takes Core's own marks; the agent's extension
+// methods get what the library answers a client without this hook:
+// method not found (which it leaves unanswered for a notification).
+func (c *boundClient) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	if method == acpMarkMethod && c.b.notes.handled(params) {
+		return nil, nil
+	}
+	return nil, acp.NewMethodNotFound(method)
 }

@@ -21,9 +21,13 @@ import (
 //	recall  says how many prompts this ACP session has had, and its pid
 //	hang    waits for session/cancel, then stopReason cancelled
 //	crash   one chunk, then exits 3 mid-turn
+//	burst   3,000 small chunks at once (a fast model), then "done"
 //
 // session/load works for a session id it made (they carry "fake-"), with
-// fakeACPNoLoadEnv set it fails.
+// fakeACPNoLoadEnv set it fails. With fakeACPReplayEnv set to n it
+// replays n updates of a long history (user and agent chunks, thoughts,
+// tool calls and their results) in one burst before it answers, as a
+// real agent restored after Core's restart does.
 //
 // For the early start (acp_early_test.go): each start appends a line to
 // the file fakeACPStartsEnv names; the first fakeACPFailStartsEnv starts
@@ -35,6 +39,7 @@ const (
 	fakeACPStartsEnv     = "PEDELEC_FAKE_ACP_STARTS"
 	fakeACPFailStartsEnv = "PEDELEC_FAKE_ACP_FAIL_STARTS"
 	fakeACPInitGateEnv   = "PEDELEC_FAKE_ACP_INIT_GATE"
+	fakeACPReplayEnv     = "PEDELEC_FAKE_ACP_REPLAY"
 )
 
 func init() {
@@ -136,10 +141,40 @@ func (a *fakeAgent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (ac
 	a.describeMCP(p.McpServers)
 	// The replay: history the client must not show again.
 	_ = a.client().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: p.SessionId, Update: acp.UpdateAgentMessageText("REPLAYED")})
+	n, _ := strconv.Atoi(os.Getenv(fakeACPReplayEnv))
+	for i := 0; i < n; i++ {
+		a.replayOne(p.SessionId, i)
+	}
 	a.mu.Lock()
 	a.prompts[p.SessionId] = 100 // a loaded session remembers
 	a.mu.Unlock()
 	return acp.LoadSessionResponse{}, nil
+}
+
+// replayOne sends the i-th update of a long history: a turn is a user
+// message, a thought, a tool call with its result (a diff of a few lines)
+// and the agent's answer in chunks.
+func (a *fakeAgent) replayOne(sid acp.SessionId, i int) {
+	id := acp.ToolCallId(fmt.Sprintf("call-%d", i/8))
+	var u acp.SessionUpdate
+	switch i % 8 {
+	case 0:
+		u = acp.UpdateUserMessageText(fmt.Sprintf("turn %d: please change the counter on the page and tell me what it shows", i/8))
+	case 1:
+		u = acp.UpdateAgentThoughtText("The page has a counter tool; I will call it and then read the page back.")
+	case 2:
+		u = acp.StartToolCall(id, "mcp__pedelec__update_counter", acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
+			acp.WithStartRawInput(map[string]any{"value": i, "reason": "the user asked"}))
+	case 3:
+		u = acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress))
+	case 4:
+		old := strings.Repeat("const counter = 0;\n", 20)
+		u = acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolDiffContent("/work/page.js", strings.ReplaceAll(old, "0", fmt.Sprint(i)), old)}))
+	default:
+		u = acp.UpdateAgentMessageText(fmt.Sprintf("The counter now shows %d. ", i))
+	}
+	_ = a.client().SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sid, Update: u})
 }
 
 func (a *fakeAgent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
@@ -205,6 +240,11 @@ func (a *fakeAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.Prompt
 		a.say(sid, "waiting")
 		<-ch
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case strings.HasSuffix(text, "burst"):
+		for range 3000 {
+			a.say(sid, "tok ")
+		}
+		a.say(sid, "done")
 	case strings.HasSuffix(text, "crash"):
 		a.say(sid, "about to crash")
 		time.Sleep(50 * time.Millisecond)
