@@ -104,18 +104,29 @@ func runImpostor(addr string) {
 // impostor runs the impostor as uid on addr; stop returns what it received.
 func impostor(t *testing.T, uid, addr string) (stop func() string) {
 	t.Helper()
+	_, stop = runHostile(t, uid, "impostor", impostorEnv+"="+addr)
+	return stop
+}
+
+// runHostile runs this test binary again as uid, with env (its mode: the
+// variable that makes TestMain's hostile program run instead of the
+// tests), and waits for it to print READY; peek returns the lines it
+// printed since, stop kills it and returns them all. The binary is copied
+// where every user can run it.
+func runHostile(t *testing.T, uid, name string, env ...string) (peek, stop func() string) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(self)
-	bin := filepath.Join(sharedDir(t), "impostor")
+	bin := filepath.Join(sharedDir(t), name)
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	args := append(asUser(t, uid), bin)
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = []string{impostorEnv + "=" + addr, "PATH=/usr/bin:/bin"}
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, env...)
 	cmd.Dir = "/"
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -140,27 +151,30 @@ func impostor(t *testing.T, uid, addr string) (stop func() string) {
 			mu.Unlock()
 		}
 	}()
-	select {
-	case line := <-ready:
-		if line != "READY" {
-			t.Fatalf("the impostor as uid %s: %s", uid, line)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the impostor did not start")
-	}
-	var once sync.Once
-	stop = func() string {
-		once.Do(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-			<-done
-		})
+	peek = func() string {
 		mu.Lock()
 		defer mu.Unlock()
 		return got.String()
 	}
+	var once sync.Once
+	stop = func() string {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			<-done
+		})
+		return peek()
+	}
 	t.Cleanup(func() { stop() })
-	return stop
+	select {
+	case line := <-ready:
+		if line != "READY" {
+			t.Fatalf("the %s as uid %s: %s", name, uid, line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the %s did not start", name)
+	}
+	return peek, stop
 }
 
 // crashedCore runs `pedelec serve` as uid ("" for this test's own user)

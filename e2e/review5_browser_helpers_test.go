@@ -6,7 +6,6 @@ package e2e
 // Core's port that plays a hostile Core to a page.
 
 import (
-	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -292,64 +291,5 @@ func impostorKey() (key string, sign func(nonce string) string) {
 // received so far, stop ends it and returns all it received.
 func r5Impostor(t *testing.T, uid, addr, mode, sessionID string) (peek, stop func() string) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(self)
-	bin := filepath.Join(sharedDir(t), "r5-impostor")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := append(asUser(t, uid), bin)
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = []string{r5ImpostorEnv + "=" + addr, r5ModeEnv + "=" + mode, r5SessionEnv + "=" + sessionID, "PATH=/usr/bin:/bin"}
-	cmd.Dir = "/"
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	var mu sync.Mutex
-	ready := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "READY") || strings.HasPrefix(line, "LISTEN FAILED") {
-				ready <- line
-				continue
-			}
-			mu.Lock()
-			got.WriteString(line + "\n")
-			mu.Unlock()
-		}
-	}()
-	select {
-	case line := <-ready:
-		if line != "READY" {
-			t.Fatalf("the impostor as uid %s: %s", uid, line)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the impostor did not start")
-	}
-	peek = func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return got.String()
-	}
-	var once sync.Once
-	stop = func() string {
-		once.Do(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			<-done
-		})
-		return peek()
-	}
-	t.Cleanup(func() { stop() })
-	return peek, stop
+	return runHostile(t, uid, "r5-impostor", r5ImpostorEnv+"="+addr, r5ModeEnv+"="+mode, r5SessionEnv+"="+sessionID)
 }

@@ -17,7 +17,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -237,68 +236,7 @@ func r5cReadMessage(r *bufio.Reader) ([]byte, error) {
 // and returns all of it.
 func r5cImpostor(t *testing.T, uid, addr, mode string, env ...string) (peek, stop func() string) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(self)
-	bin := filepath.Join(sharedDir(t), "r5c-impostor")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := append(asUser(t, uid), bin)
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append([]string{r5cImpostorEnv + "=" + addr, r5cModeEnv + "=" + mode, "PATH=/usr/bin:/bin"}, env...)
-	cmd.Dir = "/"
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	var mu sync.Mutex
-	ready := make(chan string, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "READY") || strings.HasPrefix(line, "LISTEN FAILED") {
-				ready <- line
-				continue
-			}
-			mu.Lock()
-			got.WriteString(line + "\n")
-			mu.Unlock()
-		}
-	}()
-	select {
-	case line := <-ready:
-		if line != "READY" {
-			_ = cmd.Process.Kill()
-			t.Fatalf("the impostor as uid %s: %s", uid, line)
-		}
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("the impostor did not start")
-	}
-	peek = func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return got.String()
-	}
-	var once sync.Once
-	stop = func() string {
-		once.Do(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			<-done
-		})
-		return peek()
-	}
-	t.Cleanup(func() { stop() })
-	return peek, stop
+	return runHostile(t, uid, "r5c-impostor", append([]string{r5cImpostorEnv + "=" + addr, r5cModeEnv + "=" + mode}, env...)...)
 }
 
 // r5cProof is what a page of Core's origin (or any page: the hello is
