@@ -8,6 +8,7 @@ import type { KeyStore } from "../src/client/core-identity.js";
 import { defineTool } from "../src/define-tool.js";
 import { PedelecError } from "../src/errors.js";
 import { FakeCore } from "./fake-core.js";
+import { type CoreKey, MemoryStore, coreKey, signedHello } from "./core-keys.js";
 
 const echo = defineTool({
   name: "echo",
@@ -16,31 +17,10 @@ const echo = defineTool({
   handler: () => ({}),
 });
 
-const b64url = (b: ArrayBuffer) => Buffer.from(b).toString("base64url");
-
-/** A Core's key: a hello maker that signs each socket's nonce, as Core does. */
-async function coreKey() {
-  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
-  const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
-  const sign = async (nonce: string) =>
-    b64url(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, new TextEncoder().encode("pedelec-core-proof/v1\n" + nonce)));
-  return { key, sign };
-}
-
-class MemoryStore implements KeyStore {
-  readonly map = new Map<string, string>();
-  get = (k: string) => this.map.get(k) ?? null;
-  set = (k: string, v: string) => void this.map.set(k, v);
-  remove = (k: string) => void this.map.delete(k);
-}
-
 /** A fake Core whose hello carries a proof of the socket's nonce by k, claiming proofKey. */
-function coreWith(k: Awaited<ReturnType<typeof coreKey>>, proofKey = k.key) {
+function coreWith(k: CoreKey, proofKey = k.key) {
   const core = new FakeCore();
-  core.hello = async (url: string) => {
-    const nonce = new URL(url).searchParams.get("proof") ?? "";
-    return { type: "hello", batch: true, maxBatchFrames: 64, maxMessageBytes: 1 << 20, coreKey: proofKey, coreProof: await k.sign(nonce) };
-  };
+  core.hello = signedHello(k, proofKey);
   return core;
 }
 

@@ -6,30 +6,7 @@ import { test } from "node:test";
 import type { KeyStore } from "../src/client/core-identity.js";
 import { PedelecError } from "../src/errors.js";
 import { FakeCore, tick } from "./fake-core.js";
-
-const b64url = (b: ArrayBuffer) => Buffer.from(b).toString("base64url");
-
-async function coreKey() {
-  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"])) as CryptoKeyPair;
-  const key = b64url(await crypto.subtle.exportKey("raw", pair.publicKey));
-  const sign = async (nonce: string) =>
-    b64url(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, new TextEncoder().encode("pedelec-core-proof/v1\n" + nonce)));
-  return { key, sign };
-}
-
-function hello(k: Awaited<ReturnType<typeof coreKey>>) {
-  return async (url: string) => {
-    const nonce = new URL(url).searchParams.get("proof") ?? "";
-    return { type: "hello", batch: true, maxBatchFrames: 64, maxMessageBytes: 1 << 20, coreKey: k.key, coreProof: await k.sign(nonce) };
-  };
-}
-
-class MemoryStore implements KeyStore {
-  readonly map = new Map<string, string>();
-  get = (k: string): string | null => this.map.get(k) ?? null;
-  set = (k: string, v: string) => void this.map.set(k, v);
-  remove = (k: string) => void this.map.delete(k);
-}
+import { MemoryStore, coreKey, signedHello as hello } from "./core-keys.js";
 
 const CORE = "127.0.0.1:7077";
 
