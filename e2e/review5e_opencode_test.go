@@ -51,23 +51,51 @@ threading.Event().wait()
 `
 
 // The fifth review (e): opencode's API port squatted by another user
-// (nobody) before Core starts ` + "`opencode acp`" + ` for a session. The
-// session still answers prompts and calls the page's tool, and the
-// squatter gets no connection: opencode serves its API on a port of its
-// own and its ACP side talks to that one, with its password.
+// (nobody) before Core starts ` + "`opencode acp`" + ` for a session, Core
+// as root and as a normal user. The session still answers prompts and
+// calls the page's tool, and the squatter gets no connection: opencode
+// serves its API on a port of its own and its ACP side talks to that one,
+// with its password.
 func TestReview5eOpencodePortSquatted(t *testing.T) {
 	testenv.SkipShort(t, "opencode and the pedelec binary")
+	for _, asUser := range []bool{false, true} {
+		who := "root"
+		if asUser {
+			who = "a normal user"
+		}
+		t.Run("Core as "+who, func(t *testing.T) {
+			if os.Getenv(review5UIDEnv) != "" {
+				review5eOpencodeTurn(t) // the child, as the normal user
+				return
+			}
+			seen := review5eSquat(t)
+			if asUser {
+				// The child cannot reach root's npm cache: opencode, copied.
+				bin := filepath.Join(sharedDir(t), "opencode")
+				copyExecutable(t, testenv.OpencodeBinary(t), bin)
+				if review5AsUserEnv(t, true, "PEDELEC_OPENCODE_BIN="+bin) {
+					t.Fatal("the test did not run as the normal user")
+				}
+			} else {
+				review5eOpencodeTurn(t)
+			}
+			log := seen()
+			t.Logf("the squatter (nobody) saw:\n%s", log)
+			if strings.Contains(log, "CONNECTION") || strings.Contains(log, "RECEIVED") {
+				t.Errorf("the squatter on opencode's port got a connection:\n%s", log)
+			}
+		})
+	}
+}
+
+// review5eSquat starts the squatter as nobody and returns what it printed
+// so far (skipping if another program holds 127.0.0.1:4096 already).
+func review5eSquat(t *testing.T) func() string {
+	t.Helper()
 	prefix := asNobody(t)
-	py, err := exec.LookPath("python3")
-	if err != nil {
+	py := "/usr/bin/python3" // the system's: pyenv's shims are root's
+	if _, err := os.Stat(py); err != nil {
 		t.Skip("python3 is missing")
-	}
-	if real, err := filepath.EvalSymlinks(py); err == nil {
-		py = real
-	}
-	// pyenv's shim is root's: the interpreter it names, or the system's.
-	if strings.Contains(py, ".pyenv/shims") {
-		py = "/usr/bin/python3"
 	}
 	script := filepath.Join(sharedDir(t), "squat.py")
 	if err := os.WriteFile(script, []byte(review5eSquatter), 0o644); err != nil {
@@ -82,37 +110,31 @@ func TestReview5eOpencodePortSquatted(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got strings.Builder
-	ready := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(nil, 1<<20)
-		once := sync.Once{}
 		for sc.Scan() {
 			mu.Lock()
 			got.WriteString(sc.Text() + "\n")
 			mu.Unlock()
-			if strings.HasPrefix(sc.Text(), "READY") {
-				once.Do(func() { close(ready) })
-			}
 		}
-		once.Do(func() { close(ready) })
 	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); <-done })
 	seen := func() string { mu.Lock(); defer mu.Unlock(); return got.String() }
-	select {
-	case <-ready:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the squatter did not start:\n%s", seen())
-	}
-	testenv.Await(t, 10*time.Second, "the squatter to listen", func() bool {
+	testenv.Await(t, 20*time.Second, "the squatter to listen", func() bool {
 		return strings.Count(seen(), "LISTENING")+strings.Count(seen(), "BIND FAILED") >= 2
 	})
 	if !strings.Contains(seen(), "LISTENING 127.0.0.1") {
 		t.Skipf("127.0.0.1:4096 is taken by something else here:\n%s", seen())
 	}
+	return seen
+}
 
+// review5eOpencodeTurn is a session with opencode against a scripted
+// model: a turn that calls the page's tool.
+func review5eOpencodeTurn(t *testing.T) {
 	cli := opencodeACPCLI
 	ms := cli.newServer(t)
 	srv := serveCLIEnv(t, withBaseURL(cli, ms.URL), cli.env(t, ms.URL))
@@ -120,9 +142,9 @@ func TestReview5eOpencodePortSquatted(t *testing.T) {
 	page := acpCounterPage(t, srv, &counter)
 	sid := cliSession(t, page, cli)
 	ms.Push(modelserver.Use("update_counter", map[string]int{"delta": 2}), modelserver.Say("The counter is now 2."))
-	turnID, doneTurn := cliTurn(t, page, sid, "Add two to the counter.")
-	if !doneTurn.OK {
-		t.Fatalf("the turn failed with opencode's port squatted: %+v\nsquatter:\n%s", doneTurn.Error, seen())
+	turnID, done := cliTurn(t, page, sid, "Add two to the counter.")
+	if !done.OK {
+		t.Fatalf("the turn failed with opencode's port squatted: %+v", done.Error)
 	}
 	if counter != 2 {
 		t.Errorf("counter = %d, want 2", counter)
@@ -130,11 +152,5 @@ func TestReview5eOpencodePortSquatted(t *testing.T) {
 	if chat := page.Chat(turnID); !strings.Contains(chat, "The counter is now 2.") {
 		t.Errorf("chat = %q", chat)
 	}
-	addrs := listeningAddrs(t, sessionPIDs(sid))
-	t.Logf("the session's opencode listens on %v", addrs)
-	log := seen()
-	t.Logf("the squatter (nobody) saw:\n%s", log)
-	if strings.Contains(log, "CONNECTION") || strings.Contains(log, "RECEIVED") {
-		t.Errorf("the squatter on opencode's port got a connection:\n%s", log)
-	}
+	t.Logf("the session's opencode listens on %v", listeningAddrs(t, sessionPIDs(sid)))
 }
