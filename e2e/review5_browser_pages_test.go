@@ -272,6 +272,31 @@ return { pwned: window.pwned ?? null, elements: [...tags].sort().join(","), text
 	}
 	b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo after a reload")
 	check("after a reload")
+	// The kept session after a reload from a link naming another provider
+	// (?provider=mcp, which is available): resumed as it was, not switched
+	// and no other session started; then the user picks mcp: nothing starts
+	// until they press New session or send.
+	b.waitJS(t, 15*time.Second, `!!window.pedelecDemo.session`, "the kept session resumed")
+	var before string
+	b.js(t, &before, `return window.pedelecDemo.session.sessionId`)
+	if err := b.do(30*time.Second, chromedp.Navigate(coreURL+"/?provider=mcp")); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo after a reload with ?provider=mcp")
+	var kept struct {
+		ID, Provider, Picked string
+	}
+	b.js(t, &kept, `const s = window.pedelecDemo.session; return { ID: s?.sessionId ?? "", Provider: s?.provider ?? "", Picked: document.getElementById("provider").value };`)
+	t.Logf("after a reload with ?provider=mcp: %+v (before: %s)", kept, before)
+	if kept.ID != before || kept.Provider != "script" || kept.Picked != "script" {
+		t.Errorf("a link naming another provider changed the kept session: %+v, before %s", kept, before)
+	}
+	b.js(t, nil, `const p = document.getElementById("provider"); p.value = "mcp"; p.dispatchEvent(new Event("change"));`)
+	time.Sleep(time.Second)
+	b.js(t, &kept, `const s = window.pedelecDemo.session; return { ID: s?.sessionId ?? "", Provider: s?.provider ?? "", Picked: document.getElementById("provider").value };`)
+	if kept.ID != before || kept.Provider != "script" || kept.Picked != "mcp" {
+		t.Errorf("picking another provider started or switched a session by itself: %+v, before %s", kept, before)
+	}
 	// The kept chat itself hostile (only a script of Core's origin could
 	// write it): the demo's CSP runs none of it.
 	b.js(t, nil, `sessionStorage.setItem("pedelec.demo.chat", '<img src=x onerror="window.pwned=5"><svg onload="window.pwned=6"></svg><script>window.pwned=7</script>');`)
