@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/kaoruisaac/pedelec/e2e/testenv"
 )
 
 // The fifth hostile review: hostile pages in real Chromium against the
@@ -184,43 +183,76 @@ return { Code: code, Stored: localStorage.getItem("pedelec:core-key:" + new URL(
 // with markup, bidi overrides and control characters, a provider named in
 // the URL that does not exist or is unavailable, and the chat kept for a
 // reload. Nothing becomes markup, no provider is switched and no session
-// started without the user's act.
+// started without the user's act. Core as root and as a normal user (with
+// Chromium as that user).
 func TestBrowserDemoHostileValues(t *testing.T) {
-	b := newBrowser(t)
-	core := testenv.Serve(t, nil)
-	for _, q := range []string{"?provider=%3Cimg%20src%3Dx%3E", "?provider=codex", "?provider=script&provider=mcp"} {
-		if err := b.do(30*time.Second, chromedp.Navigate(core.URL+"/"+q)); err != nil {
+	for _, u := range r5Users {
+		t.Run(u.name, func(t *testing.T) {
+			b := browserAs(t, u.uid)
+			// The demo is Core's own page: no other origin is needed.
+			core := serveAs(t, u.uid, "http://127.0.0.1:1")
+			demoHostileValues(t, b, core.URL)
+		})
+	}
+}
+
+func demoHostileValues(t *testing.T, b *browser, coreURL string) {
+	for _, q := range []string{"?provider=%3Cimg%20src%3Dx%20onerror%3Dwindow.pwned%3D1%3E", "?provider=codex", "?provider=script&provider=mcp", "?provider=mcp&provider=script", "?provider=%E2%80%AEtpircs"} {
+		_ = b.tryJS(nil, `try { sessionStorage.clear() } catch {}`)
+		if err := b.do(30*time.Second, chromedp.Navigate(coreURL+"/"+q)); err != nil {
 			t.Fatal(err)
 		}
 		b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo")
+		// Give a session that would start on its own the time to.
+		time.Sleep(time.Second)
 		var st struct {
 			Picked  string `json:"picked"`
 			Session bool   `json:"session"`
 			Imgs    int    `json:"imgs"`
+			Pwned   any    `json:"pwned"`
 		}
-		b.js(t, &st, `return { picked: document.getElementById("provider").value, session: !!window.pedelecDemo.session, imgs: document.querySelectorAll("img").length };`)
+		b.js(t, &st, `return { picked: document.getElementById("provider").value, session: !!window.pedelecDemo.session, imgs: document.querySelectorAll("img").length, pwned: window.pwned ?? null };`)
 		t.Logf("%s: %+v", q, st)
-		if st.Session || st.Imgs != 0 || st.Picked != "script" {
-			t.Errorf("%s: %+v (want script picked, no session, no markup)", q, st)
+		want := "script"
+		if strings.HasPrefix(q, "?provider=mcp") {
+			want = "mcp" // the first one named, and available: preselected only
+		}
+		if st.Session || st.Imgs != 0 || st.Picked != want || st.Pwned != nil {
+			t.Errorf("%s: %+v (want %s picked, no session, no markup)", q, st, want)
 		}
 	}
-	d := &demo{t: t, b: b, core: core}
-	d.load("")
-	hostile := "say <img src=x onerror=\"window.pwned=1\"><b>bold</b> \u202eevil\u202c \u2066x\u2069 \x1b[31m `<script>window.pwned=2</script>` **<i>x</i>**"
+	load := func() {
+		_ = b.tryJS(nil, `try { sessionStorage.clear() } catch {}`)
+		if err := b.do(30*time.Second, chromedp.Navigate(coreURL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo's provider picker")
+		if err := b.do(10*time.Second, chromedp.Click("#restart", chromedp.NodeVisible)); err != nil {
+			t.Fatal(err)
+		}
+		b.waitJS(t, 15*time.Second, `window.pedelecDemo?.session && document.getElementById("status").dataset.status === "idle"`, "the demo's session")
+	}
+	load()
+	hostile := "say <img src=x onerror=\"window.pwned=1\"><b>bold</b> \u202eevil\u202c \u2066x\u2069 \x1b[31m \x00\x07\x08\r `<script>window.pwned=2</script>` **<i>x</i>** [a](javascript:window.pwned=3) <svg onload=window.pwned=4>"
 	b.js(t, nil, `await window.pedelecDemo.send(`+jsString(hostile)+`);`)
 	check := func(when string) {
 		var got struct {
 			Pwned    any    `json:"pwned"`
 			Elements string `json:"elements"`
 			Text     string `json:"text"`
+			Hrefs    string `json:"hrefs"`
 		}
 		b.js(t, &got, `
 const box = document.getElementById("messages");
 const tags = new Set([...box.querySelectorAll("*")].map((e) => e.tagName.toLowerCase()));
-return { pwned: window.pwned ?? null, elements: [...tags].sort().join(","), text: box.textContent };`)
+const hrefs = [...box.querySelectorAll("[href]")].map((e) => e.getAttribute("href")).join(" ");
+return { pwned: window.pwned ?? null, elements: [...tags].sort().join(","), text: box.textContent, hrefs };`)
 		t.Logf("%s: elements %s", when, got.Elements)
 		if got.Pwned != nil {
 			t.Errorf("%s: the agent's chat ran script: %v", when, got.Pwned)
+		}
+		if strings.Contains(got.Hrefs, "javascript:") {
+			t.Errorf("%s: the chat holds a javascript: link: %s", when, got.Hrefs)
 		}
 		for _, tag := range strings.Split(got.Elements, ",") {
 			switch tag {
@@ -240,4 +272,42 @@ return { pwned: window.pwned ?? null, elements: [...tags].sort().join(","), text
 	}
 	b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo after a reload")
 	check("after a reload")
+	// The kept session after a reload from a link naming another provider
+	// (?provider=mcp, which is available): resumed as it was, not switched
+	// and no other session started; then the user picks mcp: nothing starts
+	// until they press New session or send.
+	b.waitJS(t, 15*time.Second, `!!window.pedelecDemo.session`, "the kept session resumed")
+	var before string
+	b.js(t, &before, `return window.pedelecDemo.session.sessionId`)
+	if err := b.do(30*time.Second, chromedp.Navigate(coreURL+"/?provider=mcp")); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo after a reload with ?provider=mcp")
+	var kept struct {
+		ID, Provider, Picked string
+	}
+	b.js(t, &kept, `const s = window.pedelecDemo.session; return { ID: s?.sessionId ?? "", Provider: s?.provider ?? "", Picked: document.getElementById("provider").value };`)
+	t.Logf("after a reload with ?provider=mcp: %+v (before: %s)", kept, before)
+	if kept.ID != before || kept.Provider != "script" || kept.Picked != "script" {
+		t.Errorf("a link naming another provider changed the kept session: %+v, before %s", kept, before)
+	}
+	b.js(t, nil, `const p = document.getElementById("provider"); p.value = "mcp"; p.dispatchEvent(new Event("change"));`)
+	time.Sleep(time.Second)
+	b.js(t, &kept, `const s = window.pedelecDemo.session; return { ID: s?.sessionId ?? "", Provider: s?.provider ?? "", Picked: document.getElementById("provider").value };`)
+	if kept.ID != before || kept.Provider != "script" || kept.Picked != "mcp" {
+		t.Errorf("picking another provider started or switched a session by itself: %+v, before %s", kept, before)
+	}
+	// The kept chat itself hostile (only a script of Core's origin could
+	// write it): the demo's CSP runs none of it.
+	b.js(t, nil, `sessionStorage.setItem("pedelec.demo.chat", '<img src=x onerror="window.pwned=5"><svg onload="window.pwned=6"></svg><script>window.pwned=7</script>');`)
+	if err := b.do(30*time.Second, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(t, 15*time.Second, `document.body.dataset.demo === "ready"`, "the demo after a reload")
+	time.Sleep(time.Second)
+	var pwned any
+	b.js(t, &pwned, `return window.pwned ?? null`)
+	if pwned != nil {
+		t.Errorf("a hostile kept chat ran script: %v", pwned)
+	}
 }

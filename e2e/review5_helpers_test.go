@@ -32,6 +32,13 @@ const review5User = "1001"
 // its outcome and returns false.
 func review5AsUser(t *testing.T, asUser bool) bool {
 	t.Helper()
+	return review5AsUserEnv(t, asUser)
+}
+
+// review5AsUserEnv is review5AsUser with entries (KEY=VALUE) for the
+// child's environment.
+func review5AsUserEnv(t *testing.T, asUser bool, env ...string) bool {
+	t.Helper()
 	if os.Getenv(review5UIDEnv) != "" || !asUser {
 		return true
 	}
@@ -61,6 +68,7 @@ func review5AsUser(t *testing.T, asUser bool) bool {
 		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + home,
 		review5UIDEnv + "=" + review5User, testenv.BinaryEnv + "=" + pedelec,
 	}
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -743,8 +743,12 @@ function httpBase(wsUrl) {
   return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
 }
 function pageOrigin() {
-  return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+  const own = globalThis.origin;
+  if (typeof own === "string" && own !== "") return own;
+  if (typeof location === "undefined") return "this page's origin";
+  return location.origin;
 }
+var OPAQUE_ORIGIN = `this page's origin is opaque ("null": a frame sandboxed without allow-same-origin, or a data: or file: page), and Core allows no such page whatever --allow-origin says. Use the SDK from a page with an http(s) origin (sandbox the frame with allow-same-origin too, or load it from its own URL) and allow that origin with --allow-origin`;
 function seenError(url, seen, err) {
   const base = httpBase(url);
   switch (seen) {
@@ -771,6 +775,13 @@ function seenError(url, seen, err) {
 }
 function refusedError(url) {
   const origin = pageOrigin();
+  if (origin === "null") {
+    return new PedelecError("ORIGIN_NOT_ALLOWED", `Pedelec Core at ${url} is running but refused this page's connection: ${OPAQUE_ORIGIN}.`, {
+      url,
+      origin,
+      inferred: true
+    });
+  }
   return new PedelecError(
     "ORIGIN_NOT_ALLOWED",
     `Pedelec Core at ${url} is running but refused this page's connection: its origin ${origin} is not allowed. Start Core with --allow-origin ${origin} (or PEDELEC_ALLOW_ORIGIN=${origin}); Core's log names the reason.`,
@@ -788,6 +799,12 @@ function closeError(url, code, reason, opened) {
   if (code === 1009) return new PedelecError("MESSAGE_TOO_LARGE", `Pedelec Core closed the connection: a message was too large${reason ? ` (${reason})` : ""}`);
   if (!opened) {
     const origin = pageOrigin();
+    if (origin === "null") {
+      return new PedelecError("CORE_UNREACHABLE", `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running? Besides, ${OPAQUE_ORIGIN}.`, {
+        url,
+        closeCode: code
+      });
+    }
     return new PedelecError(
       "CORE_UNREACHABLE",
       `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running, and is ${origin} allowed (pedelec serve --allow-origin ${origin})?`,

@@ -638,9 +638,22 @@ function httpBase(wsUrl: string): string {
   return `${u.protocol === "wss:" ? "https:" : "http:"}//${u.host}`;
 }
 
+/**
+ * This page's origin as Core sees it (the Origin header it sent): "null"
+ * for an opaque one (a sandboxed frame without allow-same-origin, a data:
+ * or file: page), whose location.origin is still its URL's origin.
+ */
 function pageOrigin(): string {
-  return typeof location !== "undefined" && location.origin !== "null" ? location.origin : "this page's origin";
+  const own = (globalThis as { origin?: unknown }).origin;
+  if (typeof own === "string" && own !== "") return own;
+  if (typeof location === "undefined") return "this page's origin";
+  return location.origin;
 }
+
+// An opaque origin is refused whatever --allow-origin says (no one could
+// approve "null"): the only way in is a page with an origin of its own.
+const OPAQUE_ORIGIN =
+  'this page\'s origin is opaque ("null": a frame sandboxed without allow-same-origin, or a data: or file: page), and Core allows no such page whatever --allow-origin says. Use the SDK from a page with an http(s) origin (sandbox the frame with allow-same-origin too, or load it from its own URL) and allow that origin with --allow-origin';
 
 /**
  * The error for a WebSocket that did not open, from what answers at its
@@ -673,6 +686,13 @@ function seenError(url: string, seen: Sighting, err: PedelecError): PedelecError
 
 function refusedError(url: string): PedelecError {
   const origin = pageOrigin();
+  if (origin === "null") {
+    return new PedelecError("ORIGIN_NOT_ALLOWED", `Pedelec Core at ${url} is running but refused this page's connection: ${OPAQUE_ORIGIN}.`, {
+      url,
+      origin,
+      inferred: true,
+    });
+  }
   return new PedelecError(
     "ORIGIN_NOT_ALLOWED",
     `Pedelec Core at ${url} is running but refused this page's connection: its origin ${origin} is not allowed. Start Core with --allow-origin ${origin} (or PEDELEC_ALLOW_ORIGIN=${origin}); Core's log names the reason.`,
@@ -699,6 +719,12 @@ export function closeError(url: string, code: number, reason: string, opened: bo
   if (code === 1009) return new PedelecError("MESSAGE_TOO_LARGE", `Pedelec Core closed the connection: a message was too large${reason ? ` (${reason})` : ""}`);
   if (!opened) {
     const origin = pageOrigin();
+    if (origin === "null") {
+      return new PedelecError("CORE_UNREACHABLE", `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running? Besides, ${OPAQUE_ORIGIN}.`, {
+        url,
+        closeCode: code,
+      });
+    }
     return new PedelecError(
       "CORE_UNREACHABLE",
       `Could not connect to Pedelec Core at ${url}${reason ? `: ${reason}` : ""}. Is \`pedelec serve\` running, and is ${origin} allowed (pedelec serve --allow-origin ${origin})?`,
