@@ -120,6 +120,11 @@ func (b *acpBound) reader(stdout io.Reader) io.Reader {
 				pw.CloseWithError(err)
 				return
 			}
+			if len(line) > 0 && line[len(line)-1] != '\n' {
+				// The last line, the output ending without its newline:
+				// a mark written after it must not be glued onto it.
+				line = append(line, '\n')
+			}
 			if len(line) > 0 && b.Cause() == nil {
 				note, method := b.count(line)
 				if b.Cause() != nil {
