@@ -77,6 +77,23 @@ func (e *r5Env) state(t *testing.T) r5cPageState {
 	return st
 }
 
+// comesBack restarts the real Core and reports (as an error, not fatal)
+// a page session that is not idle again within 120 s of it.
+func (e *r5Env) comesBack(t *testing.T) {
+	t.Helper()
+	e.core.restart(t)
+	start := time.Now()
+	back := false
+	for !back && time.Since(start) < 120*time.Second {
+		back = e.state(t).Status == "idle"
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("the session back: %v after %v", back, time.Since(start).Round(time.Millisecond))
+	if !back {
+		t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", e.state(t).Status)
+	}
+}
+
 // r5cModes returns the modes to run, or only those in PEDELEC_E2E_R5C_ONLY.
 func r5cModes(all ...string) []string {
 	only := os.Getenv("PEDELEC_E2E_R5C_ONLY")
@@ -149,17 +166,7 @@ func TestBrowserStallingImpostorSettlesAndThePageRecovers(t *testing.T) {
 				if mode != "detach" {
 					stop()
 				}
-				env.core.restart(t)
-				start := time.Now()
-				back := false
-				for !back && time.Since(start) < 120*time.Second {
-					back = env.state(t).Status == "idle"
-					time.Sleep(250 * time.Millisecond)
-				}
-				t.Logf("the session back: %v after %v", back, time.Since(start).Round(time.Millisecond))
-				if !back {
-					t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", env.state(t).Status)
-				}
+				env.comesBack(t)
 			})
 		}
 	}
@@ -209,16 +216,7 @@ func TestBrowserFloodingImpostorIsDroppedAndKeptBounded(t *testing.T) {
 				if grew := heapAfter - heapBefore; grew > 64e6 {
 					t.Errorf("the page's heap grew by %.0f MB under the flood", grew/1e6)
 				}
-				env.core.restart(t)
-				start := time.Now()
-				back := false
-				for !back && time.Since(start) < 120*time.Second {
-					back = env.state(t).Status == "idle"
-					time.Sleep(250 * time.Millisecond)
-				}
-				if !back {
-					t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", env.state(t).Status)
-				}
+				env.comesBack(t)
 			})
 		}
 	}
@@ -265,16 +263,7 @@ func TestBrowserFlappingImpostorIsRetriedWithBackoff(t *testing.T) {
 			if len(st.Ran) != 0 || len(st.Chats) != 0 || len(st.Ended) != 0 || st.Status == "ended" {
 				t.Errorf("the impostor reached the page's session: ran %v, chats %v, ended %v, status %s", st.Ran, st.Chats, st.Ended, st.Status)
 			}
-			env.core.restart(t)
-			start := time.Now()
-			back := false
-			for !back && time.Since(start) < 120*time.Second {
-				back = env.state(t).Status == "idle"
-				time.Sleep(250 * time.Millisecond)
-			}
-			if !back {
-				t.Errorf("the page's session did not come back within 120 s of the real Core (status %s)", env.state(t).Status)
-			}
+			env.comesBack(t)
 		})
 	}
 }
